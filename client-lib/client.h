@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/* client-lib/client.h - the blocking client core: connect, ask, read one reply. */
+#ifndef NAMECACHE_CLIENT_H
+#define NAMECACHE_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto.h"
+
+/*
+ * libc only: this core is linked into the NSS module, which every process
+ * on the host may load.  Sockets are CLOEXEC; SIGPIPE is never raised.
+ * All functions are thread-safe and preserve errno.
+ */
+
+struct ncc_reply {
+	struct proto_hdr hdr;
+	uint8_t		*frame;		/* the whole frame, malloc'd */
+	const uint8_t	*body;		/* inside frame */
+	size_t		 body_len;
+};
+
+/* NAMECACHE_SOCKET (read with secure_getenv), else the built-in path. Borrowed. */
+const char *ncc_socket_path(void);
+
+/* A fresh request id for this process. */
+uint32_t ncc_next_id(void);
+
+/*
+ * Connects to path without blocking.  Returns 0 with *ret_fd, or -errno:
+ * -ENOENT or -ECONNREFUSED when no daemon is there, -EAGAIN when its
+ * backlog is full.
+ */
+int	ncc_connect(const char *path, int *ret_fd);
+
+/*
+ * Sends the request frame req[0..len) on fd and reads the reply with the
+ * same id, before the CLOCK_MONOTONIC deadline (milliseconds).  Returns 0
+ * and fills *ret (caller frees with ncc_reply_free()), or -errno:
+ * -ETIMEDOUT, -ECONNRESET when the daemon hung up, -EBADMSG for a reply
+ * that does not parse.
+ */
+int	ncc_call(int fd, const void *req, size_t len, int64_t deadline_ms,
+	    struct ncc_reply *ret);
+
+/*
+ * As ncc_call, on a connection taken from a small per-process pool (made
+ * if none is idle) and given back after a good reply.  A pooled connection
+ * the daemon closed meanwhile is retried once on a new one.  Safe across
+ * fork(): a child never uses its parent's connections.
+ */
+int	ncc_pool_call(const char *path, const void *req, size_t len,
+	    int timeout_ms, struct ncc_reply *ret);
+
+/* Drops the pool's idle connections (tests, and callers about to exec). */
+void	ncc_pool_clear(void);
+
+void	ncc_reply_free(struct ncc_reply *);
+
+int64_t	ncc_now_ms(void);
+
+#endif

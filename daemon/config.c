@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: MIT */
+/* daemon/config.c - namecached.conf and the flags that override it. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <grp.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buildinfo.h"
+#include "config.h"
+#include "log.h"
+
+enum kind { K_PATH, K_UINT, K_BOOL, K_UPSTREAM, K_GROUP, K_LOGLEVEL };
+
+struct key {
+	const char	*name;
+	enum kind	 kind;
+	size_t		 off;
+	unsigned	 min, max;
+};
+
+#define F(f)	offsetof(struct config, f)
+static const struct key keys[] = {
+	{ "socket",		K_PATH,		F(socket),		0, 0 },
+	{ "hosts_file",		K_PATH,		F(hosts_file),		0, 0 },
+	{ "resolv_conf",	K_PATH,		F(resolv_conf),		0, 0 },
+	{ "upstream",		K_UPSTREAM,	F(upstream),		0, 0 },
+	{ "cache_size",		K_UINT,		F(cache_size),		1, 100000000 },
+	{ "min_ttl",		K_UINT,		F(min_ttl),		0, 604800 },
+	{ "max_ttl",		K_UINT,		F(max_ttl),		1, 604800 },
+	{ "negative_max_ttl",	K_UINT,		F(negative_max_ttl),	0, 604800 },
+	{ "failure_ttl",	K_UINT,		F(failure_ttl),		0, 3600 },
+	{ "serve_stale",	K_UINT,		F(serve_stale),		0, 604800 },
+	{ "prefetch",		K_BOOL,		F(prefetch),		0, 0 },
+	{ "shared",		K_BOOL,		F(shared),		0, 0 },
+	{ "max_clients",	K_UINT,		F(max_clients),		1, 1000000 },
+	{ "admin_group",	K_GROUP,	F(admin_group),		0, 0 },
+	{ "log_level",		K_LOGLEVEL,	F(log_level),		0, 0 },
+};
+#undef F
+
+static char *
+fmt(const char *f, ...)
+{
+	char	*s = NULL;
+	va_list	 ap;
+
+	va_start(ap, f);
+	if (vasprintf(&s, f, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
+struct config *
+config_new(void)
+{
+	struct config *c = calloc(1, sizeof(*c));
+
+	if (c == NULL)
+		return NULL;
+	c->socket = strdup(NAMECACHE_SOCKET_PATH);
+	c->hosts_file = strdup("/etc/hosts");
+	c->resolv_conf = strdup("/etc/resolv.conf");
+	c->upstream = strdup("");
+	c->admin_group = strdup("");
+	c->cache_size = 100000;
+	c->min_ttl = 0;
+	c->max_ttl = 86400;
+	c->negative_max_ttl = 3600;
+	c->failure_ttl = 5;
+	c->serve_stale = 86400;
+	c->prefetch = true;
+	c->shared = true;
+	c->max_clients = 4096;
+	c->log_level = LOG_LEVEL_INFO;
+	if (!c->socket || !c->hosts_file || !c->resolv_conf || !c->upstream ||
+	    !c->admin_group) {
+		config_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void
+config_free(struct config *c)
+{
+	if (c == NULL)
+		return;
+	free(c->socket);
+	free(c->hosts_file);
+	free(c->resolv_conf);
+	free(c->upstream);
+	free(c->admin_group);
+	free(c);
+}
+
+static int
+parse_uint(const char *v, unsigned min, unsigned max, unsigned *ret)
+{
+	unsigned long	 n;
+	char		*end;
+
+	if (*v < '0' || *v > '9')
+		return -EINVAL;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno || *end != '\0' || n < min || n > max)
+		return -EINVAL;
+	*ret = (unsigned)n;
+	return 0;
+}
+
+static int
+parse_bool(const char *v, bool *ret)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		if (strcmp(v, yes[i]) == 0) {
+			*ret = true;
+			return 0;
+		}
+		if (strcmp(v, no[i]) == 0) {
+			*ret = false;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* "ADDR", "ADDR:PORT", "[ADDR6]:PORT" or a bare IPv6 address. */
+static int
+parse_server(const char *tok, struct config_server *s)
+{
+	char		 host[INET6_ADDRSTRLEN + 2];
+	const char	*port = NULL, *close;
+	size_t		 n;
+
+	s->port = 53;
+	if (tok[0] == '[') {
+		if ((close = strchr(tok, ']')) == NULL)
+			return -EINVAL;
+		n = (size_t)(close - tok - 1);
+		if (close[1] == ':')
+			port = close + 2;
+		else if (close[1] != '\0')
+			return -EINVAL;
+		tok++;
+	} else if (strchr(tok, ':') != strrchr(tok, ':')) {
+		n = strlen(tok);	/* several colons: a bare IPv6 address */
+	} else if ((close = strchr(tok, ':')) != NULL) {
+		n = (size_t)(close - tok);
+		port = close + 1;
+	} else
+		n = strlen(tok);
+	if (n == 0 || n >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, tok, n);
+	host[n] = '\0';
+	if (inet_pton(AF_INET, host, s->addr) == 1)
+		s->family = AF_INET;
+	else if (inet_pton(AF_INET6, host, s->addr) == 1)
+		s->family = AF_INET6;
+	else
+		return -EINVAL;
+	if (port && parse_uint(port, 1, 65535, &s->port) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+static int
+parse_upstream(struct config *c, const char *v, char **ret_err)
+{
+	struct config_server	 servers[CONFIG_UPSTREAM_MAX];
+	char			*copy, *tok, *save = NULL;
+	unsigned		 n = 0;
+	int			 r = 0;
+
+	if ((copy = strdup(v)) == NULL)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, " \t,", &save); tok;
+	    tok = strtok_r(NULL, " \t,", &save)) {
+		if (n == CONFIG_UPSTREAM_MAX) {
+			*ret_err = fmt("more than %d upstream servers",
+			    CONFIG_UPSTREAM_MAX);
+			r = -EINVAL;
+			break;
+		}
+		if (parse_server(tok, &servers[n]) < 0) {
+			*ret_err = fmt("bad upstream server '%s': want ADDR, "
+			    "ADDR:PORT or [ADDR6]:PORT", tok);
+			r = -EINVAL;
+			break;
+		}
+		n++;
+	}
+	free(copy);
+	if (r == 0) {
+		memcpy(c->servers, servers, sizeof(servers));
+		c->nservers = n;
+	}
+	return r;
+}
+
+int
+config_set(struct config *c, const char *key, const char *value, char **ret_err)
+{
+	const struct key	*k = NULL;
+	char			**sp, *s;
+	struct group		*gr;
+	size_t			 i;
+	unsigned		 u;
+	bool			 b;
+	int			 l;
+
+	*ret_err = NULL;
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strcmp(keys[i].name, key) == 0)
+			k = &keys[i];
+	if (k == NULL) {
+		*ret_err = fmt("unknown key '%s'", key);
+		return -EINVAL;
+	}
+	switch (k->kind) {
+	case K_PATH:
+		if (value[0] != '/') {
+			*ret_err = fmt("%s: '%s' is not an absolute path", key, value);
+			return -EINVAL;
+		}
+		break;
+	case K_UINT:
+		if (parse_uint(value, k->min, k->max, &u) < 0) {
+			*ret_err = fmt("%s: '%s' is not a whole number from %u to %u",
+			    key, value, k->min, k->max);
+			return -EINVAL;
+		}
+		*(unsigned *)((char *)c + k->off) = u;
+		return 0;
+	case K_BOOL:
+		if (parse_bool(value, &b) < 0) {
+			*ret_err = fmt("%s: '%s' is not yes or no", key, value);
+			return -EINVAL;
+		}
+		*(bool *)((char *)c + k->off) = b;
+		return 0;
+	case K_UPSTREAM:
+		if (parse_upstream(c, value, ret_err) < 0)
+			return -EINVAL;
+		break;
+	case K_GROUP:
+		if (value[0] != '\0') {
+			errno = 0;
+			if ((gr = getgrnam(value)) == NULL) {
+				*ret_err = fmt("admin_group: no group '%s'", value);
+				return -EINVAL;
+			}
+			c->admin_gid = gr->gr_gid;
+		}
+		break;
+	case K_LOGLEVEL:
+		if ((l = log_level_from_str(value)) < 0) {
+			*ret_err = fmt("log_level: '%s' is not error, warning, "
+			    "info or debug", value);
+			return -EINVAL;
+		}
+		c->log_level = l;
+		return 0;
+	}
+	if ((s = strdup(value)) == NULL)
+		return -ENOMEM;
+	sp = (char **)((char *)c + k->off);
+	free(*sp);
+	*sp = s;
+	return 0;
+}
+
+static char *
+trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' ||
+	    e[-1] == '\n'))
+		*--e = '\0';
+	return s;
+}
+
+int
+config_parse(struct config *c, FILE *f, const char *path, char **ret_err)
+{
+	char		*line = NULL, *p, *key, *value, *err = NULL;
+	size_t		 cap = 0;
+	unsigned	 lineno = 0;
+	int		 r = 0;
+
+	*ret_err = NULL;
+	while (getline(&line, &cap, f) >= 0) {
+		lineno++;
+		if ((p = strchr(line, '#')) != NULL)
+			*p = '\0';
+		key = trim(line);
+		if (*key == '\0')
+			continue;
+		if ((p = strchr(key, '=')) == NULL) {
+			*ret_err = fmt("%s:%u: expected 'key = value'", path, lineno);
+			r = -EINVAL;
+			break;
+		}
+		*p = '\0';
+		key = trim(key);
+		value = trim(p + 1);
+		if ((r = config_set(c, key, value, &err)) < 0) {
+			*ret_err = fmt("%s:%u: %s", path, lineno,
+			    err ? err : strerror(-r));
+			free(err);
+			break;
+		}
+	}
+	free(line);
+	return r;
+}
+
+int
+config_check(const struct config *c, char **ret_err)
+{
+	*ret_err = NULL;
+	if (c->min_ttl > c->max_ttl) {
+		*ret_err = fmt("min_ttl (%u) is above max_ttl (%u)", c->min_ttl,
+		    c->max_ttl);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
+config_load(const char *path, bool must_exist, struct config **ret_config,
+    char **ret_err)
+{
+	struct config	*c;
+	FILE		*f;
+	int		 r = 0;
+
+	*ret_err = NULL;
+	if ((c = config_new()) == NULL)
+		return -ENOMEM;
+	if ((f = fopen(path, "re")) == NULL) {
+		if (errno != ENOENT || must_exist) {
+			r = -errno;
+			*ret_err = fmt("%s: %s", path, strerror(errno));
+		}
+	} else {
+		r = config_parse(c, f, path, ret_err);
+		fclose(f);
+	}
+	if (r == 0)
+		r = config_check(c, ret_err);
+	if (r < 0) {
+		config_free(c);
+		return r;
+	}
+	*ret_config = c;
+	return 0;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/* daemon/config.h - namecached.conf and the flags that override it. */
+#ifndef NAMECACHE_CONFIG_H
+#define NAMECACHE_CONFIG_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#define CONFIG_UPSTREAM_MAX	8
+
+struct config_server {
+	int		family;		/* AF_INET or AF_INET6 */
+	unsigned char	addr[16];
+	unsigned	port;		/* 53 unless given */
+};
+
+struct config {
+	char		*socket;
+	char		*hosts_file;
+	char		*resolv_conf;
+	char		*upstream;	/* as written; parsed below */
+	struct config_server servers[CONFIG_UPSTREAM_MAX];
+	unsigned	 nservers;
+	unsigned	 cache_size;
+	unsigned	 min_ttl;
+	unsigned	 max_ttl;
+	unsigned	 negative_max_ttl;
+	unsigned	 failure_ttl;
+	unsigned	 serve_stale;
+	bool		 prefetch;
+	bool		 shared;
+	unsigned	 max_clients;
+	char		*admin_group;
+	gid_t		 admin_gid;	/* valid when admin_group is set */
+	int		 log_level;
+};
+
+/* Built-in defaults.  Caller frees with config_free(); NULL is out of memory. */
+struct config *config_new(void);
+void	config_free(struct config *);
+
+/*
+ * Sets key to value, checked.  Returns 0, or -EINVAL with a message for
+ * the user in *ret_err (caller frees with free()).
+ */
+int	config_set(struct config *, const char *key, const char *value, char **ret_err);
+
+/*
+ * Reads "key = value" lines from f; '#' starts a comment.  Errors name
+ * path and line: "namecached.conf:3: unknown key 'foo'".  Returns 0 or
+ * -EINVAL with *ret_err set (caller frees with free()).
+ */
+int	config_parse(struct config *, FILE *f, const char *path, char **ret_err);
+
+/*
+ * Loads path over the defaults.  A missing file is fine when !must_exist.
+ * Caller frees *ret_config with config_free().
+ */
+int	config_load(const char *path, bool must_exist, struct config **ret_config,
+	    char **ret_err);
+
+/* Checks the values together (min_ttl <= max_ttl...). */
+int	config_check(const struct config *, char **ret_err);
+
+#endif

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/* daemon/daemon.h - what the parts of namecached share; main.c owns it. */
+#ifndef NAMECACHE_DAEMON_H
+#define NAMECACHE_DAEMON_H
+
+#include <time.h>
+
+#include "server.h"
+#include "stats.h"
+
+struct config;
+struct event_base;
+struct hostsrc;
+
+struct daemon {
+	struct event_base	*base;
+	struct config		*config;
+	const char		*config_path;
+	struct hostsrc		*hosts;
+	struct server		*server;
+	struct stats		 stats;
+	struct timespec		 started;	/* CLOCK_MONOTONIC */
+};
+
+/* The server's dispatcher: answers one request (daemon/dispatch.c). */
+void	dispatch_request(void *daemon, struct server_req *req);
+
+#endif

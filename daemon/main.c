@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: MIT */
+/* daemon/main.c - namecached: flags, config, signals, the event loop. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <systemd/sd-daemon.h>
+
+#include "buildinfo.h"
+#include "config.h"
+#include "daemon.h"
+#include "hostsrc.h"
+#include "log.h"
+
+#define HOST_CONF	"/etc/host.conf"
+
+/* Flags given on the command line: applied over the file on every load. */
+struct flag {
+	const char	*key;
+	const char	*value;
+};
+
+static struct daemon	 daemon_ctx;
+static struct flag	 flags[8];
+static int		 nflags;
+static struct event	*watchdog_ev;
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+"Usage: namecached [OPTION]...\n"
+"Caching name service: answers lookups from /etc/hosts and DNS over a Unix socket.\n"
+"\n"
+"  --config FILE        configuration file (default " NAMECACHE_CONFIG_PATH ")\n"
+"  --socket PATH        socket to listen on (default " NAMECACHE_SOCKET_PATH ")\n"
+"  --hosts-file FILE    hosts file to serve (default /etc/hosts)\n"
+"  --resolv-conf FILE   resolver configuration (default /etc/resolv.conf)\n"
+"  --upstream \"ADDR[:PORT] ...\"  DNS servers to use instead of resolv.conf's\n"
+"  --log-level LEVEL    error, warning, info or debug\n"
+"  --version            print the version and exit\n"
+"  --help               print this help and exit\n"
+"\n"
+"Flags override the configuration file.  SIGHUP reloads; SIGTERM stops.\n");
+}
+
+static int
+load_config(struct config **ret_config)
+{
+	struct config	*c = NULL;
+	char		*err = NULL;
+	int		 i, r;
+
+	r = config_load(daemon_ctx.config_path,
+	    strcmp(daemon_ctx.config_path, NAMECACHE_CONFIG_PATH) != 0, &c, &err);
+	if (r < 0) {
+		log_error("%s", err ? err : strerror(-r));
+		free(err);
+		return r;
+	}
+	for (i = 0; i < nflags; i++) {
+		if ((r = config_set(c, flags[i].key, flags[i].value, &err)) < 0) {
+			log_error("--%s: %s", flags[i].key, err ? err : strerror(-r));
+			free(err);
+			config_free(c);
+			return r;
+		}
+	}
+	if ((r = config_check(c, &err)) < 0) {
+		log_error("%s", err ? err : strerror(-r));
+		free(err);
+		config_free(c);
+		return r;
+	}
+	*ret_config = c;
+	return 0;
+}
+
+static void
+notify_status(void)
+{
+	struct hostsrc_status hs;
+
+	hostsrc_get_status(daemon_ctx.hosts, &hs);
+	sd_notifyf(0, "STATUS=Serving %zu hosts entries to %u clients; "
+	    "%llu requests so far", hs.info.entries,
+	    server_clients(daemon_ctx.server),
+	    (unsigned long long)daemon_ctx.stats.requests);
+}
+
+static void
+reload(void)
+{
+	struct config	*c = NULL, *old = daemon_ctx.config;
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu",
+	    (unsigned long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+	log_info("reloading");
+	if (load_config(&c) < 0) {
+		log_error("reload: keeping the old configuration");
+	} else {
+		if (strcmp(c->socket, old->socket) != 0)
+			log_warning("reload: the socket path changes only on "
+			    "restart; still on %s", old->socket);
+		free(c->socket);
+		c->socket = strdup(old->socket);
+		daemon_ctx.config = c;
+		log_set_level(c->log_level);
+		server_set_max_clients(daemon_ctx.server, c->max_clients);
+		if (strcmp(c->hosts_file, old->hosts_file) != 0)
+			hostsrc_open(daemon_ctx.hosts, c->hosts_file, HOST_CONF);
+		else
+			hostsrc_reload(daemon_ctx.hosts);
+		config_free(old);
+	}
+	sd_notify(0, "READY=1");
+	notify_status();
+}
+
+static void
+signal_cb(evutil_socket_t sig, short what, void *arg)
+{
+	switch (sig) {
+	case SIGHUP:
+		reload();
+		break;
+	case SIGTERM:
+	case SIGINT:
+		log_info("stopping on signal %d", (int)sig);
+		sd_notify(0, "STOPPING=1");
+		event_base_loopbreak(daemon_ctx.base);
+		break;
+	}
+}
+
+static void
+watchdog_cb(evutil_socket_t fd, short what, void *arg)
+{
+	sd_notify(0, "WATCHDOG=1");
+	notify_status();
+}
+
+static int
+add_flag(const char *key, const char *value)
+{
+	if (nflags == (int)(sizeof(flags) / sizeof(flags[0])))
+		return -1;
+	flags[nflags].key = key;
+	flags[nflags].value = value;
+	nflags++;
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config",	 required_argument, NULL, 'c' },
+		{ "socket",	 required_argument, NULL, 's' },
+		{ "hosts-file",	 required_argument, NULL, 'H' },
+		{ "resolv-conf", required_argument, NULL, 'r' },
+		{ "upstream",	 required_argument, NULL, 'u' },
+		{ "log-level",	 required_argument, NULL, 'l' },
+		{ "version",	 no_argument,	    NULL, 'V' },
+		{ "help",	 no_argument,	    NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const int sigs[] = { SIGHUP, SIGTERM, SIGINT };
+	struct event	*sigev[3] = { NULL, NULL, NULL };
+	uint64_t	 wd_usec = 0;
+	char		*err = NULL;
+	int		 c, i, r, status = 1;
+
+	log_init();
+	daemon_ctx.config_path = NAMECACHE_CONFIG_PATH;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			daemon_ctx.config_path = optarg;
+			break;
+		case 's':
+			add_flag("socket", optarg);
+			break;
+		case 'H':
+			add_flag("hosts_file", optarg);
+			break;
+		case 'r':
+			add_flag("resolv_conf", optarg);
+			break;
+		case 'u':
+			add_flag("upstream", optarg);
+			break;
+		case 'l':
+			add_flag("log_level", optarg);
+			break;
+		case 'V':
+			printf("namecached %s\n", NAMECACHE_VERSION);
+			return 0;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "namecached: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+
+	if (load_config(&daemon_ctx.config) < 0)
+		return 1;
+	log_set_level(daemon_ctx.config->log_level);
+	signal(SIGPIPE, SIG_IGN);
+	clock_gettime(CLOCK_MONOTONIC, &daemon_ctx.started);
+
+	if ((daemon_ctx.base = event_base_new()) == NULL) {
+		log_error("cannot create the event loop");
+		goto done;
+	}
+	for (i = 0; i < 3; i++) {
+		sigev[i] = evsignal_new(daemon_ctx.base, sigs[i], signal_cb, NULL);
+		if (sigev[i] == NULL || evsignal_add(sigev[i], NULL) < 0) {
+			log_error("cannot handle signal %d", sigs[i]);
+			goto done;
+		}
+	}
+	if ((daemon_ctx.hosts = hostsrc_new(daemon_ctx.base, &daemon_ctx.stats)) == NULL ||
+	    (daemon_ctx.server = server_new(daemon_ctx.base, &daemon_ctx.stats,
+	    dispatch_request, &daemon_ctx)) == NULL) {
+		log_error("out of memory");
+		goto done;
+	}
+	server_set_max_clients(daemon_ctx.server, daemon_ctx.config->max_clients);
+	if ((r = hostsrc_open(daemon_ctx.hosts, daemon_ctx.config->hosts_file,
+	    HOST_CONF)) == -ENOMEM) {
+		log_error("out of memory loading %s", daemon_ctx.config->hosts_file);
+		goto done;
+	}
+	if ((r = server_listen(daemon_ctx.server, daemon_ctx.config->socket,
+	    &err)) < 0) {
+		log_error("%s", err ? err : strerror(-r));
+		free(err);
+		goto done;
+	}
+	if (sd_watchdog_enabled(0, &wd_usec) > 0 && wd_usec > 0) {
+		struct timeval tv = { (time_t)(wd_usec / 2 / 1000000),
+		    (suseconds_t)(wd_usec / 2 % 1000000) };
+
+		watchdog_ev = event_new(daemon_ctx.base, -1, EV_PERSIST,
+		    watchdog_cb, NULL);
+		if (watchdog_ev)
+			event_add(watchdog_ev, &tv);
+	}
+	log_info("namecached %s ready", NAMECACHE_VERSION);
+	sd_notify(0, "READY=1");
+	notify_status();
+
+	if (event_base_dispatch(daemon_ctx.base) < 0)
+		log_error("event loop failed");
+	else
+		status = 0;
+done:
+	if (watchdog_ev)
+		event_free(watchdog_ev);
+	server_free(daemon_ctx.server);
+	hostsrc_free(daemon_ctx.hosts);
+	for (i = 0; i < 3; i++)
+		if (sigev[i])
+			event_free(sigev[i]);
+	if (daemon_ctx.base)
+		event_base_free(daemon_ctx.base);
+	config_free(daemon_ctx.config);
+	return status;
+}

@@ -1,0 +1,608 @@
+/* SPDX-License-Identifier: MIT */
+/* daemon/server.c - the Unix socket: connections, frames, limits. */
+
+/*
+ * Single-threaded, on the libevent loop.  Each connection reads into a
+ * buffer that grows to hold one whole frame (64 KiB at most) and shrinks
+ * back; every complete frame in it is dispatched, and the replies of one
+ * read go out in one write.  Back-pressure: with more than
+ * SERVER_OUT_HIGH bytes queued or SERVER_INFLIGHT_MAX requests open, the
+ * connection is not read until it drains, so a client that pipelines
+ * without reading costs a bounded amount.  A client that reads nothing
+ * for SERVER_WRITE_SEC, sends a frame over the limit, or idles for
+ * SERVER_IDLE_SEC is dropped.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <systemd/sd-daemon.h>
+
+#include "log.h"
+#include "server.h"
+#include "stats.h"
+
+#define IN_INITIAL	4096
+#define ACCEPT_BATCH	64
+
+struct conn {
+	TAILQ_ENTRY(conn)	 link;
+	struct server		*srv;
+	int			 fd;
+	struct event		*rev;
+	struct event		*wev;
+	struct ucred		 cred;
+	uint8_t			*in;
+	size_t			 in_off, in_len, in_cap;
+	uint8_t			*out;
+	size_t			 out_off, out_len, out_cap;
+	unsigned		 inflight;
+	bool			 reading;	/* rev is added */
+	bool			 eof;		/* the client shut its side */
+	bool			 closing;	/* close once out is written */
+	bool			 dispatching;
+};
+
+struct server {
+	struct event_base	*base;
+	struct stats		*stats;
+	server_dispatch_fn	*dispatch;
+	void			*arg;
+	int			 lfd;
+	struct event		*lev;
+	struct event		*retry;		/* accept paused after EMFILE */
+	char			*bound_path;	/* unlinked at exit, if we bound it */
+	bool			 activated;
+	unsigned		 max_clients;
+	unsigned		 nconns;
+	TAILQ_HEAD(, conn)	 conns;
+	uint8_t			 scratch[PROTO_FRAME_MAX];
+};
+
+static void conn_read_cb(evutil_socket_t, short, void *);
+static void conn_write_cb(evutil_socket_t, short, void *);
+static void conn_process(struct conn *);
+
+static void
+conn_close(struct conn *c)
+{
+	struct server *srv = c->srv;
+
+	TAILQ_REMOVE(&srv->conns, c, link);
+	srv->nconns--;
+	event_free(c->rev);
+	event_free(c->wev);
+	close(c->fd);
+	free(c->in);
+	free(c->out);
+	free(c);
+	/* A slot is free: accept again if max_clients had paused it. */
+	if (srv->lev && !event_pending(srv->lev, EV_READ, NULL) &&
+	    !evtimer_pending(srv->retry, NULL))
+		event_add(srv->lev, NULL);
+}
+
+static void
+conn_drop(struct conn *c, const char *why)
+{
+	log_debug("client pid %d: dropped: %s", (int)c->cred.pid, why);
+	c->srv->stats->connections_dropped++;
+	conn_close(c);
+}
+
+static void
+conn_read_on(struct conn *c, bool on)
+{
+	static const struct timeval idle = { SERVER_IDLE_SEC, 0 };
+
+	if (on && !c->reading)
+		event_add(c->rev, &idle);
+	else if (!on && c->reading)
+		event_del(c->rev);
+	c->reading = on;
+}
+
+/* Writes what it can.  Returns -1 when the connection was closed. */
+static int
+conn_flush(struct conn *c)
+{
+	static const struct timeval slow = { SERVER_WRITE_SEC, 0 };
+	bool	progress = false;
+	ssize_t	n;
+
+	while (c->out_off < c->out_len) {
+		n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
+		    MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (n < 0) {
+			conn_drop(c, strerror(errno));
+			return -1;
+		}
+		c->out_off += (size_t)n;
+		progress = true;
+	}
+	if (c->out_off == c->out_len) {
+		c->out_off = c->out_len = 0;
+		if (c->out_cap > 2 * PROTO_FRAME_MAX) {
+			free(c->out);
+			c->out = NULL;
+			c->out_cap = 0;
+		}
+		event_del(c->wev);
+		if (c->closing || (c->eof && c->inflight == 0)) {
+			conn_close(c);
+			return -1;
+		}
+		return 0;
+	}
+	/* The timeout restarts only when the client takes something. */
+	if (progress || !event_pending(c->wev, EV_WRITE, NULL))
+		event_add(c->wev, &slow);
+	return 0;
+}
+
+static void
+conn_write_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+
+	if (what & EV_TIMEOUT) {
+		conn_drop(c, "not reading its replies");
+		return;
+	}
+	if (conn_flush(c) < 0)
+		return;
+	/* Drained below the mark: take more requests. */
+	if (c->out_len - c->out_off < SERVER_OUT_HIGH / 2 && !c->closing)
+		conn_process(c);
+}
+
+void
+server_reply(struct server_req *req, const void *frame, size_t len)
+{
+	struct conn	*c = req->conn;
+	size_t		 need = c->out_len + len, cap;
+	uint8_t		*p;
+
+	if (need > SERVER_OUT_MAX) {
+		c->closing = true;	/* conn_process drops it */
+		return;
+	}
+	if (need > c->out_cap) {
+		cap = c->out_cap ? c->out_cap : 4096;
+		while (cap < need)
+			cap *= 2;
+		if ((p = realloc(c->out, cap)) == NULL) {
+			c->closing = true;
+			return;
+		}
+		c->out = p;
+		c->out_cap = cap;
+	}
+	memcpy(c->out + c->out_len, frame, len);
+	c->out_len += len;
+	if (!c->dispatching)
+		conn_flush(c);
+}
+
+static void
+reply_error(struct server_req *req, uint16_t status, const char *msg)
+{
+	struct proto_wr	w;
+	uint8_t		buf[512];
+	int		n;
+
+	proto_wr_init(&w, buf, sizeof(buf));
+	proto_frame_begin(&w, req->hdr.type | PROTO_REPLY, status, req->hdr.id);
+	proto_error_body(&w, msg);
+	if ((n = proto_frame_end(&w)) > 0)
+		server_reply(req, buf, (size_t)n);
+}
+
+/* Makes room for a frame of len bytes at in + in_off. */
+static int
+conn_in_reserve(struct conn *c, size_t len)
+{
+	uint8_t *p;
+	size_t	 cap;
+
+	if (c->in_off > 0) {
+		memmove(c->in, c->in + c->in_off, c->in_len - c->in_off);
+		c->in_len -= c->in_off;
+		c->in_off = 0;
+	}
+	if (len <= c->in_cap)
+		return 0;
+	cap = c->in_cap;
+	while (cap < len)
+		cap *= 2;
+	if ((p = realloc(c->in, cap)) == NULL)
+		return -ENOMEM;
+	c->in = p;
+	c->in_cap = cap;
+	return 0;
+}
+
+/* Dispatches every whole frame buffered, as far as the limits allow. */
+static void
+conn_process(struct conn *c)
+{
+	struct server		*srv = c->srv;
+	struct server_req	 req;
+	int			 r;
+
+	c->dispatching = true;
+	for (;;) {
+		if (c->closing)
+			break;
+		if (c->out_len - c->out_off >= SERVER_OUT_HIGH ||
+		    c->inflight >= SERVER_INFLIGHT_MAX) {
+			conn_read_on(c, false);
+			break;
+		}
+		r = proto_hdr_decode(c->in + c->in_off, c->in_len - c->in_off,
+		    &req.hdr);
+		if (r == -EAGAIN) {
+			if (c->eof && c->in_off < c->in_len)
+				c->closing = true;	/* a partial frame, never to end */
+			conn_read_on(c, !c->eof);
+			break;
+		}
+		if (r == -EMSGSIZE) {
+			c->dispatching = false;
+			conn_drop(c, "frame over the size limit");
+			return;
+		}
+		if (req.hdr.len > c->in_len - c->in_off) {
+			if (c->eof) {
+				c->closing = true;
+				break;
+			}
+			if (conn_in_reserve(c, req.hdr.len) < 0) {
+				c->dispatching = false;
+				conn_drop(c, "out of memory");
+				return;
+			}
+			conn_read_on(c, !c->eof);
+			break;
+		}
+		req.conn = c;
+		req.cred = c->cred;
+		req.body = c->in + c->in_off + PROTO_HDR_LEN;
+		req.body_len = req.hdr.len - PROTO_HDR_LEN;
+		c->in_off += req.hdr.len;
+		srv->stats->requests++;
+		if (r == -EPROTONOSUPPORT) {
+			/* Its framing may differ: answer once, then hang up. */
+			srv->stats->bad_requests++;
+			req.hdr.type &= ~PROTO_REPLY;
+			reply_error(&req, PROTO_UNSUPPORTED,
+			    "protocol version not supported; this daemon speaks 1");
+			c->closing = true;
+			break;
+		}
+		if ((req.hdr.type & PROTO_REPLY) || req.hdr.status != 0) {
+			srv->stats->bad_requests++;
+			req.hdr.type &= ~PROTO_REPLY;
+			reply_error(&req, PROTO_BADREQUEST,
+			    "not a request: reply flag or status set");
+			continue;
+		}
+		srv->dispatch(srv->arg, &req);
+	}
+	c->dispatching = false;
+	if (c->in_off == c->in_len) {
+		c->in_off = c->in_len = 0;
+		if (c->in_cap > IN_INITIAL) {
+			uint8_t *p = realloc(c->in, IN_INITIAL);
+
+			if (p) {
+				c->in = p;
+				c->in_cap = IN_INITIAL;
+			}
+		}
+	}
+	if (c->closing && c->out_len - c->out_off > SERVER_OUT_MAX) {
+		conn_drop(c, "too much output queued");
+		return;
+	}
+	conn_flush(c);
+}
+
+static void
+conn_read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn	*c = arg;
+	ssize_t		 n;
+
+	if (what & EV_TIMEOUT) {
+		if (c->inflight == 0 && c->out_off == c->out_len) {
+			c->srv->stats->connections_idle_closed++;
+			conn_close(c);
+		}
+		return;
+	}
+	if (c->in_len == c->in_cap && conn_in_reserve(c, c->in_cap) < 0)
+		return;
+	if (c->in_len == c->in_cap) {
+		/* Full of whole frames that limits hold back: wait. */
+		conn_read_on(c, false);
+		return;
+	}
+	n = read(fd, c->in + c->in_len, c->in_cap - c->in_len);
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+			return;
+		conn_drop(c, strerror(errno));
+		return;
+	}
+	if (n == 0) {
+		c->eof = true;
+		conn_read_on(c, false);
+	}
+	c->in_len += (size_t)n;
+	conn_process(c);
+}
+
+static void
+accept_cb(evutil_socket_t lfd, short what, void *arg)
+{
+	struct server	*srv = arg;
+	struct conn	*c;
+	socklen_t	 len;
+	int		 fd, i;
+
+	for (i = 0; i < ACCEPT_BATCH; i++) {
+		fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			    errno == ENOMEM) {
+				/* Out of descriptors: back off instead of spinning. */
+				static const struct timeval pause = { 0, 100000 };
+
+				log_warning("accept: %s; pausing", strerror(errno));
+				event_del(srv->lev);
+				evtimer_add(srv->retry, &pause);
+			}
+			return;
+		}
+		if (srv->nconns >= srv->max_clients) {
+			srv->stats->connections_rejected++;
+			log_debug("max_clients (%u) reached: connection refused",
+			    srv->max_clients);
+			close(fd);
+			continue;
+		}
+		if ((c = calloc(1, sizeof(*c))) == NULL ||
+		    (c->in = malloc(IN_INITIAL)) == NULL) {
+			free(c);
+			close(fd);
+			continue;
+		}
+		c->srv = srv;
+		c->fd = fd;
+		c->in_cap = IN_INITIAL;
+		len = sizeof(c->cred);
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len) < 0) {
+			c->cred.pid = 0;
+			c->cred.uid = (uid_t)-1;
+			c->cred.gid = (gid_t)-1;
+		}
+		c->rev = event_new(srv->base, fd, EV_READ | EV_PERSIST,
+		    conn_read_cb, c);
+		c->wev = event_new(srv->base, fd, EV_WRITE | EV_PERSIST,
+		    conn_write_cb, c);
+		if (c->rev == NULL || c->wev == NULL) {
+			if (c->rev)
+				event_free(c->rev);
+			if (c->wev)
+				event_free(c->wev);
+			free(c->in);
+			free(c);
+			close(fd);
+			continue;
+		}
+		TAILQ_INSERT_TAIL(&srv->conns, c, link);
+		srv->nconns++;
+		srv->stats->connections++;
+		conn_read_on(c, true);
+	}
+}
+
+static void
+retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *srv = arg;
+
+	event_add(srv->lev, NULL);
+}
+
+struct server *
+server_new(struct event_base *base, struct stats *stats,
+    server_dispatch_fn *dispatch, void *arg)
+{
+	struct server *srv = calloc(1, sizeof(*srv));
+
+	if (srv == NULL)
+		return NULL;
+	srv->base = base;
+	srv->stats = stats;
+	srv->dispatch = dispatch;
+	srv->arg = arg;
+	srv->lfd = -1;
+	srv->max_clients = 4096;
+	TAILQ_INIT(&srv->conns);
+	if ((srv->retry = evtimer_new(base, retry_cb, srv)) == NULL) {
+		free(srv);
+		return NULL;
+	}
+	return srv;
+}
+
+void
+server_free(struct server *srv)
+{
+	struct conn *c;
+
+	if (srv == NULL)
+		return;
+	while ((c = TAILQ_FIRST(&srv->conns)) != NULL)
+		conn_close(c);
+	if (srv->lev)
+		event_free(srv->lev);
+	event_free(srv->retry);
+	if (srv->lfd >= 0)
+		close(srv->lfd);
+	if (srv->bound_path) {
+		unlink(srv->bound_path);
+		free(srv->bound_path);
+	}
+	free(srv);
+}
+
+static char *
+errf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *
+errf(const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
+/* Whether a daemon answers on path: a live socket must not be stolen. */
+static bool
+socket_alive(const struct sockaddr_un *sun)
+{
+	int	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool	alive;
+
+	if (fd < 0)
+		return false;
+	alive = connect(fd, (const struct sockaddr *)sun, sizeof(*sun)) == 0;
+	close(fd);
+	return alive;
+}
+
+int
+server_listen(struct server *srv, const char *path, char **ret_err)
+{
+	struct sockaddr_un	 sun;
+	char			*dir, *slash;
+	int			 fd = -1, n, r;
+
+	*ret_err = NULL;
+	n = sd_listen_fds(1);
+	if (n > 0 && sd_is_socket_unix(SD_LISTEN_FDS_START, SOCK_STREAM, 1,
+	    NULL, 0) > 0) {
+		fd = SD_LISTEN_FDS_START;
+		if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0 ||
+		    fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+			r = -errno;
+			*ret_err = errf("socket from systemd: %s", strerror(-r));
+			return r;
+		}
+		srv->activated = true;
+		log_info("listening on the socket systemd passed");
+		goto listen_ok;
+	}
+	if (n > 0)
+		log_warning("ignoring %d passed descriptors: not a Unix stream "
+		    "socket", n);
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		*ret_err = errf("socket path too long: %s", path);
+		return -ENAMETOOLONG;
+	}
+	strcpy(sun.sun_path, path);
+	if (socket_alive(&sun)) {
+		*ret_err = errf("%s: another daemon is answering there", path);
+		return -EADDRINUSE;
+	}
+	if ((dir = strdup(path)) != NULL && (slash = strrchr(dir, '/')) != NULL &&
+	    slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+			r = -errno;
+			*ret_err = errf("cannot create %s: %s", dir, strerror(-r));
+			free(dir);
+			return r;
+		}
+	}
+	free(dir);
+	if (unlink(path) < 0 && errno != ENOENT) {
+		r = -errno;
+		*ret_err = errf("cannot remove stale %s: %s", path, strerror(-r));
+		return r;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		r = -errno;
+		*ret_err = errf("cannot bind %s: %s", path, strerror(-r));
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	if ((srv->bound_path = strdup(path)) == NULL) {
+		close(fd);
+		unlink(path);
+		return -ENOMEM;
+	}
+	if (chmod(path, 0666) < 0 || listen(fd, SOMAXCONN) < 0) {
+		r = -errno;
+		*ret_err = errf("cannot listen on %s: %s", path, strerror(-r));
+		close(fd);
+		return r;
+	}
+	log_info("listening on %s", path);
+listen_ok:
+	srv->lfd = fd;
+	srv->lev = event_new(srv->base, fd, EV_READ | EV_PERSIST, accept_cb, srv);
+	if (srv->lev == NULL || event_add(srv->lev, NULL) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+void
+server_set_max_clients(struct server *srv, unsigned n)
+{
+	srv->max_clients = n;
+}
+
+unsigned
+server_clients(const struct server *srv)
+{
+	return srv->nconns;
+}
+
+bool
+server_socket_activated(const struct server *srv)
+{
+	return srv->activated;
+}
+
+void *
+server_scratch(struct server *srv, size_t *ret_cap)
+{
+	*ret_cap = sizeof(srv->scratch);
+	return srv->scratch;
+}

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: MIT */
+/* nss-shim/nss.c - libnss_namecache.so.2: glibc's hosts lookups, answered by namecached. */
+
+/*
+ * Statuses, as glibc's NSS expects them:
+ *   SUCCESS	an answer, laid out in the caller's buffer;
+ *   NOTFOUND	the daemon knows the name has no answer (HOST_NOT_FOUND, or
+ *		NO_DATA when the name exists for another family);
+ *   TRYAGAIN	a temporary failure upstream (TRY_AGAIN, errno EAGAIN), or a
+ *		short buffer (NETDB_INTERNAL, errno ERANGE): glibc grows it;
+ *   UNAVAIL	the daemon cannot be reached, or declines the question (a
+ *		name it refuses, an answer too big for a frame).  With
+ *		"namecache [!UNAVAIL=return] files dns" glibc then asks its own
+ *		modules, so a process never loses an answer it would have had.
+ * errno is preserved and signals are blocked around the socket I/O.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <nss.h>
+#include <signal.h>
+#include <stdalign.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "client.h"
+#include "proto.h"
+
+#define NSS_TIMEOUT_MS	15000
+#define EXPORT		__attribute__((visibility("default")))
+
+EXPORT enum nss_status _nss_namecache_gethostbyname4_r(const char *,
+    struct gaih_addrtuple **, char *, size_t, int *, int *, int32_t *);
+EXPORT enum nss_status _nss_namecache_gethostbyname3_r(const char *, int,
+    struct hostent *, char *, size_t, int *, int *, int32_t *, char **);
+EXPORT enum nss_status _nss_namecache_gethostbyname2_r(const char *, int,
+    struct hostent *, char *, size_t, int *, int *);
+EXPORT enum nss_status _nss_namecache_gethostbyname_r(const char *,
+    struct hostent *, char *, size_t, int *, int *);
+EXPORT enum nss_status _nss_namecache_gethostbyaddr2_r(const void *, socklen_t,
+    int, struct hostent *, char *, size_t, int *, int *, int32_t *);
+EXPORT enum nss_status _nss_namecache_gethostbyaddr_r(const void *, socklen_t,
+    int, struct hostent *, char *, size_t, int *, int *);
+
+static enum nss_status
+unavail(int err, int *errnop, int *h_errnop)
+{
+	*errnop = err;
+	*h_errnop = NO_RECOVERY;
+	return NSS_STATUS_UNAVAIL;
+}
+
+static enum nss_status
+erange(int *errnop, int *h_errnop)
+{
+	*errnop = ERANGE;
+	*h_errnop = NETDB_INTERNAL;
+	return NSS_STATUS_TRYAGAIN;
+}
+
+/*
+ * Sends the request and decodes the answer.  SUCCESS leaves the reply in
+ * *rep for the caller to free with ncc_reply_free(); any other status
+ * frees it and sets *errnop and *h_errnop.
+ */
+static enum nss_status
+ask(const uint8_t *req, int len, struct ncc_reply *rep, struct proto_answer *ans,
+    int *errnop, int *h_errnop)
+{
+	sigset_t	all, old;
+	int		r;
+
+	if (len < 0)
+		return unavail(EINVAL, errnop, h_errnop);
+	/* A signal handler must not find this thread inside the pool's lock. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	r = ncc_pool_call(ncc_socket_path(), req, (size_t)len, NSS_TIMEOUT_MS, rep);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r < 0)
+		return unavail(-r, errnop, h_errnop);
+
+	switch (rep->hdr.status) {
+	case PROTO_OK:
+		if (proto_answer_decode(rep->body, rep->body_len, ans) == 0)
+			return NSS_STATUS_SUCCESS;
+		ncc_reply_free(rep);
+		return unavail(EBADMSG, errnop, h_errnop);
+	case PROTO_NOTFOUND:
+	case PROTO_NODATA:
+		*errnop = ENOENT;
+		*h_errnop = rep->hdr.status == PROTO_NODATA ? NO_DATA : HOST_NOT_FOUND;
+		ncc_reply_free(rep);
+		return NSS_STATUS_NOTFOUND;
+	case PROTO_TRYAGAIN:
+		*errnop = EAGAIN;
+		*h_errnop = TRY_AGAIN;
+		ncc_reply_free(rep);
+		return NSS_STATUS_TRYAGAIN;
+	default:
+		/* Declined: let the next source in nsswitch.conf answer. */
+		ncc_reply_free(rep);
+		return unavail(EINVAL, errnop, h_errnop);
+	}
+}
+
+static enum nss_status
+ask_name(const char *name, uint8_t family, struct ncc_reply *rep,
+    struct proto_answer *ans, int *errnop, int *h_errnop)
+{
+	uint8_t		buf[PROTO_HDR_LEN + 4 + PROTO_NAME_MAX + 1];
+	struct proto_wr	w;
+
+	/* A name the daemon would refuse goes to the next source instead. */
+	if (proto_name_check(name, strlen(name), NULL) < 0)
+		return unavail(EINVAL, errnop, h_errnop);
+	proto_wr_init(&w, buf, sizeof(buf));
+	return ask(buf, proto_lookup_name_encode(&w, ncc_next_id(), family, name),
+	    rep, ans, errnop, h_errnop);
+}
+
+static char *
+copy_str(char **strp, const char *s, size_t len)
+{
+	char *d = *strp;
+
+	memcpy(d, s, len);
+	d[len] = '\0';
+	*strp += len + 1;
+	return d;
+}
+
+/* Lays out a hostent for family af in buffer: pointer arrays, addresses, strings. */
+static enum nss_status
+fill_hostent(const struct proto_answer *a, int af, struct hostent *host,
+    char *buffer, size_t buflen, int *errnop, int *h_errnop, char **canonp)
+{
+	uint8_t		 want = af == AF_INET ? PROTO_AF_INET : PROTO_AF_INET6;
+	size_t		 alen = af == AF_INET ? 4 : 16;
+	size_t		 naddr = af == AF_INET ? a->naddr4 : a->naddr6;
+	size_t		 pad = -(uintptr_t)buffer % alignof(char *);
+	size_t		 need, cur = 0, i, slen;
+	char		**addrs, **aliases, *abuf, *str;
+	const uint8_t	*addr;
+	const char	*s;
+	uint8_t		 fam;
+
+	if (naddr == 0) {
+		*errnop = ENOENT;
+		*h_errnop = NO_DATA;
+		return NSS_STATUS_NOTFOUND;
+	}
+	need = pad + (naddr + 1 + a->nalias + 1) * sizeof(char *) +
+	    naddr * alen + a->strings_size;
+	if (buflen < need)
+		return erange(errnop, h_errnop);
+
+	addrs = (char **)(void *)(buffer + pad);
+	aliases = addrs + naddr + 1;
+	abuf = (char *)(aliases + a->nalias + 1);
+	str = abuf + naddr * alen;
+	for (i = 0; proto_answer_next_addr(a, &cur, &fam, &addr); ) {
+		if (fam != want)
+			continue;
+		addrs[i] = abuf + i * alen;
+		memcpy(addrs[i], addr, alen);
+		i++;
+	}
+	addrs[i] = NULL;
+	for (cur = 0, i = 0; proto_answer_next_alias(a, &cur, &s, &slen); i++)
+		aliases[i] = copy_str(&str, s, slen);
+	aliases[i] = NULL;
+
+	host->h_name = copy_str(&str, a->canon, a->canon_len);
+	host->h_aliases = aliases;
+	host->h_addrtype = af;
+	host->h_length = (int)alen;
+	host->h_addr_list = addrs;
+	if (canonp)
+		*canonp = host->h_name;
+	return NSS_STATUS_SUCCESS;
+}
+
+enum nss_status
+_nss_namecache_gethostbyname4_r(const char *name, struct gaih_addrtuple **pat,
+    char *buffer, size_t buflen, int *errnop, int *h_errnop, int32_t *ttlp)
+{
+	struct proto_answer	 a;
+	struct ncc_reply	 rep;
+	struct gaih_addrtuple	*t;
+	enum nss_status		 st;
+	size_t			 pad, need, cur = 0, i = 0;
+	const uint8_t		*addr;
+	char			*canon;
+	uint8_t			 fam;
+	int			 saved = errno;
+
+	st = ask_name(name, PROTO_AF_UNSPEC, &rep, &a, errnop, h_errnop);
+	if (st != NSS_STATUS_SUCCESS)
+		goto out;
+	pad = -(uintptr_t)buffer % alignof(struct gaih_addrtuple);
+	need = pad + a.naddr * sizeof(*t) + a.canon_len + 1;
+	if (a.naddr == 0) {
+		*errnop = ENOENT;
+		*h_errnop = NO_DATA;
+		st = NSS_STATUS_NOTFOUND;
+	} else if (buflen < need) {
+		st = erange(errnop, h_errnop);
+	} else {
+		t = (struct gaih_addrtuple *)(void *)(buffer + pad);
+		canon = (char *)(t + a.naddr);
+		memcpy(canon, a.canon, a.canon_len);
+		canon[a.canon_len] = '\0';
+		while (proto_answer_next_addr(&a, &cur, &fam, &addr)) {
+			memset(&t[i], 0, sizeof(t[i]));
+			t[i].next = i + 1 < a.naddr ? &t[i + 1] : NULL;
+			t[i].name = i == 0 ? canon : NULL;
+			t[i].family = fam == PROTO_AF_INET ? AF_INET : AF_INET6;
+			memcpy(t[i].addr, addr, fam == PROTO_AF_INET ? 4 : 16);
+			i++;
+		}
+		/* The caller may hand in storage for the first tuple. */
+		if (*pat)
+			**pat = t[0];
+		else
+			*pat = &t[0];
+		if (ttlp && a.source != PROTO_SRC_HOSTS)
+			*ttlp = (int32_t)(a.ttl > INT32_MAX ? INT32_MAX : a.ttl);
+	}
+	ncc_reply_free(&rep);
+out:
+	errno = saved;
+	return st;
+}
+
+enum nss_status
+_nss_namecache_gethostbyname3_r(const char *name, int af, struct hostent *host,
+    char *buffer, size_t buflen, int *errnop, int *h_errnop, int32_t *ttlp,
+    char **canonp)
+{
+	struct proto_answer	a;
+	struct ncc_reply	rep;
+	enum nss_status		st;
+	int			saved = errno;
+
+	if (af != AF_INET && af != AF_INET6) {
+		st = unavail(EAFNOSUPPORT, errnop, h_errnop);
+		goto out;
+	}
+	st = ask_name(name, af == AF_INET ? PROTO_AF_INET : PROTO_AF_INET6,
+	    &rep, &a, errnop, h_errnop);
+	if (st != NSS_STATUS_SUCCESS)
+		goto out;
+	st = fill_hostent(&a, af, host, buffer, buflen, errnop, h_errnop, canonp);
+	if (st == NSS_STATUS_SUCCESS && ttlp && a.source != PROTO_SRC_HOSTS)
+		*ttlp = (int32_t)(a.ttl > INT32_MAX ? INT32_MAX : a.ttl);
+	ncc_reply_free(&rep);
+out:
+	errno = saved;
+	return st;
+}
+
+enum nss_status
+_nss_namecache_gethostbyname2_r(const char *name, int af, struct hostent *host,
+    char *buffer, size_t buflen, int *errnop, int *h_errnop)
+{
+	return _nss_namecache_gethostbyname3_r(name, af, host, buffer, buflen,
+	    errnop, h_errnop, NULL, NULL);
+}
+
+enum nss_status
+_nss_namecache_gethostbyname_r(const char *name, struct hostent *host,
+    char *buffer, size_t buflen, int *errnop, int *h_errnop)
+{
+	return _nss_namecache_gethostbyname3_r(name, AF_INET, host, buffer, buflen,
+	    errnop, h_errnop, NULL, NULL);
+}
+
+enum nss_status
+_nss_namecache_gethostbyaddr2_r(const void *addr, socklen_t len, int af,
+    struct hostent *host, char *buffer, size_t buflen, int *errnop,
+    int *h_errnop, int32_t *ttlp)
+{
+	struct proto_answer	a;
+	struct ncc_reply	rep;
+	struct proto_wr		w;
+	enum nss_status		st;
+	uint8_t			buf[PROTO_HDR_LEN + 2 + 16];
+	int			saved = errno;
+
+	if (!((af == AF_INET && len == 4) || (af == AF_INET6 && len == 16))) {
+		st = unavail(EAFNOSUPPORT, errnop, h_errnop);
+		goto out;
+	}
+	proto_wr_init(&w, buf, sizeof(buf));
+	st = ask(buf, proto_lookup_addr_encode(&w, ncc_next_id(),
+	    af == AF_INET ? PROTO_AF_INET : PROTO_AF_INET6, addr),
+	    &rep, &a, errnop, h_errnop);
+	if (st != NSS_STATUS_SUCCESS)
+		goto out;
+	st = fill_hostent(&a, af, host, buffer, buflen, errnop, h_errnop, NULL);
+	if (st == NSS_STATUS_SUCCESS && ttlp && a.source != PROTO_SRC_HOSTS)
+		*ttlp = (int32_t)(a.ttl > INT32_MAX ? INT32_MAX : a.ttl);
+	ncc_reply_free(&rep);
+out:
+	errno = saved;
+	return st;
+}
+
+enum nss_status
+_nss_namecache_gethostbyaddr_r(const void *addr, socklen_t len, int af,
+    struct hostent *host, char *buffer, size_t buflen, int *errnop,
+    int *h_errnop)
+{
+	return _nss_namecache_gethostbyaddr2_r(addr, len, af, host, buffer,
+	    buflen, errnop, h_errnop, NULL);
+}

@@ -1,0 +1,643 @@
+/* SPDX-License-Identifier: MIT */
+/* proto/proto.c - namecache wire protocol, version 1: encoder and decoder. */
+
+/*
+ * Design.  Frames are length-prefixed so that one stream carries many
+ * requests in flight; the id pairs a reply with its request, and replies may
+ * come in any order.  Every byte read from a peer goes through struct
+ * proto_rd, whose error is sticky: a decoder reads all its fields and checks
+ * err once.  Nothing here allocates, logs or touches errno, so the NSS
+ * module can link it into any process.
+ *
+ * Versioning: the header's version changes only when an existing layout
+ * changes.  New request types, statuses, kv keys and trailing body fields
+ * may be added within version 1: decoders ignore bytes after the fields
+ * they know, and a daemon answers an unknown type with PROTO_UNSUPPORTED.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "proto.h"
+
+void
+proto_rd_init(struct proto_rd *rd, const void *p, size_t len)
+{
+	rd->p = p;
+	rd->len = len;
+	rd->off = 0;
+	rd->err = 0;
+}
+
+static const uint8_t *
+rd_take(struct proto_rd *rd, size_t n)
+{
+	const uint8_t *p;
+
+	if (rd->err || n > rd->len - rd->off) {
+		rd->err = -EBADMSG;
+		return NULL;
+	}
+	p = rd->p + rd->off;
+	rd->off += n;
+	return p;
+}
+
+uint8_t
+proto_get_u8(struct proto_rd *rd)
+{
+	const uint8_t *p = rd_take(rd, 1);
+
+	return p ? p[0] : 0;
+}
+
+uint16_t
+proto_get_u16(struct proto_rd *rd)
+{
+	const uint8_t *p = rd_take(rd, 2);
+
+	return p ? (uint16_t)(p[0] << 8 | p[1]) : 0;
+}
+
+uint32_t
+proto_get_u32(struct proto_rd *rd)
+{
+	const uint8_t *p = rd_take(rd, 4);
+
+	return p ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	    (uint32_t)p[2] << 8 | p[3] : 0;
+}
+
+uint64_t
+proto_get_u64(struct proto_rd *rd)
+{
+	uint64_t hi = proto_get_u32(rd);
+
+	return hi << 32 | proto_get_u32(rd);
+}
+
+const uint8_t *
+proto_get_bytes(struct proto_rd *rd, size_t n)
+{
+	return rd_take(rd, n);
+}
+
+const char *
+proto_get_str(struct proto_rd *rd, size_t *ret_len)
+{
+	size_t		 n = proto_get_u16(rd);
+	const uint8_t	*p = rd_take(rd, n);
+
+	if (p == NULL || memchr(p, '\0', n) != NULL) {
+		rd->err = -EBADMSG;
+		*ret_len = 0;
+		return NULL;
+	}
+	*ret_len = n;
+	return (const char *)p;
+}
+
+void
+proto_wr_init(struct proto_wr *w, void *p, size_t cap)
+{
+	w->p = p;
+	w->cap = cap;
+	w->off = 0;
+	w->err = 0;
+}
+
+static uint8_t *
+wr_take(struct proto_wr *w, size_t n)
+{
+	uint8_t *p;
+
+	if (w->err || n > w->cap - w->off) {
+		w->err = -EMSGSIZE;
+		return NULL;
+	}
+	p = w->p + w->off;
+	w->off += n;
+	return p;
+}
+
+static void
+be16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v & 0xff;
+}
+
+static void
+be32(uint8_t *p, uint32_t v)
+{
+	p[0] = v >> 24;
+	p[1] = (v >> 16) & 0xff;
+	p[2] = (v >> 8) & 0xff;
+	p[3] = v & 0xff;
+}
+
+void
+proto_put_u8(struct proto_wr *w, uint8_t v)
+{
+	uint8_t *p = wr_take(w, 1);
+
+	if (p)
+		p[0] = v;
+}
+
+void
+proto_put_u16(struct proto_wr *w, uint16_t v)
+{
+	uint8_t *p = wr_take(w, 2);
+
+	if (p)
+		be16(p, v);
+}
+
+void
+proto_put_u32(struct proto_wr *w, uint32_t v)
+{
+	uint8_t *p = wr_take(w, 4);
+
+	if (p)
+		be32(p, v);
+}
+
+void
+proto_put_u64(struct proto_wr *w, uint64_t v)
+{
+	proto_put_u32(w, (uint32_t)(v >> 32));
+	proto_put_u32(w, (uint32_t)v);
+}
+
+void
+proto_put_bytes(struct proto_wr *w, const void *src, size_t n)
+{
+	uint8_t *p = wr_take(w, n);
+
+	if (p && n)
+		memcpy(p, src, n);
+}
+
+void
+proto_put_str(struct proto_wr *w, const char *s, size_t n)
+{
+	if (n > UINT16_MAX) {
+		w->err = -EMSGSIZE;
+		return;
+	}
+	proto_put_u16(w, (uint16_t)n);
+	proto_put_bytes(w, s, n);
+}
+
+int
+proto_hdr_decode(const void *buf, size_t len, struct proto_hdr *ret_hdr)
+{
+	struct proto_rd rd;
+
+	if (len < PROTO_HDR_LEN)
+		return -EAGAIN;
+	proto_rd_init(&rd, buf, len);
+	ret_hdr->len = proto_get_u32(&rd);
+	ret_hdr->version = proto_get_u8(&rd);
+	ret_hdr->type = proto_get_u8(&rd);
+	ret_hdr->status = proto_get_u16(&rd);
+	ret_hdr->id = proto_get_u32(&rd);
+	if (ret_hdr->len < PROTO_HDR_LEN || ret_hdr->len > PROTO_FRAME_MAX)
+		return -EMSGSIZE;
+	if (ret_hdr->version != PROTO_VERSION)
+		return -EPROTONOSUPPORT;
+	return 0;
+}
+
+void
+proto_frame_begin(struct proto_wr *w, uint8_t type, uint16_t status, uint32_t id)
+{
+	/* A frame starts at the writer's origin; callers use one writer per frame. */
+	w->off = 0;
+	w->err = 0;
+	proto_put_u32(w, 0);
+	proto_put_u8(w, PROTO_VERSION);
+	proto_put_u8(w, type);
+	proto_put_u16(w, status);
+	proto_put_u32(w, id);
+}
+
+int
+proto_frame_end(struct proto_wr *w)
+{
+	if (w->err)
+		return w->err;
+	if (w->off > PROTO_FRAME_MAX)
+		return -EMSGSIZE;
+	be32(w->p, (uint32_t)w->off);
+	return (int)w->off;
+}
+
+int
+proto_name_check(const char *name, size_t len, const char **ret_why)
+{
+	const char	*why = NULL;
+	size_t		 i, label = 0;
+
+	if (len > 0 && name[len - 1] == '.' && len > 1)
+		len--;		/* one trailing dot: an absolute name */
+	if (len == 0)
+		why = "empty name";
+	else if (len > PROTO_NAME_MAX)
+		why = "name longer than 253 characters";
+	for (i = 0; why == NULL && i < len; i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		if (c == '\0')
+			why = "NUL byte in name";
+		else if (c < 0x20 || c == 0x7f)
+			why = "control character in name";
+		else if (c == '.') {
+			if (label == 0)
+				why = "empty label in name";
+			label = 0;
+		} else if (++label > PROTO_LABEL_MAX)
+			why = "label longer than 63 characters";
+	}
+	if (why == NULL && label == 0)
+		why = "empty label in name";
+	if (why) {
+		if (ret_why)
+			*ret_why = why;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+family_ok(uint8_t family, int unspec_ok)
+{
+	return family == PROTO_AF_INET || family == PROTO_AF_INET6 ||
+	    (unspec_ok && family == PROTO_AF_UNSPEC);
+}
+
+int
+proto_lookup_name_encode(struct proto_wr *w, uint32_t id, uint8_t family,
+    const char *name)
+{
+	size_t len = strlen(name);
+
+	if (!family_ok(family, 1) || proto_name_check(name, len, NULL) < 0)
+		return -EINVAL;
+	proto_frame_begin(w, PROTO_LOOKUP_NAME, 0, id);
+	proto_put_u8(w, family);
+	proto_put_u8(w, 0);
+	proto_put_str(w, name, len);
+	return proto_frame_end(w);
+}
+
+int
+proto_lookup_name_decode(const void *body, size_t len,
+    struct proto_lookup_name *ret_req, const char **ret_why)
+{
+	struct proto_rd	 rd;
+	const uint8_t	*name;
+	size_t		 n;
+
+	proto_rd_init(&rd, body, len);
+	ret_req->family = proto_get_u8(&rd);
+	ret_req->flags = proto_get_u8(&rd);
+	n = proto_get_u16(&rd);
+	name = proto_get_bytes(&rd, n);
+	if (rd.err) {
+		if (ret_why)
+			*ret_why = "truncated lookup request";
+		return rd.err;
+	}
+	if (!family_ok(ret_req->family, 1)) {
+		if (ret_why)
+			*ret_why = "unknown address family";
+		return -EINVAL;
+	}
+	/* The check sees NUL bytes, so it runs on the raw bytes, before the copy. */
+	if (proto_name_check((const char *)name, n, ret_why) < 0)
+		return -EINVAL;
+	if (n > sizeof(ret_req->name) - 1)
+		return -EINVAL;		/* the check bounds it; belt and braces */
+	memcpy(ret_req->name, name, n);
+	ret_req->name[n] = '\0';
+	ret_req->name_len = n;
+	return 0;
+}
+
+static size_t
+addr_len(uint8_t family)
+{
+	return family == PROTO_AF_INET ? 4 : 16;
+}
+
+int
+proto_lookup_addr_encode(struct proto_wr *w, uint32_t id, uint8_t family,
+    const void *addr)
+{
+	if (!family_ok(family, 0))
+		return -EINVAL;
+	proto_frame_begin(w, PROTO_LOOKUP_ADDR, 0, id);
+	proto_put_u8(w, family);
+	proto_put_u8(w, 0);
+	proto_put_bytes(w, addr, addr_len(family));
+	return proto_frame_end(w);
+}
+
+int
+proto_lookup_addr_decode(const void *body, size_t len,
+    struct proto_lookup_addr *ret_req, const char **ret_why)
+{
+	struct proto_rd	 rd;
+	const uint8_t	*a;
+
+	proto_rd_init(&rd, body, len);
+	ret_req->family = proto_get_u8(&rd);
+	ret_req->flags = proto_get_u8(&rd);
+	if (rd.err == 0 && !family_ok(ret_req->family, 0)) {
+		if (ret_why)
+			*ret_why = "unknown address family";
+		return -EINVAL;
+	}
+	a = proto_get_bytes(&rd, addr_len(ret_req->family));
+	if (rd.err) {
+		if (ret_why)
+			*ret_why = "truncated address request";
+		return rd.err;
+	}
+	memset(ret_req->addr, 0, sizeof(ret_req->addr));
+	memcpy(ret_req->addr, a, addr_len(ret_req->family));
+	return 0;
+}
+
+int
+proto_simple_encode(struct proto_wr *w, uint8_t type, uint32_t id)
+{
+	proto_frame_begin(w, type, 0, id);
+	return proto_frame_end(w);
+}
+
+void
+proto_answer_begin(struct proto_answer_wr *aw, struct proto_wr *w,
+    uint32_t ttl, uint8_t source, const char *canon, size_t canon_len)
+{
+	aw->w = w;
+	aw->naddr = 0;
+	aw->nalias = 0;
+	proto_put_u32(w, ttl);
+	proto_put_u8(w, source);
+	proto_put_u8(w, 0);
+	aw->counts_off = w->off;
+	proto_put_u16(w, 0);
+	proto_put_u16(w, 0);
+	proto_put_str(w, canon, canon_len);
+}
+
+void
+proto_answer_addr(struct proto_answer_wr *aw, uint8_t family, const void *addr)
+{
+	if (aw->nalias != 0 || aw->naddr == UINT16_MAX || !family_ok(family, 0)) {
+		aw->w->err = -EMSGSIZE;
+		return;
+	}
+	proto_put_u8(aw->w, family);
+	proto_put_bytes(aw->w, addr, addr_len(family));
+	aw->naddr++;
+}
+
+void
+proto_answer_alias(struct proto_answer_wr *aw, const char *s, size_t len)
+{
+	if (aw->nalias == UINT16_MAX) {
+		aw->w->err = -EMSGSIZE;
+		return;
+	}
+	proto_put_str(aw->w, s, len);
+	aw->nalias++;
+}
+
+int
+proto_answer_end(struct proto_answer_wr *aw)
+{
+	if (aw->w->err)
+		return aw->w->err;
+	be16(aw->w->p + aw->counts_off, aw->naddr);
+	be16(aw->w->p + aw->counts_off + 2, aw->nalias);
+	return 0;
+}
+
+int
+proto_answer_decode(const void *body, size_t len, struct proto_answer *ret_ans)
+{
+	struct proto_answer	a;
+	struct proto_rd		rd;
+	size_t			i, n;
+
+	memset(&a, 0, sizeof(a));
+	proto_rd_init(&rd, body, len);
+	a.ttl = proto_get_u32(&rd);
+	a.source = proto_get_u8(&rd);
+	a.flags = proto_get_u8(&rd);
+	a.naddr = proto_get_u16(&rd);
+	a.nalias = proto_get_u16(&rd);
+	a.canon = proto_get_str(&rd, &a.canon_len);
+	a.strings_size = a.canon_len + 1;
+	a.addrs = rd.p + rd.off;
+	for (i = 0; i < a.naddr && rd.err == 0; i++) {
+		uint8_t family = proto_get_u8(&rd);
+
+		if (!family_ok(family, 0)) {
+			rd.err = -EBADMSG;
+			break;
+		}
+		if (family == PROTO_AF_INET)
+			a.naddr4++;
+		else
+			a.naddr6++;
+		proto_get_bytes(&rd, addr_len(family));
+	}
+	a.aliases = rd.p + rd.off;
+	for (i = 0; i < a.nalias && rd.err == 0; i++) {
+		proto_get_str(&rd, &n);
+		a.strings_size += n + 1;
+	}
+	if (rd.err)
+		return rd.err;
+	*ret_ans = a;
+	return 0;
+}
+
+int
+proto_answer_next_addr(const struct proto_answer *a, size_t *cursor,
+    uint8_t *ret_family, const uint8_t **ret_addr)
+{
+	const uint8_t *p = a->addrs + *cursor;
+
+	/* The decoder walked these bytes, so they are in bounds. */
+	if (p >= a->aliases)
+		return 0;
+	*ret_family = p[0];
+	*ret_addr = p + 1;
+	*cursor += 1 + addr_len(p[0]);
+	return 1;
+}
+
+int
+proto_answer_next_alias(const struct proto_answer *a, size_t *cursor,
+    const char **ret_str, size_t *ret_len)
+{
+	const uint8_t	*p = a->aliases;
+	size_t		 i = *cursor, off = 0, n = 0;
+
+	/* The cursor counts aliases; walking is cheap next to the copy. */
+	if (i >= a->nalias)
+		return 0;
+	for (;;) {
+		n = (size_t)p[off] << 8 | p[off + 1];
+		if (i-- == 0)
+			break;
+		off += 2 + n;
+	}
+	*ret_str = (const char *)p + off + 2;
+	*ret_len = n;
+	(*cursor)++;
+	return 1;
+}
+
+void
+proto_kv_begin(struct proto_kv_wr *kw, struct proto_wr *w)
+{
+	kw->w = w;
+	kw->count = 0;
+	kw->count_off = w->off;
+	proto_put_u16(w, 0);
+}
+
+static void
+kv_key(struct proto_kv_wr *kw, const char *key, uint8_t kind)
+{
+	size_t n = strlen(key);
+
+	if (n == 0 || n > PROTO_KEY_MAX || kw->count == UINT16_MAX) {
+		kw->w->err = -EMSGSIZE;
+		return;
+	}
+	proto_put_str(kw->w, key, n);
+	proto_put_u8(kw->w, kind);
+	kw->count++;
+}
+
+void
+proto_kv_u64(struct proto_kv_wr *kw, const char *key, uint64_t v)
+{
+	kv_key(kw, key, PROTO_KV_U64);
+	proto_put_u64(kw->w, v);
+}
+
+void
+proto_kv_str(struct proto_kv_wr *kw, const char *key, const char *s)
+{
+	kv_key(kw, key, PROTO_KV_STR);
+	proto_put_str(kw->w, s, strlen(s));
+}
+
+int
+proto_kv_end(struct proto_kv_wr *kw)
+{
+	if (kw->w->err)
+		return kw->w->err;
+	be16(kw->w->p + kw->count_off, kw->count);
+	return 0;
+}
+
+int
+proto_kv_init(struct proto_kv_rd *kr, const void *body, size_t len)
+{
+	proto_rd_init(&kr->rd, body, len);
+	kr->left = proto_get_u16(&kr->rd);
+	return kr->rd.err;
+}
+
+int
+proto_kv_next(struct proto_kv_rd *kr, struct proto_kv *ret_kv)
+{
+	struct proto_kv kv;
+
+	if (kr->rd.err)
+		return kr->rd.err;
+	if (kr->left == 0)
+		return 0;
+	memset(&kv, 0, sizeof(kv));
+	kv.key = proto_get_str(&kr->rd, &kv.key_len);
+	kv.kind = proto_get_u8(&kr->rd);
+	if (kr->rd.err == 0 && (kv.key_len == 0 || kv.key_len > PROTO_KEY_MAX))
+		kr->rd.err = -EBADMSG;
+	if (kv.kind == PROTO_KV_U64)
+		kv.u64 = proto_get_u64(&kr->rd);
+	else if (kv.kind == PROTO_KV_STR)
+		kv.str = proto_get_str(&kr->rd, &kv.str_len);
+	else
+		kr->rd.err = -EBADMSG;
+	if (kr->rd.err)
+		return kr->rd.err;
+	kr->left--;
+	*ret_kv = kv;
+	return 1;
+}
+
+void
+proto_error_body(struct proto_wr *w, const char *msg)
+{
+	if (msg)
+		proto_put_str(w, msg, strlen(msg));
+}
+
+int
+proto_error_decode(const void *body, size_t len, const char **ret_msg,
+    size_t *ret_len)
+{
+	struct proto_rd rd;
+
+	*ret_msg = NULL;
+	*ret_len = 0;
+	if (len == 0)
+		return 0;
+	proto_rd_init(&rd, body, len);
+	*ret_msg = proto_get_str(&rd, ret_len);
+	if (rd.err) {
+		*ret_msg = NULL;
+		*ret_len = 0;
+	}
+	return rd.err;
+}
+
+const char *
+proto_status_str(int status)
+{
+	switch (status) {
+	case PROTO_OK:		return "success";
+	case PROTO_NOTFOUND:	return "name not found";
+	case PROTO_NODATA:	return "no address of the requested family";
+	case PROTO_TRYAGAIN:	return "temporary failure, try again";
+	case PROTO_BADREQUEST:	return "malformed request";
+	case PROTO_BADNAME:	return "invalid name or address";
+	case PROTO_UNSUPPORTED:	return "request not supported";
+	case PROTO_DENIED:	return "permission denied";
+	case PROTO_TOOBIG:	return "answer too large";
+	case PROTO_INTERNAL:	return "internal error in the daemon";
+	case PROTO_BUSY:	return "too many requests in flight";
+	}
+	return "unknown status";
+}
+
+const char *
+proto_source_str(int source)
+{
+	switch (source) {
+	case PROTO_SRC_HOSTS:	return "hosts";
+	case PROTO_SRC_DNS:	return "dns";
+	case PROTO_SRC_CACHE:	return "cache";
+	case PROTO_SRC_STALE:	return "stale";
+	}
+	return "none";
+}

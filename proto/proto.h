@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+/* proto/proto.h - namecache wire protocol, version 1: frames, encoder, decoder. */
+#ifndef NAMECACHE_PROTO_H
+#define NAMECACHE_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Every message is a frame: a 12-byte header, then a body whose layout the
+ * type gives.  Integers are big-endian.  docs/protocol.md is the reference;
+ * this header and proto.c are its only implementation.
+ *
+ *	u32 len		whole frame, header included: 12 .. PROTO_FRAME_MAX
+ *	u8  version	PROTO_VERSION
+ *	u8  type	enum proto_type; replies set PROTO_REPLY
+ *	u16 status	0 in requests; enum proto_status in replies
+ *	u32 id		chosen by the client, echoed in the reply
+ */
+#define PROTO_VERSION		1
+#define PROTO_HDR_LEN		12
+#define PROTO_FRAME_MAX		65536
+#define PROTO_NAME_MAX		253	/* characters, without a trailing dot */
+#define PROTO_LABEL_MAX		63
+#define PROTO_KEY_MAX		64	/* statistics and status keys */
+
+enum proto_type {
+	PROTO_LOOKUP_NAME	= 1,
+	PROTO_LOOKUP_ADDR	= 2,
+	PROTO_STATISTICS	= 3,
+	PROTO_STATUS		= 4,
+};
+#define PROTO_REPLY		0x80
+
+enum proto_status {
+	PROTO_OK		= 0,
+	PROTO_NOTFOUND		= 1,	/* no such name or address */
+	PROTO_NODATA		= 2,	/* the name exists, but not for this family */
+	PROTO_TRYAGAIN		= 3,	/* temporary failure upstream */
+	PROTO_BADREQUEST	= 4,	/* malformed body */
+	PROTO_BADNAME		= 5,	/* invalid name or address */
+	PROTO_UNSUPPORTED	= 6,	/* unknown version or type */
+	PROTO_DENIED		= 7,	/* not allowed for this peer */
+	PROTO_TOOBIG		= 8,	/* the answer does not fit in a frame */
+	PROTO_INTERNAL		= 9,	/* the daemon failed, e.g. out of memory */
+	PROTO_BUSY		= 10,	/* too many requests in flight */
+};
+
+enum proto_family {
+	PROTO_AF_UNSPEC		= 0,
+	PROTO_AF_INET		= 4,
+	PROTO_AF_INET6		= 6,
+};
+
+enum proto_source {
+	PROTO_SRC_NONE		= 0,
+	PROTO_SRC_HOSTS		= 1,
+	PROTO_SRC_DNS		= 2,
+	PROTO_SRC_CACHE		= 3,
+	PROTO_SRC_STALE		= 4,
+};
+
+enum proto_kv_kind {
+	PROTO_KV_U64		= 0,
+	PROTO_KV_STR		= 1,
+};
+
+struct proto_hdr {
+	uint32_t	len;
+	uint8_t		version;
+	uint8_t		type;
+	uint16_t	status;
+	uint32_t	id;
+};
+
+/* Bounds-checked cursors with a sticky error: check err once at the end. */
+struct proto_rd {
+	const uint8_t	*p;
+	size_t		 len;
+	size_t		 off;
+	int		 err;		/* 0 or -EBADMSG */
+};
+
+struct proto_wr {
+	uint8_t		*p;
+	size_t		 cap;
+	size_t		 off;
+	int		 err;		/* 0 or -EMSGSIZE */
+};
+
+void	 proto_rd_init(struct proto_rd *, const void *, size_t);
+uint8_t	 proto_get_u8(struct proto_rd *);
+uint16_t proto_get_u16(struct proto_rd *);
+uint32_t proto_get_u32(struct proto_rd *);
+uint64_t proto_get_u64(struct proto_rd *);
+const uint8_t *proto_get_bytes(struct proto_rd *, size_t);
+/* A u16 length and that many bytes, none of them NUL; borrowed from the buffer. */
+const char *proto_get_str(struct proto_rd *, size_t *ret_len);
+
+void	 proto_wr_init(struct proto_wr *, void *, size_t);
+void	 proto_put_u8(struct proto_wr *, uint8_t);
+void	 proto_put_u16(struct proto_wr *, uint16_t);
+void	 proto_put_u32(struct proto_wr *, uint32_t);
+void	 proto_put_u64(struct proto_wr *, uint64_t);
+void	 proto_put_bytes(struct proto_wr *, const void *, size_t);
+void	 proto_put_str(struct proto_wr *, const char *, size_t);
+
+/*
+ * Decodes the header at the start of buf.  Returns 0, -EAGAIN when fewer
+ * than PROTO_HDR_LEN bytes are there, -EMSGSIZE for a length outside
+ * 12 .. PROTO_FRAME_MAX, or -EPROTONOSUPPORT for another version (the
+ * header is still filled in, so the id can be echoed).
+ */
+int	 proto_hdr_decode(const void *buf, size_t len, struct proto_hdr *ret_hdr);
+
+/*
+ * Frames are written in place: begin, put the body, end.  proto_frame_end
+ * patches the length and returns the frame size, or -EMSGSIZE when it
+ * overflowed the buffer or PROTO_FRAME_MAX.
+ */
+void	 proto_frame_begin(struct proto_wr *, uint8_t type, uint16_t status, uint32_t id);
+int	 proto_frame_end(struct proto_wr *);
+
+/*
+ * 0 when name is a name namecache looks up: 1 to 253 characters (one more
+ * for a trailing dot), labels of 1 to 63, no NUL, control or DEL byte.
+ * Otherwise -EINVAL, with a static reason in *ret_why when ret_why is set.
+ */
+int	 proto_name_check(const char *name, size_t len, const char **ret_why);
+
+/* Lookup by name.  Body: u8 family, u8 flags, str name. */
+struct proto_lookup_name {
+	uint8_t		family;		/* enum proto_family */
+	uint8_t		flags;		/* none defined yet: must be 0 */
+	size_t		name_len;
+	char		name[PROTO_NAME_MAX + 2];	/* NUL-terminated copy */
+};
+int	 proto_lookup_name_encode(struct proto_wr *, uint32_t id, uint8_t family,
+	    const char *name);
+/* -EBADMSG for a malformed body, -EINVAL for a bad name or family. */
+int	 proto_lookup_name_decode(const void *body, size_t len,
+	    struct proto_lookup_name *ret_req, const char **ret_why);
+
+/* Lookup by address.  Body: u8 family (4 or 6), u8 flags, 4 or 16 bytes. */
+struct proto_lookup_addr {
+	uint8_t		family;
+	uint8_t		flags;
+	uint8_t		addr[16];
+};
+int	 proto_lookup_addr_encode(struct proto_wr *, uint32_t id, uint8_t family,
+	    const void *addr);
+int	 proto_lookup_addr_decode(const void *body, size_t len,
+	    struct proto_lookup_addr *ret_req, const char **ret_why);
+
+/* A request with no body: statistics, status. */
+int	 proto_simple_encode(struct proto_wr *, uint8_t type, uint32_t id);
+
+/*
+ * The answer to a lookup, status PROTO_OK:
+ *	u32 ttl, u8 source, u8 flags, u16 naddr, u16 nalias,
+ *	str canonical name, naddr x (u8 family, 4|16 bytes), nalias x str.
+ * Written with proto_answer_begin/_addr/_alias/_end: all addresses first.
+ */
+struct proto_answer_wr {
+	struct proto_wr	*w;
+	size_t		 counts_off;
+	uint16_t	 naddr;
+	uint16_t	 nalias;
+};
+void	 proto_answer_begin(struct proto_answer_wr *, struct proto_wr *,
+	    uint32_t ttl, uint8_t source, const char *canon, size_t canon_len);
+void	 proto_answer_addr(struct proto_answer_wr *, uint8_t family, const void *addr);
+void	 proto_answer_alias(struct proto_answer_wr *, const char *, size_t);
+int	 proto_answer_end(struct proto_answer_wr *);
+
+/* A decoded answer: pointers borrowed from the body, valid while it is. */
+struct proto_answer {
+	uint32_t	 ttl;
+	uint8_t		 source;
+	uint8_t		 flags;
+	uint16_t	 naddr;
+	uint16_t	 naddr4;
+	uint16_t	 naddr6;
+	uint16_t	 nalias;
+	const char	*canon;		/* not NUL-terminated */
+	size_t		 canon_len;
+	const uint8_t	*addrs;
+	const uint8_t	*aliases;
+	size_t		 strings_size;	/* canon and aliases, each with a NUL */
+};
+int	 proto_answer_decode(const void *body, size_t len, struct proto_answer *ret_ans);
+/* Walk a decoded answer; *cursor starts at 0.  Return 0 at the end. */
+int	 proto_answer_next_addr(const struct proto_answer *, size_t *cursor,
+	    uint8_t *ret_family, const uint8_t **ret_addr);
+int	 proto_answer_next_alias(const struct proto_answer *, size_t *cursor,
+	    const char **ret_str, size_t *ret_len);
+
+/* Statistics and status: u16 count, count x (str key, u8 kind, u64 | str). */
+struct proto_kv_wr {
+	struct proto_wr	*w;
+	size_t		 count_off;
+	uint16_t	 count;
+};
+void	 proto_kv_begin(struct proto_kv_wr *, struct proto_wr *);
+void	 proto_kv_u64(struct proto_kv_wr *, const char *key, uint64_t);
+void	 proto_kv_str(struct proto_kv_wr *, const char *key, const char *);
+int	 proto_kv_end(struct proto_kv_wr *);
+
+struct proto_kv {
+	const char	*key;
+	size_t		 key_len;
+	uint8_t		 kind;
+	uint64_t	 u64;
+	const char	*str;
+	size_t		 str_len;
+};
+struct proto_kv_rd {
+	struct proto_rd	 rd;
+	uint16_t	 left;
+};
+int	 proto_kv_init(struct proto_kv_rd *, const void *body, size_t len);
+/* 1 with *ret_kv filled, 0 at the end, -EBADMSG for a malformed body. */
+int	 proto_kv_next(struct proto_kv_rd *, struct proto_kv *ret_kv);
+
+/* An error reply may carry a reason: str message.  An empty body has none. */
+void	 proto_error_body(struct proto_wr *, const char *msg);
+int	 proto_error_decode(const void *body, size_t len, const char **ret_msg,
+	    size_t *ret_len);
+
+const char *proto_status_str(int status);
+const char *proto_source_str(int source);
+
+#endif
