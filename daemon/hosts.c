@@ -32,6 +32,8 @@
  *   nslot	open-addressed table of names (8 bytes a slot): the offset of
  *		one spelling, and where its postings start, so the postings
  *		of slot i end where those of slot i + 1 start;
+ *   ntag	16 bits of each slot's hash, so a probe rarely has to compare
+ *		text (a cache miss) to pass a slot;
  *   post	entry numbers, grouped by name, in file order;
  *   aslot	open-addressed table of addresses (4 bytes a slot): entry
  *		number, top bit set for an IPv6-view key.
@@ -71,6 +73,7 @@ struct hosts {
 	size_t		 nent;
 	uint32_t	*post;
 	struct nslot	*nslot;		/* nmask + 2 slots: the last is a sentinel */
+	uint16_t	*ntag;
 	uint32_t	 nmask;
 	uint32_t	*aslot;
 	uint32_t	 amask;
@@ -213,6 +216,7 @@ hosts_free(struct hosts *h)
 	free(h->ent);
 	free(h->post);
 	free(h->nslot);
+	free(h->ntag);
 	free(h->aslot);
 	free(h);
 }
@@ -311,13 +315,17 @@ parse_lines(struct hosts *h, char *d, size_t len)
 
 /* Finds the slot of name, or the empty slot where it would go. */
 static uint32_t
-name_slot(const struct hosts *h, const char *text, const char *name)
+name_slot(const struct hosts *h, const char *text, const char *name,
+    uint16_t *ret_tag)
 {
-	uint32_t i = (uint32_t)hash_name(name) & h->nmask;
+	uint64_t hash = hash_name(name);
+	uint32_t i = (uint32_t)hash & h->nmask;
+	uint16_t tag = (uint16_t)(hash >> 48);
 
-	while (h->nslot[i].key != EMPTY &&
-	    casecmp(text + h->nslot[i].key, name) != 0)
+	while (h->nslot[i].key != EMPTY && (h->ntag[i] != tag ||
+	    casecmp(text + h->nslot[i].key, name) != 0))
 		i = (i + 1) & h->nmask;
+	*ret_tag = tag;
 	return i;
 }
 
@@ -325,24 +333,29 @@ name_slot(const struct hosts *h, const char *text, const char *name)
 static int
 index_names(struct hosts *h, const char *text, size_t tokens)
 {
+	/*
+	 * While building, one 16-byte slot keeps together what each probe
+	 * touches (key, tag, count, last entry counted), so a name costs one
+	 * cache miss; the final tables are then copied out in order.
+	 */
+	struct bslot { uint32_t key, count, last; uint16_t tag; } *b = NULL;
 	struct pair { uint32_t slot, ent; } *pairs = NULL;
-	uint32_t	*last = NULL;
 	size_t		 nslots, npairs = 0, i, k;
-	uint32_t	 sum;
+	uint32_t	 sum, mask;
 	int		 r = -ENOMEM;
 
 	nslots = pow2_at_least(tokens + tokens / 2 + 1);
 	if (nslots > UINT32_MAX / 2)
 		return -EFBIG;
-	h->nmask = (uint32_t)(nslots - 1);
-	if ((h->nslot = malloc((nslots + 1) * sizeof(*h->nslot))) == NULL ||
-	    (last = malloc(nslots * sizeof(*last))) == NULL ||
+	mask = (uint32_t)(nslots - 1);
+	h->nmask = mask;
+	if ((b = malloc(nslots * sizeof(*b))) == NULL ||
 	    (pairs = malloc((tokens ? tokens : 1) * sizeof(*pairs))) == NULL)
 		goto done;
 	for (i = 0; i < nslots; i++) {
-		h->nslot[i].key = EMPTY;
-		h->nslot[i].post = 0;	/* a count, until the prefix sum */
-		last[i] = EMPTY;
+		b[i].key = EMPTY;
+		b[i].count = 0;
+		b[i].last = EMPTY;
 	}
 
 	for (i = 0; i < h->nent; i++) {
@@ -350,43 +363,54 @@ index_names(struct hosts *h, const char *text, size_t tokens)
 		const char *s = text + e->text;
 
 		for (k = 0; k <= ent_nalias(e); k++, s += strlen(s) + 1) {
+			uint64_t hash;
 			uint32_t slot;
+			uint16_t tag;
 
 			if (*s == '\0')
 				continue;
-			slot = name_slot(h, text, s);
-			if (h->nslot[slot].key == EMPTY)
-				h->nslot[slot].key = (uint32_t)(s - text);
-			if (last[slot] == i)
+			hash = hash_name(s);
+			tag = (uint16_t)(hash >> 48);
+			for (slot = (uint32_t)hash & mask; b[slot].key != EMPTY;
+			    slot = (slot + 1) & mask)
+				if (b[slot].tag == tag &&
+				    casecmp(text + b[slot].key, s) == 0)
+					break;
+			if (b[slot].key == EMPTY) {
+				b[slot].key = (uint32_t)(s - text);
+				b[slot].tag = tag;
+			}
+			if (b[slot].last == i)
 				continue;	/* a line counts once per name */
-			last[slot] = (uint32_t)i;
-			h->nslot[slot].post++;
+			b[slot].last = (uint32_t)i;
+			b[slot].count++;
 			pairs[npairs].slot = slot;
 			pairs[npairs].ent = (uint32_t)i;
 			npairs++;
 		}
 	}
 
+	if ((h->nslot = malloc((nslots + 1) * sizeof(*h->nslot))) == NULL ||
+	    (h->ntag = malloc(nslots * sizeof(*h->ntag))) == NULL ||
+	    (h->post = malloc((npairs ? npairs : 1) * sizeof(*h->post))) == NULL)
+		goto done;
 	for (i = 0, sum = 0; i < nslots; i++) {
-		uint32_t count = h->nslot[i].post;
-
-		if (h->nslot[i].key != EMPTY)
-			h->info.names++;
+		h->nslot[i].key = b[i].key;
 		h->nslot[i].post = sum;
-		last[i] = sum;		/* now the fill cursor */
-		sum += count;
+		h->ntag[i] = b[i].tag;
+		if (b[i].key != EMPTY)
+			h->info.names++;
+		b[i].last = sum;	/* now the fill cursor */
+		sum += b[i].count;
 	}
 	h->nslot[nslots].key = EMPTY;
 	h->nslot[nslots].post = sum;
-
-	if ((h->post = malloc((npairs ? npairs : 1) * sizeof(*h->post))) == NULL)
-		goto done;
 	for (i = 0; i < npairs; i++)
-		h->post[last[pairs[i].slot]++] = pairs[i].ent;
+		h->post[b[pairs[i].slot].last++] = pairs[i].ent;
 	r = 0;
 done:
 	free(pairs);
-	free(last);
+	free(b);
 	return r;
 }
 
@@ -486,6 +510,7 @@ hosts_parse(char *data, size_t len, unsigned flags, struct hosts **ret_hosts)
 	h->info.memory = sizeof(*h) + h->info.text + 1 +
 	    h->nent * sizeof(*h->ent) +
 	    ((size_t)h->nmask + 2) * sizeof(*h->nslot) +
+	    ((size_t)h->nmask + 1) * sizeof(*h->ntag) +
 	    h->nslot[h->nmask + 1].post * sizeof(*h->post) +
 	    ((size_t)h->amask + 1) * sizeof(*h->aslot);
 	*ret_hosts = h;
@@ -635,11 +660,12 @@ hosts_lookup_name(const struct hosts *h, const char *name, int family,
 	const char		*canon, *s;
 	size_t			 n, i, first, last, len;
 	uint32_t		 slot, k;
+	uint16_t		 tag;
 	uint8_t			 a[16], fam;
 
 	if (*name == '\0')
 		return 0;
-	slot = name_slot(h, h->text, name);
+	slot = name_slot(h, h->text, name, &tag);
 	if (h->nslot[slot].key == EMPTY)
 		return 0;
 	post = h->post + h->nslot[slot].post;

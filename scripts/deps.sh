@@ -1,0 +1,15 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# scripts/deps.sh - install the Debian 12 packages namecache builds and tests with.
+set -euo pipefail
+if [ "$(id -u)" != 0 ]; then
+	echo "deps.sh: run as root (apt-get install)" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends \
+	build-essential meson ninja-build pkg-config \
+	libevent-dev libc-ares-dev libsystemd-dev libcmocka-dev \
+	python3 python3-dnslib python3-pytest \
+	nsd iproute2 util-linux libc-bin procps
