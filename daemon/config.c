@@ -325,6 +325,13 @@ config_parse(struct config *c, FILE *f, const char *path, char **ret_err)
 			break;
 		}
 	}
+	/* A read error (a folder, EIO) must not pass for the end of the file. */
+	if (r == 0 && ferror(f)) {
+		int e = errno ? errno : EIO;
+
+		*ret_err = fmt("%s: %s", path, strerror(e));
+		r = -e;
+	}
 	free(line);
 	return r;
 }

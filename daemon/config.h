@@ -49,7 +49,8 @@ int	config_set(struct config *, const char *key, const char *value, char **ret_e
 /*
  * Reads "key = value" lines from f; '#' starts a comment.  Errors name
  * path and line: "namecached.conf:3: unknown key 'foo'".  Returns 0 or
- * -EINVAL with *ret_err set (caller frees with free()).
+ * -errno (-EINVAL for a bad line, the read error otherwise) with *ret_err
+ * set (caller frees with free()).
  */
 int	config_parse(struct config *, FILE *f, const char *path, char **ret_err);
 

@@ -46,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -55,6 +56,7 @@
 #define EMPTY		UINT32_MAX
 #define V6KEY		0x80000000u
 #define ENT_MAX		0x7ffffffeu
+#define PIPE		8	/* names in flight while building */
 
 struct entry {
 	uint8_t		addr[16];	/* IPv4 in the first 4 bytes */
@@ -184,6 +186,23 @@ view_addr(const struct entry *e, int family, uint8_t *out, uint8_t *ret_family)
 	return 0;
 }
 
+/*
+ * The big tables are touched at random: ask for huge pages, which saves most
+ * of the page faults and TLB misses of a large load.  Advice only.
+ */
+static void *
+alloc_big(size_t n)
+{
+	void		*p = malloc(n);
+	uintptr_t	 a;
+
+	if (p && n >= ((size_t)4 << 20)) {
+		a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+		madvise((void *)a, n - (a - (uintptr_t)p), MADV_HUGEPAGE);
+	}
+	return p;
+}
+
 static size_t
 pow2_at_least(size_t n)
 {
@@ -237,7 +256,7 @@ parse_lines(struct hosts *h, char *d, size_t len)
 	cap++;
 	if (cap > ENT_MAX)
 		return -EFBIG;
-	if ((h->ent = malloc(cap * sizeof(*h->ent))) == NULL)
+	if ((h->ent = alloc_big(cap * sizeof(*h->ent))) == NULL)
 		return -ENOMEM;
 
 	while (r < len) {
@@ -329,18 +348,61 @@ name_slot(const struct hosts *h, const char *text, const char *name,
 	return i;
 }
 
+/*
+ * While building, one 16-byte slot keeps together what each probe touches
+ * (key, tag, count, last entry counted), so a name costs one cache miss;
+ * the final tables are then copied out in order.
+ */
+struct bslot {
+	uint32_t	key;
+	uint32_t	count;
+	uint32_t	last;
+	uint16_t	tag;
+};
+
+struct pair {
+	uint32_t	slot;
+	uint32_t	ent;
+};
+
+struct pend {
+	const char	*s;
+	uint64_t	 hash;
+	uint32_t	 ent;
+};
+
+static void
+name_insert(struct bslot *b, uint32_t mask, const char *text,
+    const struct pend *p, struct pair *pairs, size_t *npairs)
+{
+	uint16_t tag = (uint16_t)(p->hash >> 48);
+	uint32_t slot;
+
+	for (slot = (uint32_t)p->hash & mask; b[slot].key != EMPTY;
+	    slot = (slot + 1) & mask)
+		if (b[slot].tag == tag && casecmp(text + b[slot].key, p->s) == 0)
+			break;
+	if (b[slot].key == EMPTY) {
+		b[slot].key = (uint32_t)(p->s - text);
+		b[slot].tag = tag;
+	}
+	if (b[slot].last == p->ent)
+		return;		/* a line counts once per name */
+	b[slot].last = p->ent;
+	b[slot].count++;
+	pairs[*npairs].slot = slot;
+	pairs[*npairs].ent = p->ent;
+	(*npairs)++;
+}
+
 /* Pass 2: the name table and its postings. */
 static int
 index_names(struct hosts *h, const char *text, size_t tokens)
 {
-	/*
-	 * While building, one 16-byte slot keeps together what each probe
-	 * touches (key, tag, count, last entry counted), so a name costs one
-	 * cache miss; the final tables are then copied out in order.
-	 */
-	struct bslot { uint32_t key, count, last; uint16_t tag; } *b = NULL;
-	struct pair { uint32_t slot, ent; } *pairs = NULL;
-	size_t		 nslots, npairs = 0, i, k;
+	struct bslot	*b = NULL;
+	struct pair	*pairs = NULL;
+	struct pend	 q[PIPE];
+	size_t		 nslots, npairs = 0, i, k, qh = 0, qn = 0;
 	uint32_t	 sum, mask;
 	int		 r = -ENOMEM;
 
@@ -349,8 +411,8 @@ index_names(struct hosts *h, const char *text, size_t tokens)
 		return -EFBIG;
 	mask = (uint32_t)(nslots - 1);
 	h->nmask = mask;
-	if ((b = malloc(nslots * sizeof(*b))) == NULL ||
-	    (pairs = malloc((tokens ? tokens : 1) * sizeof(*pairs))) == NULL)
+	if ((b = alloc_big(nslots * sizeof(*b))) == NULL ||
+	    (pairs = alloc_big((tokens ? tokens : 1) * sizeof(*pairs))) == NULL)
 		goto done;
 	for (i = 0; i < nslots; i++) {
 		b[i].key = EMPTY;
@@ -358,41 +420,37 @@ index_names(struct hosts *h, const char *text, size_t tokens)
 		b[i].last = EMPTY;
 	}
 
+	/*
+	 * Names go through a short queue: each one's slot is prefetched when
+	 * it enters and probed when it leaves, so the cache misses of several
+	 * names overlap.  The queue keeps file order, which postings need.
+	 */
 	for (i = 0; i < h->nent; i++) {
 		const struct entry *e = &h->ent[i];
 		const char *s = text + e->text;
 
 		for (k = 0; k <= ent_nalias(e); k++, s += strlen(s) + 1) {
-			uint64_t hash;
-			uint32_t slot;
-			uint16_t tag;
+			struct pend *p = &q[(qh + qn) % PIPE];
 
 			if (*s == '\0')
 				continue;
-			hash = hash_name(s);
-			tag = (uint16_t)(hash >> 48);
-			for (slot = (uint32_t)hash & mask; b[slot].key != EMPTY;
-			    slot = (slot + 1) & mask)
-				if (b[slot].tag == tag &&
-				    casecmp(text + b[slot].key, s) == 0)
-					break;
-			if (b[slot].key == EMPTY) {
-				b[slot].key = (uint32_t)(s - text);
-				b[slot].tag = tag;
+			p->s = s;
+			p->hash = hash_name(s);
+			p->ent = (uint32_t)i;
+			__builtin_prefetch(&b[(uint32_t)p->hash & mask]);
+			if (++qn == PIPE) {
+				name_insert(b, mask, text, &q[qh], pairs, &npairs);
+				qh = (qh + 1) % PIPE;
+				qn--;
 			}
-			if (b[slot].last == i)
-				continue;	/* a line counts once per name */
-			b[slot].last = (uint32_t)i;
-			b[slot].count++;
-			pairs[npairs].slot = slot;
-			pairs[npairs].ent = (uint32_t)i;
-			npairs++;
 		}
 	}
+	for (; qn > 0; qn--, qh = (qh + 1) % PIPE)
+		name_insert(b, mask, text, &q[qh], pairs, &npairs);
 
-	if ((h->nslot = malloc((nslots + 1) * sizeof(*h->nslot))) == NULL ||
-	    (h->ntag = malloc(nslots * sizeof(*h->ntag))) == NULL ||
-	    (h->post = malloc((npairs ? npairs : 1) * sizeof(*h->post))) == NULL)
+	if ((h->nslot = alloc_big((nslots + 1) * sizeof(*h->nslot))) == NULL ||
+	    (h->ntag = alloc_big(nslots * sizeof(*h->ntag))) == NULL ||
+	    (h->post = alloc_big((npairs ? npairs : 1) * sizeof(*h->post))) == NULL)
 		goto done;
 	for (i = 0, sum = 0; i < nslots; i++) {
 		h->nslot[i].key = b[i].key;
@@ -405,8 +463,11 @@ index_names(struct hosts *h, const char *text, size_t tokens)
 	}
 	h->nslot[nslots].key = EMPTY;
 	h->nslot[nslots].post = sum;
-	for (i = 0; i < npairs; i++)
+	for (i = 0; i < npairs; i++) {
+		if (i + PIPE < npairs)
+			__builtin_prefetch(&b[pairs[i + PIPE].slot]);
 		h->post[b[pairs[i].slot].last++] = pairs[i].ent;
+	}
 	r = 0;
 done:
 	free(pairs);
@@ -416,9 +477,10 @@ done:
 
 /* The slot holding (view, addr), or the empty slot where it would go. */
 static uint32_t
-addr_slot(const struct hosts *h, int family, const uint8_t *addr, size_t len)
+addr_slot(const struct hosts *h, int family, const uint8_t *addr, size_t len,
+    uint32_t hash)
 {
-	uint32_t i = (uint32_t)hash_addr(addr, len) & h->amask;
+	uint32_t i = hash & h->amask;
 	uint8_t	 a[16], fam;
 
 	for (; h->aslot[i] != EMPTY; i = (i + 1) & h->amask) {
@@ -433,12 +495,30 @@ addr_slot(const struct hosts *h, int family, const uint8_t *addr, size_t len)
 	return i;
 }
 
+struct apend {
+	uint8_t		a[16];
+	size_t		len;
+	uint32_t	ent;
+	uint32_t	hash;
+	int		view;
+};
+
+static void
+addr_insert(struct hosts *h, const struct apend *p)
+{
+	uint32_t slot = addr_slot(h, p->view, p->a, p->len, p->hash);
+
+	if (h->aslot[slot] == EMPTY)
+		h->aslot[slot] = p->ent | (p->view == PROTO_AF_INET6 ? V6KEY : 0);
+}
+
 /* Pass 3: the address table, first line wins. */
 static int
 index_addrs(struct hosts *h)
 {
 	static const int views[2] = { PROTO_AF_INET, PROTO_AF_INET6 };
-	size_t		 keys = 0, i, v, len;
+	struct apend	 q[PIPE];
+	size_t		 keys = 0, i, v, qh = 0, qn = 0;
 	uint8_t		 a[16], fam;
 
 	for (i = 0; i < h->nent; i++)
@@ -448,22 +528,30 @@ index_addrs(struct hosts *h)
 	if (keys > UINT32_MAX / 2)
 		return -EFBIG;
 	h->amask = (uint32_t)(keys - 1);
-	if ((h->aslot = malloc(keys * sizeof(*h->aslot))) == NULL)
+	if ((h->aslot = alloc_big(keys * sizeof(*h->aslot))) == NULL)
 		return -ENOMEM;
 	memset(h->aslot, 0xff, keys * sizeof(*h->aslot));
 
+	/* As for names: a short queue so that the probes' misses overlap. */
 	for (i = 0; i < h->nent; i++) {
 		for (v = 0; v < 2; v++) {
-			uint32_t slot;
+			struct apend *p = &q[(qh + qn) % PIPE];
 
-			if ((len = view_addr(&h->ent[i], views[v], a, &fam)) == 0)
+			if ((p->len = view_addr(&h->ent[i], views[v], p->a, &fam)) == 0)
 				continue;
-			slot = addr_slot(h, views[v], a, len);
-			if (h->aslot[slot] == EMPTY)
-				h->aslot[slot] = (uint32_t)i |
-				    (views[v] == PROTO_AF_INET6 ? V6KEY : 0);
+			p->ent = (uint32_t)i;
+			p->view = views[v];
+			p->hash = (uint32_t)hash_addr(p->a, p->len);
+			__builtin_prefetch(&h->aslot[p->hash & h->amask]);
+			if (++qn == PIPE) {
+				addr_insert(h, &q[qh]);
+				qh = (qh + 1) % PIPE;
+				qn--;
+			}
 		}
 	}
+	for (; qn > 0; qn--, qh = (qh + 1) % PIPE)
+		addr_insert(h, &q[qh]);
 	return 0;
 }
 
@@ -710,7 +798,7 @@ hosts_lookup_addr(const struct hosts *h, int family, const uint8_t *addr,
 
 	if (family != PROTO_AF_INET && family != PROTO_AF_INET6)
 		return 0;
-	slot = addr_slot(h, family, addr, len);
+	slot = addr_slot(h, family, addr, len, (uint32_t)hash_addr(addr, len));
 	if (h->aslot[slot] == EMPTY)
 		return 0;
 	e = &h->ent[h->aslot[slot] & ~V6KEY];

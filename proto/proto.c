@@ -71,8 +71,10 @@ uint64_t
 proto_get_u64(struct proto_rd *rd)
 {
 	uint64_t hi = proto_get_u32(rd);
+	uint64_t lo = proto_get_u32(rd);
 
-	return hi << 32 | proto_get_u32(rd);
+	/* Like the others: 0 past the end, not half a value. */
+	return rd->err ? 0 : hi << 32 | lo;
 }
 
 const uint8_t *
