@@ -27,6 +27,7 @@ static const char	*socket_path;
 static bool		 json;
 static bool		 color;
 static int		 family = PROTO_AF_UNSPEC;
+static int		 rrtype;		/* query -t, 0 when not given */
 static int		 conn_fd = -1;
 
 static void
@@ -37,19 +38,28 @@ usage(FILE *f)
 "Ask namecached, the caching name service.\n"
 "\n"
 "Commands:\n"
-"  query [-4|-6] NAME|ADDRESS...  look names up, or addresses back to names\n"
+"  query [-4|-6] [-t TYPE] NAME|ADDRESS...\n"
+"                                 look names up, addresses back to names, or\n"
+"                                 records of any type (MX, SRV, TXT, ...)\n"
 "  statistics                     show the daemon's counters\n"
+"  reset-statistics               set them back to zero (admin)\n"
 "  status                         show what the daemon serves and how\n"
+"  show-cache                     list the cached answers and their TTLs\n"
+"  flush-caches                   drop every cached answer (admin)\n"
+"  invalidate NAME...             drop what is cached for these names (admin)\n"
+"  reload                         reread configuration, hosts, resolv.conf (admin)\n"
 "\n"
 "Options:\n"
 "  -4, -6           ask only IPv4 or only IPv6 addresses\n"
+"  -t, --type TYPE  ask for records of TYPE\n"
 "      --json       print JSON\n"
 "      --socket PATH  daemon socket (default $NAMECACHE_SOCKET, else %s)\n"
 "  -h, --help       print this help\n"
 "      --version    print the version\n"
 "\n"
-"Exit status: 0 success, 1 not found or failed, 2 usage error,\n"
-"3 daemon unreachable.\n", NAMECACHE_SOCKET_PATH);
+"Admin commands need root or the daemon's admin_group.\n"
+"Exit status: 0 success, 1 not found or failed (or permission denied),\n"
+"2 usage error, 3 daemon unreachable.\n", NAMECACHE_SOCKET_PATH);
 }
 
 static const char *
@@ -273,6 +283,77 @@ print_failure(const char *key, const struct ncc_reply *rep)
 }
 
 static int
+query_records(const char *key)
+{
+	uint8_t		 buf[PROTO_HDR_LEN + 6 + PROTO_NAME_MAX + 1];
+	struct proto_records recs;
+	struct proto_record rec;
+	struct ncc_reply rep;
+	struct proto_wr	 w;
+	struct timespec	 ts0, ts1;
+	const char	*why = NULL;
+	char		 tbuf[16];
+	size_t		 cur = 0;
+	bool		 first = true;
+	double		 ms;
+	int		 r;
+
+	if (proto_name_check(key, strlen(key), &why) < 0) {
+		fprintf(stderr, "namecachectl: '%s': %s\n", key, why);
+		return EXIT_FAILED;
+	}
+	proto_wr_init(&w, buf, sizeof(buf));
+	clock_gettime(CLOCK_MONOTONIC, &ts0);
+	if ((r = call(buf, proto_query_rr_encode(&w, ncc_next_id(), (uint16_t)rrtype,
+	    key), &rep)) < 0)
+		return -r;
+	clock_gettime(CLOCK_MONOTONIC, &ts1);
+	ms = (ts1.tv_sec - ts0.tv_sec) * 1e3 + (ts1.tv_nsec - ts0.tv_nsec) / 1e6;
+	if (rep.hdr.status != PROTO_OK) {
+		print_failure(key, &rep);
+		ncc_reply_free(&rep);
+		return EXIT_FAILED;
+	}
+	if (proto_records_decode(rep.body, rep.body_len, &recs) < 0) {
+		fprintf(stderr, "namecachectl: %s: malformed answer from the daemon\n", key);
+		ncc_reply_free(&rep);
+		return EXIT_FAILED;
+	}
+	if (json) {
+		printf("{\"name\":");
+		json_cstr(stdout, key);
+		printf(",\"type\":\"%s\",\"status\":\"ok\",\"records\":[",
+		    proto_rrtype_str((uint16_t)rrtype, tbuf, sizeof(tbuf)));
+	}
+	while (proto_records_next(&recs, &cur, &rec)) {
+		const char *t = proto_rrtype_str(rec.type, tbuf, sizeof(tbuf));
+
+		if (json) {
+			printf("%s{\"name\":", first ? "" : ",");
+			json_str(stdout, rec.owner, rec.owner_len);
+			printf(",\"type\":\"%s\",\"ttl\":%u,\"data\":", t, rec.ttl);
+			json_str(stdout, rec.rdata, rec.rdata_len);
+			putchar('}');
+		} else {
+			printf("%s", BOLD);
+			print_safe(rec.owner, rec.owner_len);
+			printf("%s IN %s ", RESET, t);
+			print_safe(rec.rdata, rec.rdata_len);
+			putchar('\n');
+		}
+		first = false;
+	}
+	if (json)
+		printf("],\"ttl\":%u,\"source\":\"%s\",\"time_ms\":%.3f}\n",
+		    recs.ttl, proto_source_str(recs.source), ms);
+	else
+		printf("\n%s-- Answered from %s, TTL %us, in %.2f ms.%s\n", DIM,
+		    proto_source_str(recs.source), recs.ttl, ms, RESET);
+	ncc_reply_free(&rep);
+	return EXIT_OK;
+}
+
+static int
 query_one(const char *key)
 {
 	uint8_t		 buf[PROTO_HDR_LEN + 4 + PROTO_NAME_MAX + 1], addr[16];
@@ -286,6 +367,8 @@ query_one(const char *key)
 	int		 len, r;
 
 	proto_wr_init(&w, buf, sizeof(buf));
+	if (rrtype)
+		return query_records(key);
 	if (inet_pton(AF_INET, key, addr) == 1)
 		len = proto_lookup_addr_encode(&w, ncc_next_id(), PROTO_AF_INET, addr);
 	else if (inet_pton(AF_INET6, key, addr) == 1)
@@ -421,6 +504,159 @@ bad:
 	return EXIT_FAILED;
 }
 
+/* Sends a request and prints its kv reply as a sentence: "Flushed 3 entries." */
+static int
+cmd_admin(uint8_t type, const char *name)
+{
+	uint8_t		 buf[PROTO_HDR_LEN + 2 + PROTO_NAME_MAX + 1];
+	struct proto_kv_rd kr;
+	struct proto_kv	 kv;
+	struct ncc_reply rep;
+	struct proto_wr	 w;
+	uint64_t	 n = 0;
+	int		 len, r;
+
+	proto_wr_init(&w, buf, sizeof(buf));
+	if (type == PROTO_INVALIDATE) {
+		const char *why = NULL;
+
+		if (proto_name_check(name, strlen(name), &why) < 0) {
+			fprintf(stderr, "namecachectl: '%s': %s\n", name, why);
+			return EXIT_FAILED;
+		}
+		len = proto_invalidate_encode(&w, ncc_next_id(), name);
+	} else
+		len = proto_simple_encode(&w, type, ncc_next_id());
+	if ((r = call(buf, len, &rep)) < 0)
+		return -r;
+	if (rep.hdr.status != PROTO_OK) {
+		const char *msg;
+		size_t mlen;
+
+		proto_error_decode(rep.body, rep.body_len, &msg, &mlen);
+		if (json)
+			printf("{\"status\":\"%s\"}\n", rep.hdr.status == PROTO_DENIED ?
+			    "denied" : "error");
+		fprintf(stderr, "namecachectl: %.*s\n", msg ? (int)mlen : 0, msg ? msg : "");
+		if (!msg)
+			fprintf(stderr, "namecachectl: %s\n", proto_status_str(rep.hdr.status));
+		ncc_reply_free(&rep);
+		return EXIT_FAILED;
+	}
+	if (proto_kv_init(&kr, rep.body, rep.body_len) == 0 &&
+	    proto_kv_next(&kr, &kv) > 0 && kv.kind == PROTO_KV_U64)
+		n = kv.u64;
+	ncc_reply_free(&rep);
+	if (json) {
+		printf("{\"status\":\"ok\"");
+		if (type == PROTO_FLUSH_CACHES)
+			printf(",\"flushed\":%llu", (unsigned long long)n);
+		if (type == PROTO_INVALIDATE) {
+			printf(",\"name\":");
+			json_cstr(stdout, name);
+			printf(",\"invalidated\":%llu", (unsigned long long)n);
+		}
+		printf("}\n");
+		return EXIT_OK;
+	}
+	switch (type) {
+	case PROTO_FLUSH_CACHES:
+		printf("Flushed %llu cached answers.\n", (unsigned long long)n);
+		break;
+	case PROTO_INVALIDATE:
+		printf("%s: dropped %llu cached answers.\n", name, (unsigned long long)n);
+		break;
+	case PROTO_RESET_STATISTICS:
+		printf("Statistics reset.\n");
+		break;
+	case PROTO_RELOAD:
+		printf("Reloaded configuration, hosts file and resolv.conf.\n");
+		break;
+	}
+	return EXIT_OK;
+}
+
+static const char *
+kind_str(uint32_t kind, char *buf, size_t len)
+{
+	char t[16];
+
+	/* Records asked with query -t are marked, beside the address lookups. */
+	snprintf(buf, len, "%s%s", proto_rrtype_str((uint16_t)kind, t, sizeof(t)),
+	    kind & 0x10000 ? "/rr" : "");
+	return buf;
+}
+
+static const char *
+item_status(const struct proto_cache_item *it)
+{
+	switch (it->status) {
+	case PROTO_OK:		return "answer";
+	case PROTO_NOTFOUND:	return "NXDOMAIN";
+	case PROTO_NODATA:	return "NODATA";
+	}
+	return "failed";
+}
+
+static int
+cmd_show_cache(void)
+{
+	uint8_t		 buf[PROTO_HDR_LEN + 8];
+	struct proto_cache_page pg;
+	struct proto_cache_item it;
+	struct ncc_reply rep;
+	struct proto_wr	 w;
+	uint64_t	 cursor = 0, total = 0;
+	size_t		 cur;
+	char		 kbuf[24];
+	bool		 first = true;
+	int		 r;
+
+	if (json)
+		putchar('[');
+	else
+		printf("%s%-50s %-9s %-9s %8s%s\n", BOLD, "NAME", "KIND", "STATUS",
+		    "TTL", RESET);
+	do {
+		proto_wr_init(&w, buf, sizeof(buf));
+		if ((r = call(buf, proto_show_cache_encode(&w, ncc_next_id(), cursor),
+		    &rep)) < 0)
+			return -r;
+		if (rep.hdr.status != PROTO_OK ||
+		    proto_cache_page_decode(rep.body, rep.body_len, &pg) < 0) {
+			fprintf(stderr, "namecachectl: show-cache: %s\n",
+			    proto_status_str(rep.hdr.status));
+			ncc_reply_free(&rep);
+			return EXIT_FAILED;
+		}
+		for (cur = 0; proto_cache_page_next(&pg, &cur, &it); total++) {
+			kind_str(it.kind, kbuf, sizeof(kbuf));
+			if (json) {
+				printf("%s{\"name\":", first ? "" : ",");
+				json_str(stdout, it.name, it.name_len);
+				printf(",\"kind\":\"%s\",\"query\":\"%s\",\"status\":"
+				    "\"%s\",\"ttl\":%u,\"expired\":%s,\"source\":\"dns\"}",
+				    kbuf, it.kind & 0x10000 ? "records" : "address",
+				    item_status(&it), it.ttl,
+				    it.flags & PROTO_CACHE_EXPIRED ? "true" : "false");
+				first = false;
+				continue;
+			}
+			printf("%-50.*s %-9s %-9s %7us%s\n", (int)it.name_len, it.name,
+			    kbuf, item_status(&it), it.ttl,
+			    it.flags & PROTO_CACHE_EXPIRED ? " (expired)" : "");
+		}
+		cursor = pg.next;
+		ncc_reply_free(&rep);
+	} while (cursor != 0);
+	if (json)
+		printf("]\n");
+	else
+		printf("\n%s-- %llu cached answers.%s\n", DIM, (unsigned long long)total,
+		    RESET);
+	return EXIT_OK;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -429,6 +665,7 @@ main(int argc, char **argv)
 		{ "json",	no_argument,	   NULL, 'j' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ "version",	no_argument,	   NULL, 'V' },
+		{ "type",	required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char	*cmd;
@@ -437,7 +674,7 @@ main(int argc, char **argv)
 
 	socket_path = ncc_socket_path();
 	/* Options may come before or after the command, as with resolvectl. */
-	while ((c = getopt_long(argc, argv, "46h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "46ht:", opts, NULL)) != -1) {
 		switch (c) {
 		case '4':
 			family = PROTO_AF_INET;
@@ -447,6 +684,13 @@ main(int argc, char **argv)
 			break;
 		case 's':
 			socket_path = optarg;
+			break;
+		case 't':
+			if ((rrtype = proto_rrtype_parse(optarg)) < 0) {
+				fprintf(stderr, "namecachectl: unknown record type '%s'\n",
+				    optarg);
+				return EXIT_USAGE;
+			}
 			break;
 		case 'j':
 			json = true;
@@ -475,6 +719,23 @@ main(int argc, char **argv)
 		r = cmd_kv(PROTO_STATISTICS);
 	else if (strcmp(cmd, "status") == 0 && optind == argc)
 		r = cmd_kv(PROTO_STATUS);
+	else if (strcmp(cmd, "show-cache") == 0 && optind == argc)
+		r = cmd_show_cache();
+	else if (strcmp(cmd, "flush-caches") == 0 && optind == argc)
+		r = cmd_admin(PROTO_FLUSH_CACHES, NULL);
+	else if (strcmp(cmd, "reset-statistics") == 0 && optind == argc)
+		r = cmd_admin(PROTO_RESET_STATISTICS, NULL);
+	else if (strcmp(cmd, "reload") == 0 && optind == argc)
+		r = cmd_admin(PROTO_RELOAD, NULL);
+	else if (strcmp(cmd, "invalidate") == 0 && optind < argc) {
+		r = EXIT_OK;
+		for (; optind < argc && r != EXIT_UNREACHABLE; optind++) {
+			int one = cmd_admin(PROTO_INVALIDATE, argv[optind]);
+
+			if (one > r)
+				r = one;
+		}
+	}
 	else {
 		fprintf(stderr, "namecachectl: unknown command or extra arguments: '%s'\n",
 		    cmd);

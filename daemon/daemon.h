@@ -11,13 +11,18 @@
 struct config;
 struct event_base;
 struct hostsrc;
+struct lookup;
+struct resolver;
 
 struct daemon {
 	struct event_base	*base;
 	struct config		*config;
 	const char		*config_path;
 	struct hostsrc		*hosts;
+	struct resolver		*resolver;
+	struct lookup		*lookup;
 	struct server		*server;
+	void			(*reload)(void);	/* as SIGHUP */
 	struct stats		 stats;
 	struct timespec		 started;	/* CLOCK_MONOTONIC */
 };

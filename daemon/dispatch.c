@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: MIT */
-/* daemon/dispatch.c - answers each request: decode, look up, encode the reply. */
+/* daemon/dispatch.c - answers each request: decode, check, route, encode the reply. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "buildinfo.h"
+#include "cache.h"
 #include "config.h"
 #include "daemon.h"
 #include "hostsrc.h"
 #include "log.h"
+#include "lookup.h"
+#include "resolver.h"
+
+#define SHOW_CACHE_PAGE	48000	/* bytes of entries per show-cache reply */
 
 static void
 reply_status(struct daemon *d, struct server_req *req, uint16_t status,
@@ -37,153 +42,271 @@ bad_request(struct daemon *d, struct server_req *req, int r, const char *why)
 	    why ? why : "malformed request");
 }
 
-/* Runs lookup on the current hosts index and sends what it wrote. */
-static void
-answer(struct daemon *d, struct server_req *req, int found, struct proto_wr *w)
+/* Admin operations: root, or a member of admin_group, by SO_PEERCRED. */
+static bool
+allowed(struct daemon *d, struct server_req *req)
 {
-	int n;
-
-	if (found > 0 && (n = proto_frame_end(w)) > 0) {
-		d->stats.hosts_answers++;
-		server_reply(req, w->p, (size_t)n);
-	} else if (found == 0) {
-		d->stats.not_found++;
-		reply_status(d, req, PROTO_NOTFOUND, NULL);
-	} else {
-		d->stats.errors++;
-		reply_status(d, req, PROTO_TOOBIG,
-		    "answer larger than the 64 KiB frame limit");
-	}
+	if (req->cred.uid == 0)
+		return true;
+	if (d->config->admin_group[0] != '\0' &&
+	    server_peer_in_group(req, d->config->admin_gid))
+		return true;
+	log_info("client pid %d uid %u: admin request refused", (int)req->cred.pid,
+	    (unsigned)req->cred.uid);
+	reply_status(d, req, PROTO_DENIED, "permission denied: needs root or "
+	    "the admin_group of namecached.conf");
+	return false;
 }
 
+/* A kv reply: fn writes the items. */
 static void
-lookup_name(struct daemon *d, struct server_req *req)
-{
-	struct proto_lookup_name q;
-	struct proto_wr	 w;
-	void		*buf;
-	const char	*why = NULL;
-	size_t		 cap;
-	int		 r;
-
-	d->stats.lookups_name++;
-	if ((r = proto_lookup_name_decode(req->body, req->body_len, &q, &why)) < 0) {
-		bad_request(d, req, r, why);
-		return;
-	}
-	buf = server_scratch(d->server, &cap);
-	proto_wr_init(&w, buf, cap);
-	proto_frame_begin(&w, req->hdr.type | PROTO_REPLY, PROTO_OK, req->hdr.id);
-	r = hosts_lookup_name(hostsrc_get(d->hosts), q.name, q.family, &w);
-	answer(d, req, r, &w);
-}
-
-static void
-lookup_addr(struct daemon *d, struct server_req *req)
-{
-	struct proto_lookup_addr q;
-	struct proto_wr	 w;
-	void		*buf;
-	const char	*why = NULL;
-	size_t		 cap;
-	int		 r;
-
-	d->stats.lookups_addr++;
-	if ((r = proto_lookup_addr_decode(req->body, req->body_len, &q, &why)) < 0) {
-		bad_request(d, req, r, why);
-		return;
-	}
-	buf = server_scratch(d->server, &cap);
-	proto_wr_init(&w, buf, cap);
-	proto_frame_begin(&w, req->hdr.type | PROTO_REPLY, PROTO_OK, req->hdr.id);
-	r = hosts_lookup_addr(hostsrc_get(d->hosts), q.family, q.addr, &w);
-	answer(d, req, r, &w);
-}
-
-static void
-statistics(struct daemon *d, struct server_req *req)
+reply_kv(struct daemon *d, struct server_req *req,
+    void (*fn)(struct daemon *, struct proto_kv_wr *, void *), void *arg)
 {
 	struct proto_kv_wr kw;
 	struct proto_wr	 w;
-	void		*buf;
 	size_t		 cap;
+	void		*buf = server_scratch(d->server, &cap);
 	int		 n;
 
-	buf = server_scratch(d->server, &cap);
 	proto_wr_init(&w, buf, cap);
 	proto_frame_begin(&w, req->hdr.type | PROTO_REPLY, PROTO_OK, req->hdr.id);
 	proto_kv_begin(&kw, &w);
-	stats_write(&d->stats, &kw);
-	proto_kv_u64(&kw, "clients", server_clients(d->server));
+	fn(d, &kw, arg);
 	if (proto_kv_end(&kw) == 0 && (n = proto_frame_end(&w)) > 0)
-		server_reply(req, w.p, (size_t)n);
+		server_reply(req, buf, (size_t)n);
+	else
+		reply_status(d, req, PROTO_INTERNAL, "reply too large");
 }
 
 static void
-status(struct daemon *d, struct server_req *req)
+kv_statistics(struct daemon *d, struct proto_kv_wr *kw, void *arg)
 {
-	struct hostsrc_status hs;
-	struct proto_kv_wr kw;
-	struct proto_wr	 w;
-	void		*buf;
-	struct timespec	 now;
-	char		 stamp[96];
-	size_t		 cap;
-	int		 n;
+	struct cache		*c = lookup_cache(d->lookup);
+	struct cache_stats	 cs;
+
+	cache_get_stats(c, &cs);
+	stats_write(&d->stats, kw);
+	proto_kv_u64(kw, "clients", server_clients(d->server));
+	proto_kv_u64(kw, "cache_entries", cache_count(c));
+	proto_kv_u64(kw, "cache_memory_bytes", cache_memory(c));
+	proto_kv_u64(kw, "cache_hits", cs.hits);
+	proto_kv_u64(kw, "cache_misses", cs.misses);
+	proto_kv_u64(kw, "cache_evictions", cs.evictions);
+	proto_kv_u64(kw, "upstream_in_flight", lookup_in_flight(d->lookup));
+}
+
+static void
+kv_status(struct daemon *d, struct proto_kv_wr *kw, void *arg)
+{
+	struct hostsrc_status	hs;
+	struct resolver_info	ri;
+	struct timespec		now;
+	char			stamp[96];
 
 	hostsrc_get_status(d->hosts, &hs);
+	resolver_get_info(d->resolver, &ri);
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	snprintf(stamp, sizeof(stamp), "%llu:%lld:%lld.%09ld",
 	    (unsigned long long)hs.st.st_ino, (long long)hs.st.st_size,
 	    (long long)hs.st.st_mtim.tv_sec, hs.st.st_mtim.tv_nsec);
 
-	buf = server_scratch(d->server, &cap);
+	proto_kv_str(kw, "version", NAMECACHE_VERSION);
+	proto_kv_u64(kw, "pid", (uint64_t)getpid());
+	proto_kv_u64(kw, "uptime_sec", (uint64_t)(now.tv_sec - d->started.tv_sec));
+	proto_kv_str(kw, "config_file", d->config_path);
+	proto_kv_str(kw, "socket", d->config->socket);
+	proto_kv_str(kw, "socket_activated",
+	    server_socket_activated(d->server) ? "yes" : "no");
+	proto_kv_u64(kw, "clients", server_clients(d->server));
+	proto_kv_u64(kw, "max_clients", d->config->max_clients);
+	proto_kv_str(kw, "log_level", log_level_str(d->config->log_level));
+	proto_kv_str(kw, "hosts_file", hs.path ? hs.path : "");
+	proto_kv_u64(kw, "hosts_generation", hs.generation);
+	proto_kv_str(kw, "hosts_stamp", stamp);
+	proto_kv_str(kw, "hosts_error", hs.last_error ? strerror(-hs.last_error) : "");
+	proto_kv_str(kw, "hosts_multi", hs.info.flags & HOSTS_MULTI ? "yes" : "no");
+	proto_kv_u64(kw, "hosts_lines", hs.info.lines);
+	proto_kv_u64(kw, "hosts_entries", hs.info.entries);
+	proto_kv_u64(kw, "hosts_invalid_lines", hs.info.invalid);
+	proto_kv_u64(kw, "hosts_names", hs.info.names);
+	proto_kv_u64(kw, "hosts_memory_bytes", hs.info.memory);
+	proto_kv_u64(kw, "hosts_load_usec", (uint64_t)hs.load_usec);
+	proto_kv_str(kw, "resolv_conf", ri.resolv_conf);
+	proto_kv_str(kw, "dns_servers", ri.servers);
+	proto_kv_str(kw, "dns_search", ri.search);
+	proto_kv_u64(kw, "dns_ndots", (uint64_t)ri.ndots);
+	proto_kv_u64(kw, "dns_timeout_ms", (uint64_t)ri.timeout_ms);
+	proto_kv_u64(kw, "dns_attempts", (uint64_t)ri.attempts);
+	proto_kv_u64(kw, "dns_generation", ri.generation);
+	proto_kv_u64(kw, "cache_size", d->config->cache_size);
+	proto_kv_u64(kw, "cache_entries", cache_count(lookup_cache(d->lookup)));
+	proto_kv_u64(kw, "min_ttl", d->config->min_ttl);
+	proto_kv_u64(kw, "max_ttl", d->config->max_ttl);
+	proto_kv_u64(kw, "negative_max_ttl", d->config->negative_max_ttl);
+	proto_kv_u64(kw, "failure_ttl", d->config->failure_ttl);
+	proto_kv_u64(kw, "serve_stale", d->config->serve_stale);
+	proto_kv_str(kw, "prefetch", d->config->prefetch ? "yes" : "no");
+}
+
+static void
+kv_count(struct daemon *d, struct proto_kv_wr *kw, void *arg)
+{
+	const struct { const char *key; uint64_t n; } *c = arg;
+
+	proto_kv_u64(kw, c->key, c->n);
+}
+
+static void
+show_cache(struct daemon *d, struct server_req *req)
+{
+	struct cache		*c = lookup_cache(d->lookup);
+	struct proto_cache_item	 it;
+	struct cache_item	 ci;
+	struct proto_wr		 w;
+	uint64_t		 cursor;
+	size_t			 cap, count_off, cur;
+	uint16_t		 count = 0;
+	void			*buf = server_scratch(d->server, &cap);
+	int			 n;
+
+	if (proto_show_cache_decode(req->body, req->body_len, &cursor) < 0) {
+		bad_request(d, req, -EBADMSG, "truncated show-cache request");
+		return;
+	}
 	proto_wr_init(&w, buf, cap);
 	proto_frame_begin(&w, req->hdr.type | PROTO_REPLY, PROTO_OK, req->hdr.id);
-	proto_kv_begin(&kw, &w);
-	proto_kv_str(&kw, "version", NAMECACHE_VERSION);
-	proto_kv_u64(&kw, "pid", (uint64_t)getpid());
-	proto_kv_u64(&kw, "uptime_sec", (uint64_t)(now.tv_sec - d->started.tv_sec));
-	proto_kv_str(&kw, "config_file", d->config_path);
-	proto_kv_str(&kw, "socket", d->config->socket);
-	proto_kv_str(&kw, "socket_activated",
-	    server_socket_activated(d->server) ? "yes" : "no");
-	proto_kv_u64(&kw, "clients", server_clients(d->server));
-	proto_kv_u64(&kw, "max_clients", d->config->max_clients);
-	proto_kv_str(&kw, "log_level", log_level_str(d->config->log_level));
-	proto_kv_str(&kw, "hosts_file", hs.path ? hs.path : "");
-	proto_kv_u64(&kw, "hosts_generation", hs.generation);
-	proto_kv_str(&kw, "hosts_stamp", stamp);
-	proto_kv_str(&kw, "hosts_error", hs.last_error ? strerror(-hs.last_error) : "");
-	proto_kv_str(&kw, "hosts_multi", hs.info.flags & HOSTS_MULTI ? "yes" : "no");
-	proto_kv_u64(&kw, "hosts_lines", hs.info.lines);
-	proto_kv_u64(&kw, "hosts_entries", hs.info.entries);
-	proto_kv_u64(&kw, "hosts_invalid_lines", hs.info.invalid);
-	proto_kv_u64(&kw, "hosts_names", hs.info.names);
-	proto_kv_u64(&kw, "hosts_memory_bytes", hs.info.memory);
-	proto_kv_u64(&kw, "hosts_load_usec", (uint64_t)hs.load_usec);
-	if (proto_kv_end(&kw) == 0 && (n = proto_frame_end(&w)) > 0)
-		server_reply(req, w.p, (size_t)n);
+	proto_cache_page_begin(&w, 0, &count_off);
+	cur = (size_t)cursor;
+	for (;;) {
+		if (w.off > SHOW_CACHE_PAGE || count == UINT16_MAX) {
+			cursor = cur;	/* full: the client asks again from here */
+			break;
+		}
+		if (!cache_walk(c, &cur, &ci)) {
+			cursor = 0;
+			break;
+		}
+		it.name = ci.name;
+		it.name_len = strlen(ci.name);
+		it.kind = ci.kind;
+		it.status = ci.status == CACHE_POSITIVE ? PROTO_OK :
+		    ci.status == CACHE_NXDOMAIN ? PROTO_NOTFOUND :
+		    ci.status == CACHE_NODATA ? PROTO_NODATA : PROTO_TRYAGAIN;
+		it.flags = ci.expired ? PROTO_CACHE_EXPIRED : 0;
+		it.ttl = ci.ttl_left;
+		proto_cache_page_item(&w, &it);
+		count++;
+	}
+	/* The next cursor goes first in the body, after the header. */
+	{
+		uint8_t *p = (uint8_t *)buf + PROTO_HDR_LEN;
+		int i;
+
+		for (i = 0; i < 8; i++)
+			p[i] = (uint8_t)(cursor >> (56 - 8 * i));
+	}
+	if (proto_cache_page_end(&w, count_off, count) == 0 &&
+	    (n = proto_frame_end(&w)) > 0)
+		server_reply(req, buf, (size_t)n);
+	else
+		reply_status(d, req, PROTO_INTERNAL, "show-cache page too large");
+}
+
+static void
+admin(struct daemon *d, struct server_req *req)
+{
+	struct { const char *key; uint64_t n; } count;
+	char		 name[PROTO_NAME_MAX + 2];
+	const char	*why = NULL;
+	int		 r;
+
+	if (!allowed(d, req))
+		return;
+	switch (req->hdr.type) {
+	case PROTO_FLUSH_CACHES:
+		count.key = "flushed";
+		count.n = cache_count(lookup_cache(d->lookup));
+		cache_flush(lookup_cache(d->lookup));
+		log_info("cache flushed by pid %d: %llu entries", (int)req->cred.pid,
+		    (unsigned long long)count.n);
+		break;
+	case PROTO_INVALIDATE:
+		if ((r = proto_invalidate_decode(req->body, req->body_len, name,
+		    sizeof(name), &why)) < 0) {
+			bad_request(d, req, r, why);
+			return;
+		}
+		count.key = "invalidated";
+		count.n = cache_invalidate(lookup_cache(d->lookup), name);
+		break;
+	case PROTO_RESET_STATISTICS:
+		memset(&d->stats, 0, sizeof(d->stats));
+		cache_reset_stats(lookup_cache(d->lookup));
+		count.key = "reset";
+		count.n = 1;
+		break;
+	case PROTO_RELOAD:
+		d->reload();
+		count.key = "reloaded";
+		count.n = 1;
+		break;
+	default:
+		return;
+	}
+	reply_kv(d, req, kv_count, &count);
 }
 
 void
 dispatch_request(void *arg, struct server_req *req)
 {
-	struct daemon	*d = arg;
-	char		 msg[64];
+	struct daemon		*d = arg;
+	struct proto_lookup_name qn;
+	struct proto_lookup_addr qa;
+	struct proto_query_rr	 qr;
+	const char		*why = NULL;
+	char			 msg[64];
+	int			 r;
 
 	switch (req->hdr.type) {
 	case PROTO_LOOKUP_NAME:
-		lookup_name(d, req);
+		d->stats.lookups_name++;
+		if ((r = proto_lookup_name_decode(req->body, req->body_len, &qn,
+		    &why)) < 0)
+			bad_request(d, req, r, why);
+		else
+			lookup_name(d->lookup, req, &qn);
 		break;
 	case PROTO_LOOKUP_ADDR:
-		lookup_addr(d, req);
+		d->stats.lookups_addr++;
+		if ((r = proto_lookup_addr_decode(req->body, req->body_len, &qa,
+		    &why)) < 0)
+			bad_request(d, req, r, why);
+		else
+			lookup_addr(d->lookup, req, &qa);
+		break;
+	case PROTO_QUERY_RR:
+		d->stats.lookups_rr++;
+		if ((r = proto_query_rr_decode(req->body, req->body_len, &qr,
+		    &why)) < 0)
+			bad_request(d, req, r, why);
+		else
+			lookup_rr(d->lookup, req, &qr);
 		break;
 	case PROTO_STATISTICS:
-		statistics(d, req);
+		reply_kv(d, req, kv_statistics, NULL);
 		break;
 	case PROTO_STATUS:
-		status(d, req);
+		reply_kv(d, req, kv_status, NULL);
+		break;
+	case PROTO_SHOW_CACHE:
+		show_cache(d, req);
+		break;
+	case PROTO_FLUSH_CACHES:
+	case PROTO_INVALIDATE:
+	case PROTO_RESET_STATISTICS:
+	case PROTO_RELOAD:
+		admin(d, req);
 		break;
 	default:
 		d->stats.bad_requests++;

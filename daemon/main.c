@@ -17,6 +17,8 @@
 #include "daemon.h"
 #include "hostsrc.h"
 #include "log.h"
+#include "lookup.h"
+#include "resolver.h"
 
 #define HOST_CONF	"/etc/host.conf"
 
@@ -94,6 +96,26 @@ notify_status(void)
 	    (unsigned long long)daemon_ctx.stats.requests);
 }
 
+static int64_t
+clock_ms(void *arg)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+cache_limits_from(const struct config *c, struct cache_limits *lim)
+{
+	lim->max_entries = c->cache_size;
+	lim->min_ttl = c->min_ttl;
+	lim->max_ttl = c->max_ttl;
+	lim->negative_max_ttl = c->negative_max_ttl;
+	lim->failure_ttl = c->failure_ttl;
+	lim->serve_stale = c->serve_stale;
+}
+
 static void
 reload(void)
 {
@@ -119,6 +141,18 @@ reload(void)
 			hostsrc_open(daemon_ctx.hosts, c->hosts_file, HOST_CONF);
 		else
 			hostsrc_reload(daemon_ctx.hosts);
+		{
+			struct cache_limits lim;
+			char *err = NULL;
+
+			cache_limits_from(c, &lim);
+			lookup_configure(daemon_ctx.lookup, &lim, c->prefetch);
+			if (resolver_configure(daemon_ctx.resolver, c->resolv_conf,
+			    c->servers, c->nservers, &err) < 0) {
+				log_error("reload: %s", err ? err : "DNS setup failed");
+				free(err);
+			}
+		}
 		config_free(old);
 	}
 	sd_notify(0, "READY=1");
@@ -235,10 +269,38 @@ main(int argc, char **argv)
 			goto done;
 		}
 	}
+	daemon_ctx.reload = reload;
 	if ((daemon_ctx.hosts = hostsrc_new(daemon_ctx.base, &daemon_ctx.stats)) == NULL ||
 	    (daemon_ctx.server = server_new(daemon_ctx.base, &daemon_ctx.stats,
-	    dispatch_request, &daemon_ctx)) == NULL) {
+	    dispatch_request, &daemon_ctx)) == NULL ||
+	    (daemon_ctx.resolver = resolver_new(daemon_ctx.base,
+	    &daemon_ctx.stats)) == NULL) {
 		log_error("out of memory");
+		goto done;
+	}
+	{
+		struct lookup_env env = {
+			.base = daemon_ctx.base,
+			.hosts = daemon_ctx.hosts,
+			.resolver = daemon_ctx.resolver,
+			.server = daemon_ctx.server,
+			.stats = &daemon_ctx.stats,
+			.now = clock_ms,
+		};
+		struct cache_limits lim;
+
+		cache_limits_from(daemon_ctx.config, &lim);
+		if ((daemon_ctx.lookup = lookup_new(&env, &lim,
+		    daemon_ctx.config->prefetch)) == NULL) {
+			log_error("out of memory");
+			goto done;
+		}
+	}
+	if ((r = resolver_configure(daemon_ctx.resolver,
+	    daemon_ctx.config->resolv_conf, daemon_ctx.config->servers,
+	    daemon_ctx.config->nservers, &err)) < 0) {
+		log_error("%s", err ? err : strerror(-r));
+		free(err);
 		goto done;
 	}
 	server_set_max_clients(daemon_ctx.server, daemon_ctx.config->max_clients);
@@ -273,6 +335,9 @@ main(int argc, char **argv)
 done:
 	if (watchdog_ev)
 		event_free(watchdog_ev);
+	/* The resolver first: its queries end (ECANCELED) while all else lives. */
+	resolver_free(daemon_ctx.resolver);
+	lookup_free(daemon_ctx.lookup);
 	server_free(daemon_ctx.server);
 	hostsrc_free(daemon_ctx.hosts);
 	for (i = 0; i < 3; i++)

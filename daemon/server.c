@@ -44,7 +44,10 @@ struct conn {
 	size_t			 in_off, in_len, in_cap;
 	uint8_t			*out;
 	size_t			 out_off, out_len, out_cap;
+	struct event		*resume;	/* dispatch held-back frames later */
 	unsigned		 inflight;
+	unsigned		 refs;		/* holds: replies still to come */
+	bool			 dead;		/* closed; freed when refs reaches 0 */
 	bool			 reading;	/* rev is added */
 	bool			 eof;		/* the client shut its side */
 	bool			 closing;	/* close once out is written */
@@ -72,6 +75,15 @@ static void conn_write_cb(evutil_socket_t, short, void *);
 static void conn_process(struct conn *);
 
 static void
+conn_free(struct conn *c)
+{
+	free(c->in);
+	free(c->out);
+	free(c);
+}
+
+/* Closes the socket now; the struct lives on while replies are held for it. */
+static void
 conn_close(struct conn *c)
 {
 	struct server *srv = c->srv;
@@ -80,11 +92,13 @@ conn_close(struct conn *c)
 	srv->nconns--;
 	event_free(c->rev);
 	event_free(c->wev);
+	event_free(c->resume);
 	close(c->fd);
-	free(c->in);
-	free(c->out);
-	free(c);
-	/* A slot is free: accept again if max_clients had paused it. */
+	c->fd = -1;
+	c->dead = true;
+	if (c->refs == 0)
+		conn_free(c);
+	/* A slot is free: accept again if it had been paused. */
 	if (srv->lev && !event_pending(srv->lev, EV_READ, NULL) &&
 	    !evtimer_pending(srv->retry, NULL))
 		event_add(srv->lev, NULL);
@@ -168,15 +182,102 @@ conn_write_cb(evutil_socket_t fd, short what, void *arg)
 		conn_process(c);
 }
 
+static void
+resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+
+	if (!c->closing)
+		conn_process(c);
+}
+
+static void
+conn_queue(struct conn *c, const void *frame, size_t len);
+
 void
 server_reply(struct server_req *req, const void *frame, size_t len)
 {
-	struct conn	*c = req->conn;
+	conn_queue(req->conn, frame, len);
+}
+
+struct server_hold {
+	struct conn	*conn;
+	uint32_t	 id;
+	uint8_t		 type;
+};
+
+struct server_hold *
+server_hold(struct server_req *req)
+{
+	struct server_hold *h = malloc(sizeof(*h));
+
+	if (h == NULL)
+		return NULL;
+	h->conn = req->conn;
+	h->id = req->hdr.id;
+	h->type = req->hdr.type;
+	req->conn->refs++;
+	req->conn->inflight++;
+	return h;
+}
+
+uint32_t
+server_hold_id(const struct server_hold *h)
+{
+	return h->id;
+}
+
+uint8_t
+server_hold_type(const struct server_hold *h)
+{
+	return h->type;
+}
+
+bool
+server_hold_alive(const struct server_hold *h)
+{
+	return !h->conn->dead;
+}
+
+void
+server_hold_reply(struct server_hold *h, const void *frame, size_t len)
+{
+	struct conn *c = h->conn;
+
+	free(h);
+	c->inflight--;
+	c->refs--;
+	if (c->dead) {
+		if (c->refs == 0)
+			conn_free(c);
+		return;
+	}
+	/* Frames held back by the in-flight cap go later, from the loop. */
+	if (!c->reading && !c->eof && !c->closing)
+		event_active(c->resume, EV_TIMEOUT, 0);
+	if (frame)
+		conn_queue(c, frame, len);	/* may close c */
+	else if (c->eof && c->inflight == 0)
+		conn_flush(c);
+}
+
+void
+server_hold_release(struct server_hold *h)
+{
+	server_hold_reply(h, NULL, 0);
+}
+
+static void
+conn_queue(struct conn *c, const void *frame, size_t len)
+{
 	size_t		 need = c->out_len + len, cap;
 	uint8_t		*p;
 
 	if (need > SERVER_OUT_MAX) {
-		c->closing = true;	/* conn_process drops it */
+		if (c->dispatching)
+			c->closing = true;	/* conn_process drops it */
+		else
+			conn_drop(c, "too much output queued");
 		return;
 	}
 	if (need > c->out_cap) {
@@ -195,6 +296,7 @@ server_reply(struct server_req *req, const void *frame, size_t len)
 	if (!c->dispatching)
 		conn_flush(c);
 }
+
 
 static void
 reply_error(struct server_req *req, uint16_t status, const char *msg)
@@ -403,11 +505,14 @@ accept_cb(evutil_socket_t lfd, short what, void *arg)
 		    conn_read_cb, c);
 		c->wev = event_new(srv->base, fd, EV_WRITE | EV_PERSIST,
 		    conn_write_cb, c);
-		if (c->rev == NULL || c->wev == NULL) {
+		c->resume = event_new(srv->base, -1, 0, resume_cb, c);
+		if (c->rev == NULL || c->wev == NULL || c->resume == NULL) {
 			if (c->rev)
 				event_free(c->rev);
 			if (c->wev)
 				event_free(c->wev);
+			if (c->resume)
+				event_free(c->resume);
 			free(c->in);
 			free(c);
 			close(fd);
@@ -598,6 +703,25 @@ bool
 server_socket_activated(const struct server *srv)
 {
 	return srv->activated;
+}
+
+bool
+server_peer_in_group(const struct server_req *req, gid_t gid)
+{
+	gid_t		groups[256];
+	socklen_t	len = sizeof(groups);
+	size_t		i;
+
+	if (req->cred.gid == gid)
+		return true;
+	/* The groups the client had when it connected (Linux 4.13). */
+	if (req->conn->fd < 0 || getsockopt(req->conn->fd, SOL_SOCKET,
+	    SO_PEERGROUPS, groups, &len) < 0)
+		return false;
+	for (i = 0; i < len / sizeof(gid_t); i++)
+		if (groups[i] == gid)
+			return true;
+	return false;
 }
 
 void *

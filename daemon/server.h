@@ -49,10 +49,28 @@ void	 server_set_max_clients(struct server *, unsigned);
 unsigned server_clients(const struct server *);
 bool	 server_socket_activated(const struct server *);
 
+/* Whether the request's client is in group gid (primary or supplementary). */
+bool	 server_peer_in_group(const struct server_req *, gid_t gid);
+
 /* A 64 KiB buffer to build one reply frame in; borrowed until the next call. */
 void	*server_scratch(struct server *, size_t *ret_cap);
 
 /* Queues a reply frame to the request's client (copied). */
 void	 server_reply(struct server_req *, const void *frame, size_t len);
+
+/*
+ * For an answer that comes later: holds req's connection (counted against
+ * its in-flight cap) and remembers the request's id and type.  NULL is out
+ * of memory.  Every hold ends with exactly one server_hold_reply or
+ * server_hold_release, which frees it; if the client has gone meanwhile,
+ * the reply is dropped.
+ */
+struct server_hold;
+struct server_hold *server_hold(struct server_req *);
+void	 server_hold_reply(struct server_hold *, const void *frame, size_t len);
+void	 server_hold_release(struct server_hold *);
+uint32_t server_hold_id(const struct server_hold *);
+uint8_t	 server_hold_type(const struct server_hold *);
+bool	 server_hold_alive(const struct server_hold *);
 
 #endif

@@ -12,6 +12,7 @@ struct stats {
 	uint64_t	requests;
 	uint64_t	lookups_name;
 	uint64_t	lookups_addr;
+	uint64_t	lookups_rr;
 	uint64_t	hosts_answers;
 	uint64_t	not_found;
 	uint64_t	bad_requests;
@@ -22,6 +23,17 @@ struct stats {
 	uint64_t	connections_idle_closed;
 	uint64_t	hosts_reloads;
 	uint64_t	hosts_reload_failures;
+	uint64_t	dns_answers;		/* answered from upstream */
+	uint64_t	cache_answers;		/* answered from the cache */
+	uint64_t	upstream_queries;	/* sent to a server */
+	uint64_t	upstream_replies;
+	uint64_t	upstream_timeouts;
+	uint64_t	upstream_failures;	/* SERVFAIL, REFUSED, bad replies */
+	uint64_t	upstream_bad_replies;	/* rejected by our own checks */
+	uint64_t	coalesced;		/* joined a query in flight */
+	uint64_t	stale_served;
+	uint64_t	prefetches;
+	uint64_t	failures_remembered;	/* answered from failure_ttl */
 };
 
 void	stats_write(const struct stats *, struct proto_kv_wr *);

@@ -15,7 +15,10 @@
  * they know, and a daemon answers an unknown type with PROTO_UNSUPPORTED.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "proto.h"
 
@@ -642,4 +645,306 @@ proto_source_str(int source)
 	case PROTO_SRC_STALE:	return "stale";
 	}
 	return "none";
+}
+
+int
+proto_query_rr_encode(struct proto_wr *w, uint32_t id, uint16_t type,
+    const char *name)
+{
+	size_t len = strlen(name);
+
+	if (proto_name_check(name, len, NULL) < 0)
+		return -EINVAL;
+	proto_frame_begin(w, PROTO_QUERY_RR, 0, id);
+	proto_put_u16(w, type);
+	proto_put_u8(w, 0);
+	proto_put_u8(w, 0);
+	proto_put_str(w, name, len);
+	return proto_frame_end(w);
+}
+
+int
+proto_query_rr_decode(const void *body, size_t len, struct proto_query_rr *ret_req,
+    const char **ret_why)
+{
+	struct proto_rd	 rd;
+	const uint8_t	*name;
+	size_t		 n;
+
+	proto_rd_init(&rd, body, len);
+	ret_req->type = proto_get_u16(&rd);
+	proto_get_u8(&rd);
+	proto_get_u8(&rd);
+	n = proto_get_u16(&rd);
+	name = proto_get_bytes(&rd, n);
+	if (rd.err) {
+		if (ret_why)
+			*ret_why = "truncated query request";
+		return rd.err;
+	}
+	if (ret_req->type == 0) {
+		if (ret_why)
+			*ret_why = "record type 0";
+		return -EINVAL;
+	}
+	if (proto_name_check((const char *)name, n, ret_why) < 0 ||
+	    n > sizeof(ret_req->name) - 1)
+		return -EINVAL;
+	memcpy(ret_req->name, name, n);
+	ret_req->name[n] = '\0';
+	ret_req->name_len = n;
+	return 0;
+}
+
+void
+proto_records_begin(struct proto_records_wr *rw, struct proto_wr *w,
+    uint32_t ttl, uint8_t source)
+{
+	rw->w = w;
+	rw->count = 0;
+	proto_put_u32(w, ttl);
+	proto_put_u8(w, source);
+	proto_put_u8(w, 0);
+	rw->count_off = w->off;
+	proto_put_u16(w, 0);
+}
+
+void
+proto_records_add(struct proto_records_wr *rw, const char *owner, uint16_t type,
+    uint32_t ttl, const char *rdata)
+{
+	if (rw->count == UINT16_MAX) {
+		rw->w->err = -EMSGSIZE;
+		return;
+	}
+	proto_put_str(rw->w, owner, strlen(owner));
+	proto_put_u16(rw->w, type);
+	proto_put_u32(rw->w, ttl);
+	proto_put_str(rw->w, rdata, strlen(rdata));
+	rw->count++;
+}
+
+int
+proto_records_end(struct proto_records_wr *rw)
+{
+	if (rw->w->err)
+		return rw->w->err;
+	be16(rw->w->p + rw->count_off, rw->count);
+	return 0;
+}
+
+int
+proto_records_decode(const void *body, size_t len, struct proto_records *ret)
+{
+	struct proto_records	r;
+	struct proto_rd		rd;
+	size_t			i, n;
+
+	memset(&r, 0, sizeof(r));
+	proto_rd_init(&rd, body, len);
+	r.ttl = proto_get_u32(&rd);
+	r.source = proto_get_u8(&rd);
+	proto_get_u8(&rd);
+	r.count = proto_get_u16(&rd);
+	r.items = rd.p + rd.off;
+	for (i = 0; i < r.count && rd.err == 0; i++) {
+		proto_get_str(&rd, &n);
+		proto_get_u16(&rd);
+		proto_get_u32(&rd);
+		proto_get_str(&rd, &n);
+	}
+	if (rd.err)
+		return rd.err;
+	r.items_len = (size_t)(rd.p + rd.off - r.items);
+	*ret = r;
+	return 0;
+}
+
+int
+proto_records_next(const struct proto_records *r, size_t *cursor,
+    struct proto_record *ret)
+{
+	struct proto_rd rd;
+
+	if (*cursor >= r->items_len)
+		return 0;
+	proto_rd_init(&rd, r->items, r->items_len);
+	rd.off = *cursor;
+	ret->owner = proto_get_str(&rd, &ret->owner_len);
+	ret->type = proto_get_u16(&rd);
+	ret->ttl = proto_get_u32(&rd);
+	ret->rdata = proto_get_str(&rd, &ret->rdata_len);
+	if (rd.err)
+		return 0;
+	*cursor = rd.off;
+	return 1;
+}
+
+int
+proto_invalidate_encode(struct proto_wr *w, uint32_t id, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (proto_name_check(name, len, NULL) < 0)
+		return -EINVAL;
+	proto_frame_begin(w, PROTO_INVALIDATE, 0, id);
+	proto_put_str(w, name, len);
+	return proto_frame_end(w);
+}
+
+int
+proto_invalidate_decode(const void *body, size_t len, char *name, size_t cap,
+    const char **ret_why)
+{
+	struct proto_rd	 rd;
+	const uint8_t	*p;
+	size_t		 n;
+
+	proto_rd_init(&rd, body, len);
+	n = proto_get_u16(&rd);
+	p = proto_get_bytes(&rd, n);
+	if (rd.err) {
+		if (ret_why)
+			*ret_why = "truncated invalidate request";
+		return rd.err;
+	}
+	if (proto_name_check((const char *)p, n, ret_why) < 0 || n >= cap)
+		return -EINVAL;
+	memcpy(name, p, n);
+	name[n] = '\0';
+	return 0;
+}
+
+int
+proto_show_cache_encode(struct proto_wr *w, uint32_t id, uint64_t cursor)
+{
+	proto_frame_begin(w, PROTO_SHOW_CACHE, 0, id);
+	proto_put_u64(w, cursor);
+	return proto_frame_end(w);
+}
+
+int
+proto_show_cache_decode(const void *body, size_t len, uint64_t *ret_cursor)
+{
+	struct proto_rd rd;
+
+	proto_rd_init(&rd, body, len);
+	*ret_cursor = proto_get_u64(&rd);
+	return rd.err;
+}
+
+void
+proto_cache_page_begin(struct proto_wr *w, uint64_t next, size_t *ret_count_off)
+{
+	proto_put_u64(w, next);
+	*ret_count_off = w->off;
+	proto_put_u16(w, 0);
+}
+
+void
+proto_cache_page_item(struct proto_wr *w, const struct proto_cache_item *it)
+{
+	proto_put_str(w, it->name, it->name_len);
+	proto_put_u32(w, it->kind);
+	proto_put_u8(w, it->status);
+	proto_put_u8(w, it->flags);
+	proto_put_u32(w, it->ttl);
+}
+
+int
+proto_cache_page_end(struct proto_wr *w, size_t count_off, uint16_t count)
+{
+	if (w->err)
+		return w->err;
+	be16(w->p + count_off, count);
+	return 0;
+}
+
+int
+proto_cache_page_decode(const void *body, size_t len, struct proto_cache_page *ret)
+{
+	struct proto_cache_page	 pg;
+	struct proto_rd		 rd;
+	size_t			 i, n;
+
+	memset(&pg, 0, sizeof(pg));
+	proto_rd_init(&rd, body, len);
+	pg.next = proto_get_u64(&rd);
+	pg.count = proto_get_u16(&rd);
+	pg.items = rd.p + rd.off;
+	for (i = 0; i < pg.count && rd.err == 0; i++) {
+		proto_get_str(&rd, &n);
+		proto_get_u32(&rd);
+		proto_get_u8(&rd);
+		proto_get_u8(&rd);
+		proto_get_u32(&rd);
+	}
+	if (rd.err)
+		return rd.err;
+	pg.items_len = (size_t)(rd.p + rd.off - pg.items);
+	*ret = pg;
+	return 0;
+}
+
+int
+proto_cache_page_next(const struct proto_cache_page *pg, size_t *cursor,
+    struct proto_cache_item *ret)
+{
+	struct proto_rd rd;
+
+	if (*cursor >= pg->items_len)
+		return 0;
+	proto_rd_init(&rd, pg->items, pg->items_len);
+	rd.off = *cursor;
+	ret->name = proto_get_str(&rd, &ret->name_len);
+	ret->kind = proto_get_u32(&rd);
+	ret->status = proto_get_u8(&rd);
+	ret->flags = proto_get_u8(&rd);
+	ret->ttl = proto_get_u32(&rd);
+	if (rd.err)
+		return 0;
+	*cursor = rd.off;
+	return 1;
+}
+
+static const struct {
+	uint16_t	 type;
+	const char	*name;
+} rrtypes[] = {
+	{ 1, "A" }, { 2, "NS" }, { 5, "CNAME" }, { 6, "SOA" }, { 12, "PTR" },
+	{ 13, "HINFO" }, { 15, "MX" }, { 16, "TXT" }, { 28, "AAAA" },
+	{ 33, "SRV" }, { 35, "NAPTR" }, { 39, "DNAME" }, { 41, "OPT" },
+	{ 43, "DS" }, { 44, "SSHFP" }, { 46, "RRSIG" }, { 47, "NSEC" },
+	{ 48, "DNSKEY" }, { 52, "TLSA" }, { 64, "SVCB" }, { 65, "HTTPS" },
+	{ 99, "SPF" }, { 255, "ANY" }, { 256, "URI" }, { 257, "CAA" },
+};
+
+const char *
+proto_rrtype_str(uint16_t type, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(rrtypes) / sizeof(rrtypes[0]); i++)
+		if (rrtypes[i].type == type)
+			return rrtypes[i].name;
+	snprintf(buf, len, "TYPE%u", type);
+	return buf;
+}
+
+int
+proto_rrtype_parse(const char *s)
+{
+	unsigned long	 n;
+	char		*end;
+	size_t		 i;
+
+	for (i = 0; i < sizeof(rrtypes) / sizeof(rrtypes[0]); i++)
+		if (strcasecmp(rrtypes[i].name, s) == 0)
+			return rrtypes[i].type;
+	if (strncasecmp(s, "TYPE", 4) == 0 && s[4] >= '0' && s[4] <= '9') {
+		n = strtoul(s + 4, &end, 10);
+		if (*end == '\0' && n > 0 && n <= 65535)
+			return (int)n;
+	}
+	return -1;
 }

@@ -29,6 +29,12 @@ enum proto_type {
 	PROTO_LOOKUP_ADDR	= 2,
 	PROTO_STATISTICS	= 3,
 	PROTO_STATUS		= 4,
+	PROTO_QUERY_RR		= 5,	/* any record type, for query -t */
+	PROTO_FLUSH_CACHES	= 6,	/* admin */
+	PROTO_INVALIDATE	= 7,	/* admin */
+	PROTO_RESET_STATISTICS	= 8,	/* admin */
+	PROTO_RELOAD		= 9,	/* admin */
+	PROTO_SHOW_CACHE	= 10,
 };
 #define PROTO_REPLY		0x80
 
@@ -226,6 +232,93 @@ int	 proto_kv_next(struct proto_kv_rd *, struct proto_kv *ret_kv);
 void	 proto_error_body(struct proto_wr *, const char *msg);
 int	 proto_error_decode(const void *body, size_t len, const char **ret_msg,
 	    size_t *ret_len);
+
+/*
+ * Records of any type.  Request body: u16 type, u8 flags (0), u8 0, str name.
+ * Answer body: u32 ttl, u8 source, u8 flags, u16 count, then count x
+ * (str owner, u16 type, u32 ttl, str rdata in presentation form).
+ */
+struct proto_query_rr {
+	uint16_t	type;
+	size_t		name_len;
+	char		name[PROTO_NAME_MAX + 2];
+};
+int	 proto_query_rr_encode(struct proto_wr *, uint32_t id, uint16_t type,
+	    const char *name);
+int	 proto_query_rr_decode(const void *body, size_t len,
+	    struct proto_query_rr *ret_req, const char **ret_why);
+
+struct proto_records_wr {
+	struct proto_wr	*w;
+	size_t		 count_off;
+	uint16_t	 count;
+};
+void	 proto_records_begin(struct proto_records_wr *, struct proto_wr *,
+	    uint32_t ttl, uint8_t source);
+void	 proto_records_add(struct proto_records_wr *, const char *owner,
+	    uint16_t type, uint32_t ttl, const char *rdata);
+int	 proto_records_end(struct proto_records_wr *);
+
+struct proto_records {
+	uint32_t	 ttl;
+	uint8_t		 source;
+	uint16_t	 count;
+	const uint8_t	*items;		/* validated by the decoder */
+	size_t		 items_len;
+};
+struct proto_record {
+	const char	*owner;
+	size_t		 owner_len;
+	uint16_t	 type;
+	uint32_t	 ttl;
+	const char	*rdata;
+	size_t		 rdata_len;
+};
+int	 proto_records_decode(const void *body, size_t len, struct proto_records *ret);
+/* *cursor starts at 0; returns 1 with *ret_rec, 0 at the end. */
+int	 proto_records_next(const struct proto_records *, size_t *cursor,
+	    struct proto_record *ret_rec);
+
+/* Invalidate: body str name.  The reply is a kv list ("invalidated"). */
+int	 proto_invalidate_encode(struct proto_wr *, uint32_t id, const char *name);
+int	 proto_invalidate_decode(const void *body, size_t len, char *name,
+	    size_t cap, const char **ret_why);
+
+/*
+ * Show-cache, a page at a time.  Request body: u64 cursor (0 to start).
+ * Answer body: u64 next cursor (0: the end), u16 count, then count x
+ * (str name, u32 kind, u8 status, u8 flags, u32 ttl left).  kind is a DNS
+ * type, or 0x10000 | type for records of query -t; status is 0 for an
+ * answer, else NOTFOUND, NODATA or TRYAGAIN (a remembered failure); flags
+ * bit 0 marks an expired entry.
+ */
+struct proto_cache_item {
+	const char	*name;
+	size_t		 name_len;
+	uint32_t	 kind;
+	uint8_t		 status;
+	uint8_t		 flags;
+	uint32_t	 ttl;
+};
+#define PROTO_CACHE_EXPIRED	0x1
+int	 proto_show_cache_encode(struct proto_wr *, uint32_t id, uint64_t cursor);
+int	 proto_show_cache_decode(const void *body, size_t len, uint64_t *ret_cursor);
+void	 proto_cache_page_begin(struct proto_wr *, uint64_t next, size_t *ret_count_off);
+void	 proto_cache_page_item(struct proto_wr *, const struct proto_cache_item *);
+int	 proto_cache_page_end(struct proto_wr *, size_t count_off, uint16_t count);
+struct proto_cache_page {
+	uint64_t	 next;
+	uint16_t	 count;
+	const uint8_t	*items;
+	size_t		 items_len;
+};
+int	 proto_cache_page_decode(const void *body, size_t len, struct proto_cache_page *ret);
+int	 proto_cache_page_next(const struct proto_cache_page *, size_t *cursor,
+	    struct proto_cache_item *ret_item);
+
+/* DNS record type mnemonics: "MX" <-> 15, "TYPE65280" for others. */
+const char *proto_rrtype_str(uint16_t type, char *buf, size_t len);
+int	 proto_rrtype_parse(const char *s);	/* the type, or -1 */
 
 const char *proto_status_str(int status);
 const char *proto_source_str(int source);

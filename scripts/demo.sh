@@ -4,6 +4,8 @@
 # this machine's /etc/hosts, on a socket under the build folder, while a
 # second process asks it a few questions you can watch.  Ctrl-C stops it.
 #
+# DNS comes from a demo zone served by nsd on 127.0.0.1: the demo never sends
+# a packet beyond this machine.
 # NAMECACHE_SKIP_APT=1 skips the package install; --once stops after the demo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,28 +20,65 @@ fi
 meson compile -C build
 
 run=$top/build/demo
+rm -rf "$run"
 mkdir -p "$run"
 sock=$run/socket
 ctl="$top/build/cli/namecachectl --socket $sock"
 export LD_LIBRARY_PATH=$top/build/nss-shim NAMECACHE_SOCKET=$sock
 
+# A small zone on a loopback port, served by nsd.
+port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+cat > "$run/demo.example.zone" <<ZONE
+\$TTL 300
+demo.example.	3600 IN SOA ns.demo.example. admin.demo.example. 1 3600 600 86400 60
+demo.example.	3600 IN NS ns.demo.example.
+ns		3600 IN A 127.0.0.1
+www		120  IN A 192.0.2.80
+www		120  IN AAAA 2001:db8::80
+api		30   IN CNAME www
+mail		300  IN A 192.0.2.25
+demo.example.	300  IN MX 10 mail.demo.example.
+ZONE
+cat > "$run/nsd.conf" <<NSD
+server:
+	ip-address: 127.0.0.1@$port
+	username: ""
+	zonesdir: "$run"
+	pidfile: "$run/nsd.pid"
+	zonelistfile: "$run/zone.list"
+	xfrdfile: "$run/xfrd.state"
+	database: ""
+	verbosity: 0
+zone:
+	name: demo.example
+	zonefile: demo.example.zone
+NSD
+printf 'nameserver 127.0.0.1\nsearch demo.example\noptions timeout:1 attempts:2\n' > "$run/resolv.conf"
+nsd -d -c "$run/nsd.conf" &
+nsd_pid=$!
+
 demo() {
-	# Wait for the socket, then ask through the CLI and through the NSS module.
 	for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
-	sleep 0.2
+	sleep 0.3
 	first=$(awk '!/^[[:space:]]*(#|$)/ { print $2; exit }' /etc/hosts)
 	addr=$(awk '!/^[[:space:]]*(#|$)/ { print $1; exit }' /etc/hosts)
 	say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
-	say namecachectl query localhost "$first"
+	say "namecachectl query localhost $first           # from /etc/hosts"
 	$ctl query localhost "$first" || true
 	say namecachectl query "$addr"
 	$ctl query "$addr" || true
-	say namecachectl --json query -4 localhost
-	$ctl --json query -4 localhost || true
-	say "getent -s namecache ahosts localhost      # a plain glibc program, through the NSS module"
-	getent -s namecache ahosts localhost || true
-	say "namecachectl query no-such-name.invalid   # exit status 1"
-	$ctl query no-such-name.invalid || echo "(exit $?)"
+	say "namecachectl query www.demo.example api       # DNS (a CNAME, and the search list)"
+	$ctl query www.demo.example api || true
+	say "namecachectl query www.demo.example           # again: from the cache, TTL counting down"
+	$ctl query www.demo.example || true
+	say namecachectl query -t MX demo.example
+	$ctl query -t MX demo.example || true
+	say "getent -s namecache ahosts www.demo.example   # a plain glibc program, through the NSS module"
+	getent -s namecache ahosts www.demo.example || true
+	say "namecachectl query no-such-name.demo.example  # exit status 1"
+	$ctl query no-such-name.demo.example || echo "(exit $?)"
+	say namecachectl show-cache
+	$ctl show-cache
 	say namecachectl statistics
 	$ctl statistics
 	printf '\nnamecached keeps running: edit /etc/hosts and query again, or press Ctrl-C.\n'
@@ -49,9 +88,17 @@ demo() {
 	fi
 }
 
-echo "Starting namecached on $sock with /etc/hosts (Ctrl-C stops it)"
-build/daemon/namecached --config /dev/null --socket "$sock" --hosts-file /etc/hosts &
+echo "Starting namecached on $sock with /etc/hosts, DNS from nsd on 127.0.0.1:$port (Ctrl-C stops it)"
+build/daemon/namecached --config /dev/null --socket "$sock" --hosts-file /etc/hosts \
+	--resolv-conf "$run/resolv.conf" --upstream "127.0.0.1:$port" &
 daemon_pid=$!
-trap 'kill -TERM $daemon_pid 2>/dev/null; wait $daemon_pid 2>/dev/null; exit 0' INT TERM
+stop() {
+	kill -TERM "$daemon_pid" 2>/dev/null || true
+	wait "$daemon_pid" 2>/dev/null || true
+	kill -TERM "$nsd_pid" 2>/dev/null || true
+	wait "$nsd_pid" 2>/dev/null || true
+}
+trap 'stop; exit 0' INT TERM
 demo &
-wait "$daemon_pid"
+wait "$daemon_pid" || true
+stop

@@ -19,7 +19,9 @@ import time
 import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dns"))
 from nclib import nss_env  # noqa: E402
+import dnsenv  # noqa: E402
 
 BUILD = None
 TESTS = []
@@ -44,12 +46,23 @@ class Daemon:
             f.write(conf_text or "")
         self.args = list(args)
         self.proc = None
+        self.dns = None
+        # DNS for names the hosts file lacks: a server of our own on loopback
+        # that says NXDOMAIN to everything.  Never the machine's resolv.conf.
+        self.resolv = os.path.join(tmp, "resolv.conf")
+        with open(self.resolv, "w") as f:
+            f.write("nameserver 127.0.0.1\noptions timeout:1 attempts:1\n")
 
     def start(self, wait=True):
+        if self.dns is None:
+            self.dns = dnsenv.FaultServer()
+            self.dns.set_default("nxdomain", soa=True)
         self.logf = open(self.log, "ab")
         self.proc = subprocess.Popen(
             [os.path.join(BUILD, "daemon", "namecached"), "--config", self.conf,
-             "--socket", self.sock, "--hosts-file", self.hosts] + self.args,
+             "--socket", self.sock, "--hosts-file", self.hosts,
+             "--resolv-conf", self.resolv,
+             "--upstream", "127.0.0.1:%d" % self.dns.port] + self.args,
             stdout=self.logf, stderr=self.logf)
         if wait:
             deadline = time.monotonic() + 5
@@ -71,6 +84,9 @@ class Daemon:
             return f.read().decode(errors="replace")
 
     def stop(self):
+        if self.dns:
+            self.dns.stop()
+            self.dns = None
         if self.proc and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
@@ -356,23 +372,25 @@ def bad_config_is_an_error_with_file_and_line(tmp):
         with open(conf, "w") as f:
             f.write(text)
         r = subprocess.run([os.path.join(BUILD, "daemon", "namecached"), "--config", conf,
-                            "--socket", os.path.join(tmp, "s")], capture_output=True, text=True,
-                           timeout=5)
+                            "--socket", os.path.join(tmp, "s"), "--upstream", "127.0.0.1:1"],
+                           capture_output=True, text=True, timeout=5)
         assert r.returncode != 0 and want in r.stderr, (text, r.returncode, r.stderr)
     r = subprocess.run([os.path.join(BUILD, "daemon", "namecached"), "--config", "/dev/null",
-                        "--log-level", "loud"], capture_output=True, text=True, timeout=5)
+                        "--log-level", "loud", "--upstream", "127.0.0.1:1"],
+                       capture_output=True, text=True, timeout=5)
     assert r.returncode != 0 and "log_level" in r.stderr, r
     r = subprocess.run([os.path.join(BUILD, "daemon", "namecached"), "--config",
-                        os.path.join(tmp, "missing.conf")], capture_output=True, text=True,
-                       timeout=5)
+                        os.path.join(tmp, "missing.conf"), "--upstream", "127.0.0.1:1"],
+                       capture_output=True, text=True, timeout=5)
     assert r.returncode != 0 and "missing.conf" in r.stderr, r
 
 
 @test
 def second_daemon_refused(d):
     d2 = subprocess.run([os.path.join(BUILD, "daemon", "namecached"), "--config", d.conf,
-                         "--socket", d.sock, "--hosts-file", d.hosts], capture_output=True,
-                        text=True, timeout=5)
+                         "--socket", d.sock, "--hosts-file", d.hosts,
+                         "--resolv-conf", d.resolv, "--upstream", "127.0.0.1:1"],
+                        capture_output=True, text=True, timeout=5)
     assert d2.returncode != 0 and "another daemon" in d2.stderr, d2
     assert d.ctl("query", "web").returncode == 0, "first daemon lost its socket"
 

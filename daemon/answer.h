@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* daemon/answer.h - a DNS reply turned into what the cache keeps: status, TTL, answer body. */
+#ifndef NAMECACHE_ANSWER_H
+#define NAMECACHE_ANSWER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dnsmsg.h"
+
+struct proto_wr;
+
+#define ANSWER_CHAIN_MAX	16	/* CNAME links followed */
+#define ANSWER_ADDRS_MAX	512	/* addresses kept from one reply */
+
+enum answer_mode {
+	ANSWER_ADDR,	/* A or AAAA: a proto answer body */
+	ANSWER_PTR,	/* PTR: a proto answer body naming one address */
+	ANSWER_RR,	/* any type: a proto records body */
+};
+
+enum answer_status {
+	ANSWER_POSITIVE	= 0,
+	ANSWER_NXDOMAIN	= 1,
+	ANSWER_NODATA	= 2,
+};
+
+struct answer {
+	int		status;		/* enum answer_status */
+	uint32_t	ttl;		/* positive: smallest TTL of the CNAME chain
+					   and the records; negative: min(SOA TTL,
+					   SOA MINIMUM) of the authority section */
+	bool		cacheable;	/* false for a negative answer with no SOA */
+	char		canon[DNSMSG_NAME_STRLEN];	/* end of the CNAME chain */
+};
+
+/*
+ * Reads the reply to a query for (qname, qtype).  The question must match
+ * (name case-insensitively, type, class IN), the reply must be a response
+ * with rcode NOERROR or NXDOMAIN.  Only records owned by qname, or by the
+ * names its CNAME chain leads to, are used: anything else in the answer
+ * section is ignored, so a reply cannot slip in other names' data.  TTLs
+ * with the top bit set count as 0 (RFC 2181).
+ *
+ * For a positive answer, writes the body (ttl 0, source DNS; stamp it when
+ * serving) into w: for ANSWER_ADDR the addresses in reply order with the
+ * chain's names as aliases and the end of the chain as canonical name; for
+ * ANSWER_PTR the first PTR target as name, and addr (family 4 or 6) as
+ * the address; for ANSWER_RR every answer-section record of the chain.
+ * Returns 0 with *ret filled, -EBADMSG for a reply that must be rejected,
+ * or -EMSGSIZE when the body does not fit in w.
+ */
+int	answer_from_reply(const uint8_t *reply, size_t len, const char *qname,
+	    uint16_t qtype, int mode, uint8_t family, const uint8_t *addr,
+	    struct proto_wr *w, struct answer *ret);
+
+/*
+ * The AF_UNSPEC answer from an A body and an AAAA body (either may be
+ * NULL): A's canonical name and aliases if it has any, its addresses, then
+ * AAAA's.  Writes a body stamped with ttl and source into w.
+ */
+int	answer_merge(const uint8_t *a, size_t alen, const uint8_t *aaaa,
+	    size_t aaaalen, uint32_t ttl, uint8_t source, struct proto_wr *w);
+
+/* Sets the TTL and source of an answer or records body, in place. */
+void	answer_stamp(uint8_t *body, size_t len, uint32_t ttl, uint8_t source);
+
+/* "4.3.2.1.in-addr.arpa" or the ip6.arpa nibble name of addr. */
+void	answer_ptr_name(uint8_t family, const uint8_t *addr, char *out, size_t len);
+
+#endif

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/* daemon/cache.h - TTL cache of answers, keyed by (name, kind). */
+#ifndef NAMECACHE_CACHE_H
+#define NAMECACHE_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct cache;
+
+struct cache_limits {
+	size_t		max_entries;	/* cache_size */
+	uint32_t	min_ttl;	/* clamps on positive TTLs */
+	uint32_t	max_ttl;
+	uint32_t	negative_max_ttl;
+	uint32_t	failure_ttl;	/* seconds a failure is remembered */
+	uint32_t	serve_stale;	/* seconds past expiry an answer may serve */
+};
+
+/* Milliseconds on a clock that never goes back (CLOCK_MONOTONIC in the daemon). */
+typedef int64_t	cache_clock_fn(void *arg);
+
+/* What an entry holds. */
+enum cache_status {
+	CACHE_POSITIVE	= 0,	/* data is an answer */
+	CACHE_NXDOMAIN	= 1,	/* the name does not exist */
+	CACHE_NODATA	= 2,	/* the name exists without this kind */
+	CACHE_FAILED	= 3,	/* upstream failed; nothing else known */
+};
+
+/* What a lookup found. */
+enum cache_state {
+	CACHE_MISS	= 0,	/* nothing: ask upstream */
+	CACHE_FRESH	= 1,	/* serve it */
+	CACHE_REFRESH	= 2,	/* serve it, and refresh it: in the last 10% of its TTL */
+	CACHE_EXPIRED	= 3,	/* ask upstream; if that fails, stale_ok says
+				   whether the old answer may be served */
+	CACHE_FAILING	= 4,	/* upstream failed within failure_ttl: don't ask
+				   again; serve stale if stale_ok, else fail */
+};
+
+struct cache_hit {
+	int		 state;		/* enum cache_state */
+	int		 status;	/* enum cache_status of the data */
+	const uint8_t	*data;		/* borrowed, valid until the next cache call */
+	size_t		 len;
+	uint32_t	 ttl_left;	/* seconds, rounded up; 0 once expired */
+	bool		 stale_ok;	/* expired positive data within serve_stale */
+};
+
+/* One entry, as show-cache lists them. */
+struct cache_item {
+	const char	*name;		/* borrowed, valid until the next cache call */
+	uint32_t	 kind;
+	int		 status;
+	uint32_t	 ttl_left;
+	bool		 expired;
+	size_t		 len;
+	const uint8_t	*data;
+};
+
+struct cache_stats {
+	uint64_t	hits;
+	uint64_t	misses;
+	uint64_t	evictions;
+	uint64_t	insertions;
+};
+
+/*
+ * A cache bounded by limits->max_entries, evicting the least recently used.
+ * now() gives the time.  Caller frees with cache_free(); NULL means out of
+ * memory.
+ */
+struct cache *cache_new(const struct cache_limits *, cache_clock_fn *now, void *arg);
+void	 cache_free(struct cache *);
+
+/* New limits apply from now on; shrinking evicts at once. */
+void	 cache_set_limits(struct cache *, const struct cache_limits *);
+
+/*
+ * Kinds: a DNS type for an address or PTR lookup's answer (DNS_T_A, _AAAA,
+ * _PTR); CACHE_KIND_RR | type for the records of a query -t.
+ */
+#define CACHE_KIND_RR	0x10000u
+
+/*
+ * Looks (name, kind) up; name is compared case-insensitively.  Counts a hit
+ * or a miss and makes the entry the most recently used.
+ */
+void	 cache_lookup(struct cache *, const char *name, uint32_t kind,
+	    struct cache_hit *ret_hit);
+
+/* As cache_lookup, but counts nothing and leaves the recency order alone. */
+void	 cache_peek(struct cache *, const char *name, uint32_t kind,
+	    struct cache_hit *ret_hit);
+
+/* The TTL an entry of this status would be stored with. */
+uint32_t cache_clamp_ttl(const struct cache *, int status, uint32_t ttl);
+
+/*
+ * Stores an answer for (name, kind), replacing any entry: status, the TTL
+ * the answer carried (clamped here: [min_ttl, max_ttl] for positive data,
+ * negative_max_ttl for NXDOMAIN and NODATA), and data (copied; up to 64 KiB).
+ * Returns 0 or -ENOMEM, -EINVAL.
+ */
+int	 cache_put(struct cache *, const char *name, uint32_t kind, int status,
+	    uint32_t ttl, const void *data, size_t len);
+
+/*
+ * Remembers that upstream failed for (name, kind), for failure_ttl seconds.
+ * An existing entry keeps its data, so it can be served stale.
+ */
+int	 cache_put_failure(struct cache *, const char *name, uint32_t kind);
+
+/* Drops every kind of name.  Returns how many entries went. */
+size_t	 cache_invalidate(struct cache *, const char *name);
+void	 cache_flush(struct cache *);
+
+size_t	 cache_count(const struct cache *);
+/* Bytes held: entries, their names and data, and the hash table. */
+size_t	 cache_memory(const struct cache *);
+void	 cache_get_stats(const struct cache *, struct cache_stats *ret);
+void	 cache_reset_stats(struct cache *);
+
+/*
+ * Walks the entries, most recently used first.  *cursor starts at 0 and is
+ * advanced; returns 1 with *ret_item, or 0 at the end.  The cursor stays
+ * valid across other calls (it counts entries), but entries added or moved
+ * meanwhile may be seen twice or not at all.
+ */
+int	 cache_walk(struct cache *, size_t *cursor, struct cache_item *ret_item);
+
+#endif

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/* daemon/lookup.h - answers lookups: the hosts file, then the cache, then DNS. */
+#ifndef NAMECACHE_LOOKUP_H
+#define NAMECACHE_LOOKUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cache.h"
+#include "proto.h"
+#include "server.h"
+
+struct event_base;
+struct hostsrc;
+struct lookup;
+struct resolver;
+struct stats;
+
+#define LOOKUP_FETCH_MAX	65536	/* upstream resolutions in flight */
+#define LOOKUP_STALE_TTL	30	/* TTL of a stale answer (RFC 8767) */
+
+struct lookup_env {
+	struct event_base	*base;
+	struct hostsrc		*hosts;
+	struct resolver		*resolver;
+	struct server		*server;
+	struct stats		*stats;
+	cache_clock_fn		*now;
+	void			*now_arg;
+};
+
+/* Caller frees with lookup_free(); NULL is out of memory. */
+struct lookup *lookup_new(const struct lookup_env *, const struct cache_limits *,
+	    bool prefetch);
+void	 lookup_free(struct lookup *);
+void	 lookup_configure(struct lookup *, const struct cache_limits *, bool prefetch);
+
+/* Answer the request now, or hold it and answer when upstream has. */
+void	 lookup_name(struct lookup *, struct server_req *,
+	    const struct proto_lookup_name *);
+void	 lookup_addr(struct lookup *, struct server_req *,
+	    const struct proto_lookup_addr *);
+void	 lookup_rr(struct lookup *, struct server_req *, const struct proto_query_rr *);
+
+/* Borrowed, for admin operations and statistics. */
+struct cache *lookup_cache(struct lookup *);
+unsigned lookup_in_flight(const struct lookup *);
+
+#endif

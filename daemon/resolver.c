@@ -1,0 +1,542 @@
+/* SPDX-License-Identifier: MIT */
+/* daemon/resolver.c - c-ares on the libevent loop: queries upstream, never blocks. */
+
+/*
+ * c-ares tells us which sockets it wants watched (the socket-state
+ * callback); each gets a libevent event that calls ares_process_fd on
+ * readiness, and one timer per channel follows ares_timeout.  Nothing here
+ * blocks.
+ *
+ * A configuration change builds a new channel and makes it current; the old
+ * one keeps its queries until they finish, then is destroyed from a timer
+ * callback (never from inside one of its own callbacks).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ares.h>
+#include <event2/event.h>
+
+#include "log.h"
+#include "resolver.h"
+#include "stats.h"
+#include "watch.h"
+
+#define EDNS_PAYLOAD	1232	/* the DNS flag day 2020 figure */
+
+struct sockev {
+	struct sockev	*next;
+	int		 fd;
+	short		 what;
+	struct event	*ev;
+};
+
+struct chan {
+	struct chan	*next;
+	struct resolver	*r;
+	ares_channel	 ares;
+	struct event	*timer;
+	struct sockev	*socks;
+	unsigned	 pending;
+	bool		 retired;
+	bool		 in_send;	/* a callback now would be synchronous */
+	char		*domains[RESOLVER_SEARCH_MAX + 1];
+	int		 ndots;
+	int		 timeout_ms;
+	int		 attempts;
+	char		 servers[512];
+};
+
+struct rquery {
+	struct chan	*ch;
+	resolver_cb	*cb;
+	void		*arg;
+};
+
+/* A callback c-ares made during ares_send, to be delivered from the loop. */
+struct deferred {
+	resolver_cb	*cb;
+	void		*arg;
+	int		 status;
+};
+
+struct resolver {
+	struct event_base	*base;
+	struct stats		*stats;
+	struct chan		*cur;
+	struct chan		*all;
+	struct event		*gc;
+	struct watch		*watch;
+	char			*resolv_conf;
+	struct config_server	 servers[CONFIG_UPSTREAM_MAX];
+	unsigned		 nservers;
+	uint64_t		 generation;
+	void			(*changed)(void *);
+	void			*changed_arg;
+};
+
+static void
+chan_update_timer(struct chan *ch)
+{
+	struct timeval tv, *t;
+
+	if ((t = ares_timeout(ch->ares, NULL, &tv)) != NULL)
+		evtimer_add(ch->timer, t);
+	else
+		evtimer_del(ch->timer);
+}
+
+static void
+sock_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct chan *ch = arg;
+
+	ares_process_fd(ch->ares, what & EV_READ ? fd : ARES_SOCKET_BAD,
+	    what & EV_WRITE ? fd : ARES_SOCKET_BAD);
+	chan_update_timer(ch);
+}
+
+static void
+timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct chan *ch = arg;
+
+	ares_process_fd(ch->ares, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
+	chan_update_timer(ch);
+}
+
+/* c-ares: start, change or stop watching fd. */
+static void
+sock_state_cb(void *data, ares_socket_t fd, int readable, int writable)
+{
+	struct chan	*ch = data;
+	struct sockev	**pp, *s;
+	short		 what = (readable ? EV_READ : 0) | (writable ? EV_WRITE : 0);
+
+	for (pp = &ch->socks; *pp && (*pp)->fd != fd; pp = &(*pp)->next)
+		;
+	s = *pp;
+	if (what == 0) {
+		if (s) {
+			*pp = s->next;
+			event_free(s->ev);
+			free(s);
+		}
+		return;
+	}
+	if (s && s->what == what)
+		return;
+	if (s == NULL) {
+		if ((s = calloc(1, sizeof(*s))) == NULL) {
+			log_error("resolver: out of memory watching a socket");
+			return;
+		}
+		s->fd = fd;
+		s->next = ch->socks;
+		ch->socks = s;
+	} else
+		event_free(s->ev);
+	s->what = what;
+	s->ev = event_new(ch->r->base, fd, what | EV_PERSIST, sock_cb, ch);
+	if (s->ev == NULL || event_add(s->ev, NULL) < 0)
+		log_error("resolver: cannot watch socket %d", fd);
+}
+
+static void
+chan_destroy(struct chan *ch)
+{
+	struct sockev	*s, *next;
+	int		 i;
+
+	/* ares_destroy calls back pending queries with ARES_EDESTRUCTION. */
+	ares_destroy(ch->ares);
+	for (s = ch->socks; s; s = next) {
+		next = s->next;
+		event_free(s->ev);
+		free(s);
+	}
+	if (ch->timer)
+		event_free(ch->timer);
+	for (i = 0; ch->domains[i]; i++)
+		free(ch->domains[i]);
+	free(ch);
+}
+
+static void
+gc_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct resolver	*r = arg;
+	struct chan	**pp, *ch;
+
+	for (pp = &r->all; (ch = *pp) != NULL; ) {
+		if (ch->retired && ch->pending == 0) {
+			*pp = ch->next;
+			chan_destroy(ch);
+		} else
+			pp = &ch->next;
+	}
+}
+
+static int
+map_status(int status)
+{
+	switch (status) {
+	case ARES_SUCCESS:	return 0;
+	case ARES_ETIMEOUT:	return -ETIMEDOUT;
+	case ARES_ESERVFAIL:
+	case ARES_EREFUSED:
+	case ARES_ENOTIMP:
+	case ARES_EFORMERR:	return -EIO;
+	case ARES_EBADRESP:	return -EBADMSG;
+	case ARES_ECONNREFUSED:	return -ECONNREFUSED;
+	case ARES_ENOMEM:	return -ENOMEM;
+	case ARES_ECANCELLED:
+	case ARES_EDESTRUCTION:	return -ECANCELED;
+	}
+	return -EIO;
+}
+
+static void
+deferred_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct deferred d = *(struct deferred *)arg;
+
+	free(arg);
+	d.cb(d.arg, d.status, NULL, 0);
+}
+
+static void
+ares_cb(void *arg, int status, int timeouts, unsigned char *abuf, int alen)
+{
+	struct rquery	*q = arg;
+	struct chan	*ch = q->ch;
+	struct resolver	*r = ch->r;
+	struct deferred	*d;
+	int		 st = map_status(status);
+	static const struct timeval zero = { 0, 0 };
+
+	ch->pending--;
+	if (st == 0 && (abuf == NULL || alen <= 0))
+		st = -EBADMSG;
+	if (st == 0)
+		r->stats->upstream_replies++;
+	else if (st == -ETIMEDOUT)
+		r->stats->upstream_timeouts++;
+	else if (st != -ECANCELED)
+		r->stats->upstream_failures++;
+	if (ch->in_send && st != -ECANCELED) {
+		/* Our caller is still inside resolver_query: call back later. */
+		if ((d = malloc(sizeof(*d))) != NULL) {
+			d->cb = q->cb;
+			d->arg = q->arg;
+			d->status = st;
+			if (event_base_once(r->base, -1, EV_TIMEOUT, deferred_cb, d,
+			    &zero) == 0) {
+				free(q);
+				return;
+			}
+			free(d);
+		}
+		log_error("resolver: cannot defer a callback; dropping it");
+		free(q);
+		return;
+	}
+	q->cb(q->arg, st, st == 0 ? abuf : NULL, st == 0 ? (size_t)alen : 0);
+	free(q);
+	if (ch->retired && ch->pending == 0)
+		event_active(r->gc, EV_TIMEOUT, 0);
+}
+
+static void
+describe_servers(struct chan *ch)
+{
+	struct ares_addr_port_node	*list = NULL, *n;
+	char				 a[INET6_ADDRSTRLEN];
+	size_t				 off = 0;
+
+	ch->servers[0] = '\0';
+	if (ares_get_servers_ports(ch->ares, &list) != ARES_SUCCESS)
+		return;
+	for (n = list; n && off < sizeof(ch->servers); n = n->next) {
+		int port = n->udp_port ? n->udp_port : 53;
+
+		inet_ntop(n->family, &n->addr, a, sizeof(a));
+		off += (size_t)snprintf(ch->servers + off, sizeof(ch->servers) - off,
+		    n->family == AF_INET6 ? "%s[%s]:%d" : "%s%s:%d",
+		    off ? " " : "", a, port);
+	}
+	ares_free_data(list);
+}
+
+static int
+chan_new(struct resolver *r, struct chan **ret, char **ret_err)
+{
+	struct ares_addr_port_node	 nodes[CONFIG_UPSTREAM_MAX];
+	struct ares_options		 o, saved;
+	struct chan			*ch;
+	char				 lookups[] = "b";
+	unsigned			 i;
+	int				 mask, savedmask, st;
+
+	if ((ch = calloc(1, sizeof(*ch))) == NULL)
+		return -ENOMEM;
+	ch->r = r;
+	if ((ch->timer = evtimer_new(r->base, timer_cb, ch)) == NULL) {
+		free(ch);
+		return -ENOMEM;
+	}
+	memset(&o, 0, sizeof(o));
+	o.flags = ARES_FLAG_EDNS;
+	o.ednspsz = EDNS_PAYLOAD;
+	o.sock_state_cb = sock_state_cb;
+	o.sock_state_cb_data = ch;
+	o.lookups = lookups;
+	o.resolvconf_path = r->resolv_conf;
+	mask = ARES_OPT_FLAGS | ARES_OPT_EDNSPSZ | ARES_OPT_SOCK_STATE_CB |
+	    ARES_OPT_LOOKUPS | ARES_OPT_RESOLVCONF;
+	if ((st = ares_init_options(&ch->ares, &o, mask)) != ARES_SUCCESS) {
+		if (asprintf(ret_err, "c-ares: cannot read %s: %s", r->resolv_conf,
+		    ares_strerror(st)) < 0)
+			*ret_err = NULL;
+		event_free(ch->timer);
+		free(ch);
+		return -EINVAL;
+	}
+	if (r->nservers > 0) {
+		for (i = 0; i < r->nservers; i++) {
+			memset(&nodes[i], 0, sizeof(nodes[i]));
+			nodes[i].next = i + 1 < r->nservers ? &nodes[i + 1] : NULL;
+			nodes[i].family = r->servers[i].family;
+			memcpy(&nodes[i].addr, r->servers[i].addr,
+			    r->servers[i].family == AF_INET ? 4 : 16);
+			nodes[i].udp_port = (int)r->servers[i].port;
+			nodes[i].tcp_port = (int)r->servers[i].port;
+		}
+		if ((st = ares_set_servers_ports(ch->ares, nodes)) != ARES_SUCCESS) {
+			if (asprintf(ret_err, "c-ares: cannot set servers: %s",
+			    ares_strerror(st)) < 0)
+				*ret_err = NULL;
+			chan_destroy(ch);
+			return -EINVAL;
+		}
+	}
+	if (ares_save_options(ch->ares, &saved, &savedmask) == ARES_SUCCESS) {
+		for (i = 0; (int)i < saved.ndomains && i < RESOLVER_SEARCH_MAX; i++)
+			ch->domains[i] = strdup(saved.domains[i]);
+		ch->ndots = saved.ndots;
+		ch->timeout_ms = saved.timeout;
+		ch->attempts = saved.tries;
+		ares_destroy_options(&saved);
+	}
+	describe_servers(ch);
+	*ret = ch;
+	return 0;
+}
+
+static bool
+same_search(const struct chan *a, const struct chan *b)
+{
+	int i;
+
+	if (a->ndots != b->ndots)
+		return false;
+	for (i = 0; a->domains[i] || b->domains[i]; i++)
+		if (!a->domains[i] || !b->domains[i] ||
+		    strcmp(a->domains[i], b->domains[i]) != 0)
+			return false;
+	return true;
+}
+
+int
+resolver_rebuild(struct resolver *r)
+{
+	struct chan	*ch = NULL, *old = r->cur;
+	char		*err = NULL;
+	int		 rc;
+
+	if ((rc = chan_new(r, &ch, &err)) < 0) {
+		log_error("resolver: %s; keeping the old settings",
+		    err ? err : strerror(-rc));
+		free(err);
+		return rc;
+	}
+	ch->next = r->all;
+	r->all = ch;
+	r->cur = ch;
+	r->generation++;
+	if (old) {
+		old->retired = true;
+		if (old->pending == 0)
+			event_active(r->gc, EV_TIMEOUT, 0);
+	}
+	{
+		int nd = 0;
+
+		while (ch->domains[nd])
+			nd++;
+		log_info("resolver: servers %s; %d search domains, ndots %d, "
+		    "timeout %d ms, %d attempts", ch->servers[0] ? ch->servers :
+		    "(none)", nd, ch->ndots, ch->timeout_ms, ch->attempts);
+	}
+	if (old && !same_search(old, ch) && r->changed)
+		r->changed(r->changed_arg);
+	return 0;
+}
+
+static void
+resolv_changed(void *arg)
+{
+	struct resolver *r = arg;
+
+	log_info("resolver: %s changed", r->resolv_conf);
+	resolver_rebuild(r);
+	if (r->watch)
+		watch_rearm(r->watch);
+}
+
+int
+resolver_configure(struct resolver *r, const char *resolv_conf,
+    const struct config_server *servers, unsigned n, char **ret_err)
+{
+	char	*path;
+	int	 rc;
+
+	*ret_err = NULL;
+	if ((path = strdup(resolv_conf)) == NULL)
+		return -ENOMEM;
+	if (r->resolv_conf == NULL || strcmp(r->resolv_conf, path) != 0) {
+		watch_free(r->watch);
+		r->watch = NULL;
+	}
+	free(r->resolv_conf);
+	r->resolv_conf = path;
+	memcpy(r->servers, servers, n * sizeof(*servers));
+	r->nservers = n;
+	if (r->watch == NULL &&
+	    (r->watch = watch_new(r->base, path, resolv_changed, r)) == NULL)
+		log_warning("resolver: cannot watch %s: %s", path, strerror(errno));
+	if ((rc = resolver_rebuild(r)) < 0 && r->cur == NULL) {
+		if (asprintf(ret_err, "cannot set up DNS from %s", path) < 0)
+			*ret_err = NULL;
+		return rc;
+	}
+	return 0;
+}
+
+struct resolver *
+resolver_new(struct event_base *base, struct stats *stats)
+{
+	struct resolver *r;
+
+	if (ares_library_init(ARES_LIB_INIT_ALL) != ARES_SUCCESS)
+		return NULL;
+	if ((r = calloc(1, sizeof(*r))) == NULL)
+		return NULL;
+	r->base = base;
+	r->stats = stats;
+	if ((r->gc = event_new(base, -1, 0, gc_cb, r)) == NULL) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void
+resolver_free(struct resolver *r)
+{
+	struct chan *ch, *next;
+
+	if (r == NULL)
+		return;
+	for (ch = r->all; ch; ch = next) {
+		next = ch->next;
+		chan_destroy(ch);
+	}
+	watch_free(r->watch);
+	event_free(r->gc);
+	free(r->resolv_conf);
+	free(r);
+	ares_library_cleanup();
+}
+
+int
+resolver_query(struct resolver *r, const char *name, uint16_t type,
+    resolver_cb *cb, void *arg)
+{
+	struct chan	*ch = r->cur;
+	struct rquery	*q;
+	unsigned char	*buf = NULL;
+	int		 len, st;
+
+	if (ch == NULL)
+		return -ENETDOWN;
+	st = ares_create_query(name, 1 /* IN */, type, 0, 1, &buf, &len,
+	    EDNS_PAYLOAD);
+	if (st != ARES_SUCCESS)
+		return st == ARES_ENOMEM ? -ENOMEM : -EINVAL;
+	if ((q = malloc(sizeof(*q))) == NULL) {
+		ares_free_string(buf);
+		return -ENOMEM;
+	}
+	q->ch = ch;
+	q->cb = cb;
+	q->arg = arg;
+	ch->pending++;
+	r->stats->upstream_queries++;
+	ch->in_send = true;
+	ares_send(ch->ares, buf, len, ares_cb, q);	/* c-ares sets a random id */
+	ch->in_send = false;
+	ares_free_string(buf);
+	chan_update_timer(ch);
+	return 0;
+}
+
+int
+resolver_search(const struct resolver *r, const char *const **ret_domains,
+    int *ret_ndots)
+{
+	static const char *const none[1] = { NULL };
+
+	if (r->cur == NULL) {
+		*ret_domains = none;
+		*ret_ndots = 1;
+		return 0;
+	}
+	*ret_domains = (const char *const *)r->cur->domains;
+	*ret_ndots = r->cur->ndots;
+	return 0;
+}
+
+void
+resolver_on_change(struct resolver *r, void (*fn)(void *), void *arg)
+{
+	r->changed = fn;
+	r->changed_arg = arg;
+}
+
+void
+resolver_get_info(const struct resolver *r, struct resolver_info *ret)
+{
+	const struct chan	*ch = r->cur;
+	size_t			 off = 0;
+	int			 i;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->resolv_conf = r->resolv_conf ? r->resolv_conf : "";
+	ret->generation = r->generation;
+	for (const struct chan *c = r->all; c; c = c->next)
+		ret->in_flight += c->pending;
+	if (ch == NULL)
+		return;
+	snprintf(ret->servers, sizeof(ret->servers), "%s", ch->servers);
+	for (i = 0; ch->domains[i] && off < sizeof(ret->search); i++)
+		off += (size_t)snprintf(ret->search + off, sizeof(ret->search) - off,
+		    "%s%s", off ? " " : "", ch->domains[i]);
+	ret->ndots = ch->ndots;
+	ret->timeout_ms = ch->timeout_ms;
+	ret->attempts = ch->attempts;
+}

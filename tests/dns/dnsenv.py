@@ -1,0 +1,1112 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""tests/dns/dnsenv.py - DNS servers for namecache's tests, on loopback only.
+
+Stdlib plus Debian's python3-dnslib; the authoritative server is Debian's
+nsd.  Nothing here sends a packet anywhere but 127.0.0.1 or ::1: every
+server is started by the test, on a free non-53 port, except inside a
+private network namespace (in-netns.sh), which has nothing but `lo`.
+Never point anything at this machine's own /etc/resolv.conf servers: run
+glibc's DNS (getent -s dns, getaddrinfo of a name not in /etc/hosts) and a
+daemon without --upstream only inside in-netns.sh.
+
+Pieces
+------
+Test data (module constants; assert against them, never hard-code):
+    TEST_ZONE, NEG_ZONE, REV4_ZONE, REV6_ZONE, ZONES      Zone objects
+    Zone.origin, .soa (Soa), .ns_ttl, .records (list of Rec), .text()
+    Zone.negative_ttl        min(SOA TTL, SOA MINIMUM) (RFC 2308)
+    rrset(name, qtype)       the records of one type at one name
+    resolve(name, qtype)     the answer section an authoritative server
+                             gives: the CNAME chain, then the final RRset
+    answer_ttl(name, qtype)  smallest TTL in resolve() (what the cache keeps)
+    addresses(name, family)  the address strings resolve() ends in
+    zone_of(name)            the Zone a name falls in
+    negative_ttl(name)       zone_of(name).negative_ttl
+    name_exists(name)        whether the name owns any record
+    MANY_COUNT               150, the A records of many.test.example
+    NSD_NEGATIVE_SOA_TTL     {origin: TTL} that nsd really puts in the
+                             authority SOA of a negative answer: it lowers
+                             it to min(TTL, MINIMUM) itself (see below)
+    rec_key(rec), rr_key(rr) comparable (name, ttl, type, rdata) tuples for
+                             a Rec and for a received dnslib RR
+    Names in test.example.: ttl10 (A, TTL 10), ttl300 (A 300), ttl3600
+    (A 3600, AAAA 1800), alias1 -> alias2 -> target (CNAME 500, CNAME 400,
+    A 600 / AAAA 700: the chain's minimum is 400), v6only, v4only, nodata
+    (TXT only), many (150 A: truncated over UDP), mx, mail, srv._tcp, txt,
+    caa, www (A and AAAA), multi (3 A, 2 AAAA), dangling (CNAME to a name
+    that does not exist).  neg.example.: host (A only).  PTRs for
+    192.0.2.10, 192.0.2.20 and 2001:db8::20.  No wildcard.  Print a zone
+    file with: dnsenv.py zone test.example.
+    With minimal_responses=False (the default, like a stock nsd) positive
+    answers also carry the zone's NS (TTL 86400) in authority and glue in
+    additional: only the answer section decides a cache TTL.
+
+Servers (all are context managers with .stop(); .port is the port):
+    Nsd(tmpdir, port=None, zones=None, addresses=None, minimal_responses=False)
+        Real authoritative nsd in the foreground on 127.0.0.1 and ::1.
+        Started and answering when the constructor returns (about 0.3 s);
+        a taken port is retried with another unless port= was given.
+        .log(since=0) is its log (verbosity 2), .stop(), .start() again.
+        nsd 4.6 has no query log, so count queries by putting a
+        CountingProxy in front.
+    CountingProxy(upstream_port, port=None, upstream_host="127.0.0.1",
+                  host="127.0.0.1")
+        UDP+TCP forwarder: UDP queries go upstream over UDP, TCP over TCP,
+        replies are relayed byte for byte.  Counts every query received
+        (also those it then drops).  .set_delay(name, seconds, qtype=None),
+        .set_blackhole(on=True, name=None).
+    FaultServer(port=None, host="127.0.0.1")
+        Scriptable server: .set(name, behaviour, qtype=None, **params),
+        .set_default(behaviour, **params), .clear().  Behaviours and their
+        params are in FaultServer.__doc__.
+    Both CountingProxy and FaultServer count: .counts(transport=None) ->
+    {(qname, "A"): n}, .count(name, qtype=None, transport=None),
+    .total(transport=None), .transports() -> {"udp": n, "tcp": n},
+    .queries() -> [(monotonic, qname, qtype, transport)], .reset(),
+    .wait_total(n, timeout).  qname is lowercased with a trailing dot.
+    Every query is counted before it is answered, so once a client has its
+    reply the count is there.  Each query is handled in its own thread, so
+    a delayed or slow one never holds up another.
+
+Helpers:
+    query(port, name, qtype="A", tcp=False, timeout=2, host="127.0.0.1",
+          payload=None, rd=True, raw=False) -> dnslib.DNSRecord (or bytes)
+    free_port(hosts=("127.0.0.1", "::1")) -> a port free for UDP and TCP
+    make_query(name, qtype="A", payload=None, rd=True) -> dnslib.DNSRecord
+    rdata_text(rr) -> normalised presentation text of a dnslib RR's rdata
+    run_in_netns(cmd, **kw) -> subprocess.CompletedProcess (see in-netns.sh)
+
+Typical use in an integration test:
+
+    with tempfile.TemporaryDirectory() as tmp, \\
+         dnsenv.Nsd(tmp) as nsd, \\
+         dnsenv.CountingProxy(nsd.port) as proxy:
+        start namecached with --upstream 127.0.0.1:%d % proxy.port
+        look up alias1.test.example through it twice
+        assert proxy.count("alias1.test.example", "A") == 1
+        assert reported ttl <= dnsenv.answer_ttl("alias1.test.example", "A")
+
+    with dnsenv.FaultServer() as fs:
+        fs.set("dead.fault.example", "timeout")
+        fs.set("www.fault.example", "answer", qtype="AAAA", ttl=0)
+
+glibc against the same data (differential tests) needs a server on port 53
+named in /etc/resolv.conf: run the whole test program through
+tests/dns/in-netns.sh (root), e.g.
+    tests/dns/in-netns.sh -- /usr/bin/python3 tests/differential/x.py
+Inside it, nsd serves ZONES on 127.0.0.1:53 and [::1]:53, /etc/resolv.conf
+(a private bind mount) says "nameserver 127.0.0.1 / search test.example /
+options ndots:1 timeout:1 attempts:2", and the environment has
+DNSENV_NETNS=1, DNSENV_NSD_PORT=53, DNSENV_DIR=<its temporary folder>.
+lo also carries 203.0.113.1/32 and 2001:db8:ffff::1/128
+(NETNS_HOST_ADDRESSES), because glibc's AI_ADDRCONFIG
+ignores 127.0.0.1 and ::1 and would otherwise refuse every AF_INET/AF_INET6
+getaddrinfo (getent ahostsv4 says nothing).  There is no other interface
+and no route: nothing can leave the namespace.
+The real /etc/resolv.conf is never written.  Options: --search, --options,
+--zone ORIGIN=FILE (extra zone files), --no-nsd, --no-addresses; see
+in-netns.sh.
+
+About negative TTLs: the zones' SOAs are TEST_ZONE (TTL 120, MINIMUM 300:
+min() is the TTL) and NEG_ZONE (TTL 900, MINIMUM 60: min() is MINIMUM).
+nsd itself writes the authority SOA of an NXDOMAIN/NODATA reply with its
+TTL already lowered to min(TTL, MINIMUM) (RFC 2308 section 3), so through
+nsd neg.example's authority SOA reads TTL 60 MINIMUM 60.  To test that the
+daemon takes the min() itself, use FaultServer's nxdomain/nodata with
+soa_ttl=900, minimum=60, which sends the fields exactly as given.
+
+Run the self-tests: /usr/bin/python3 tests/dns/test_dnsenv.py (root for
+the netns part), or meson test -C build --suite dns.
+"""
+
+import argparse
+import ipaddress
+import os
+import random
+import select
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import namedtuple
+
+import dnslib
+from dnslib import DNSRecord, DNSHeader, DNSQuestion, RR, QTYPE, EDNS0
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+IN_NETNS = os.path.join(HERE, "in-netns.sh")
+NSD = "/usr/sbin/nsd"
+PYTHON = "/usr/bin/python3"
+
+LOOPBACK = ("127.0.0.1", "::1")
+
+# --------------------------------------------------------------------------
+# Test data
+# --------------------------------------------------------------------------
+
+Rec = namedtuple("Rec", "name ttl rtype rdata")
+Rec.__doc__ = "One resource record: absolute lowercase name, TTL, type mnemonic, rdata in zone-file text."
+Soa = namedtuple("Soa", "ttl mname rname serial refresh retry expire minimum")
+
+
+def norm(name):
+    """Lowercase, absolute (trailing dot) form of a name."""
+    name = str(name).lower()
+    return name if name.endswith(".") else name + "."
+
+
+class Zone:
+    def __init__(self, origin, soa, ns, records, ns_ttl=86400):
+        self.origin = norm(origin)
+        self.soa = soa
+        self.ns = [norm(n) for n in ns]
+        self.ns_ttl = ns_ttl
+        self.records = list(records)
+
+    @property
+    def negative_ttl(self):
+        """How long an NXDOMAIN/NODATA from this zone may be cached (RFC 2308)."""
+        return min(self.soa.ttl, self.soa.minimum)
+
+    def soa_rdata(self):
+        s = self.soa
+        return "%s %s %d %d %d %d %d" % (s.mname, s.rname, s.serial, s.refresh,
+                                        s.retry, s.expire, s.minimum)
+
+    def all_records(self):
+        """SOA and NS as records too, then the rest."""
+        out = [Rec(self.origin, self.soa.ttl, "SOA", self.soa_rdata())]
+        out += [Rec(self.origin, self.ns_ttl, "NS", n) for n in self.ns]
+        return out + self.records
+
+    def text(self):
+        lines = ["; generated by tests/dns/dnsenv.py", "$ORIGIN %s" % self.origin]
+        for r in self.all_records():
+            lines.append("%s\t%d\tIN\t%s\t%s" % (r.name, r.ttl, r.rtype, r.rdata))
+        return "\n".join(lines) + "\n"
+
+    def __contains__(self, name):
+        name = norm(name)
+        return name == self.origin or name.endswith("." + self.origin)
+
+    def __repr__(self):
+        return "Zone(%r)" % self.origin
+
+
+def _zone(origin, soa_ttl, minimum, records, ns=None):
+    o = norm(origin)
+    mname = ns[0] if ns else "ns1." + o
+    return Zone(o, Soa(soa_ttl, mname, "hostmaster." + o, 2024010101, 3600, 600,
+                       86400, minimum), [mname], records)
+
+
+T = "test.example."
+TEST_ZONE = _zone(T, 120, 300, [
+    Rec("ns1." + T, 86400, "A", "192.0.2.53"),
+    Rec("ttl10." + T, 10, "A", "192.0.2.10"),
+    Rec("ttl300." + T, 300, "A", "192.0.2.30"),
+    Rec("ttl3600." + T, 3600, "A", "192.0.2.36"),
+    Rec("ttl3600." + T, 1800, "AAAA", "2001:db8::36"),
+    # The chain's smallest TTL is the middle link (400).
+    Rec("alias1." + T, 500, "CNAME", "alias2." + T),
+    Rec("alias2." + T, 400, "CNAME", "target." + T),
+    Rec("target." + T, 600, "A", "192.0.2.20"),
+    Rec("target." + T, 700, "AAAA", "2001:db8::20"),
+    Rec("v6only." + T, 300, "AAAA", "2001:db8::6"),
+    Rec("v4only." + T, 300, "A", "192.0.2.4"),
+    Rec("nodata." + T, 300, "TXT", '"x"'),
+    Rec("mx." + T, 300, "MX", "10 mail." + T),
+    Rec("mail." + T, 300, "A", "192.0.2.25"),
+    Rec("srv._tcp." + T, 300, "SRV", "1 2 3 target." + T),
+    Rec("txt." + T, 300, "TXT", '"hello world" "second"'),
+    Rec("caa." + T, 300, "CAA", '0 issue "ca.example"'),
+    Rec("www." + T, 300, "A", "192.0.2.80"),
+    Rec("www." + T, 300, "AAAA", "2001:db8::80"),
+    # Extras: several addresses of each family (order tests), and a CNAME
+    # into a name that does not exist (NXDOMAIN after a CNAME).
+    Rec("multi." + T, 300, "A", "192.0.2.101"),
+    Rec("multi." + T, 300, "A", "192.0.2.102"),
+    Rec("multi." + T, 300, "A", "192.0.2.103"),
+    Rec("multi." + T, 300, "AAAA", "2001:db8::101"),
+    Rec("multi." + T, 300, "AAAA", "2001:db8::102"),
+    Rec("dangling." + T, 300, "CNAME", "nowhere." + T),
+] + [Rec("many." + T, 300, "A", "198.51.100.%d" % i) for i in range(150)])
+MANY_COUNT = 150
+
+N = "neg.example."
+NEG_ZONE = _zone(N, 900, 60, [
+    Rec("ns1." + N, 86400, "A", "192.0.2.53"),
+    Rec("host." + N, 300, "A", "192.0.2.90"),
+])
+
+R4 = "2.0.192.in-addr.arpa."
+REV4_ZONE = _zone(R4, 3600, 300, [
+    Rec("10." + R4, 3600, "PTR", "ttl10." + T),
+    Rec("20." + R4, 3600, "PTR", "target." + T),
+], ns=["ns1." + T])
+
+R6 = "8.b.d.0.1.0.0.2.ip6.arpa."
+REV6_ZONE = _zone(R6, 3600, 300, [
+    Rec(ipaddress.ip_address("2001:db8::20").reverse_pointer + ".", 3600, "PTR",
+        "target." + T),
+], ns=["ns1." + T])
+
+ZONES = [TEST_ZONE, NEG_ZONE, REV4_ZONE, REV6_ZONE]
+
+# What nsd puts in the TTL field of the authority SOA of a negative answer.
+NSD_NEGATIVE_SOA_TTL = {z.origin: z.negative_ttl for z in ZONES}
+
+
+def zone_of(name, zones=None):
+    best = None
+    for z in zones or ZONES:
+        if name in z and (best is None or len(z.origin) > len(best.origin)):
+            best = z
+    return best
+
+
+def negative_ttl(name):
+    return zone_of(name).negative_ttl
+
+
+def rrset(name, qtype, zones=None):
+    name, qtype = norm(name), qtype.upper()
+    z = zone_of(name, zones)
+    if z is None:
+        return []
+    return [r for r in z.all_records() if r.name == name and r.rtype == qtype]
+
+
+def name_exists(name, zones=None):
+    name = norm(name)
+    z = zone_of(name, zones)
+    return z is not None and any(r.name == name for r in z.all_records())
+
+
+def resolve(name, qtype, zones=None):
+    """The answer section an authoritative server for ZONES gives."""
+    out, name, qtype = [], norm(name), qtype.upper()
+    for _ in range(16):
+        rs = rrset(name, qtype, zones)
+        if rs or qtype == "CNAME":
+            return out + rs
+        cn = rrset(name, "CNAME", zones)
+        if not cn:
+            return out
+        out += cn
+        name = norm(cn[0].rdata)
+    raise ValueError("CNAME loop")
+
+
+def answer_ttl(name, qtype, zones=None):
+    """Smallest TTL in the answer, CNAMEs included; None for no answer."""
+    rs = resolve(name, qtype, zones)
+    return min(r.ttl for r in rs) if rs else None
+
+
+def addresses(name, family=None, zones=None):
+    """Address strings of name: family socket.AF_INET, AF_INET6 or None (both, v4 first)."""
+    out = []
+    if family in (None, socket.AF_INET):
+        out += [r.rdata for r in resolve(name, "A", zones) if r.rtype == "A"]
+    if family in (None, socket.AF_INET6):
+        out += [r.rdata for r in resolve(name, "AAAA", zones) if r.rtype == "AAAA"]
+    return out
+
+
+def rdata_text(rr):
+    """Normalised presentation text of a dnslib RR's rdata (for comparisons)."""
+    if QTYPE.get(rr.rtype) in ("A", "AAAA"):
+        return str(ipaddress.ip_address(str(rr.rdata)))
+    return str(rr.rdata).lower() if QTYPE.get(rr.rtype) in (
+        "CNAME", "PTR", "NS", "SOA", "MX", "SRV") else str(rr.rdata)
+
+
+def rec_rr(rec):
+    """dnslib RR for a Rec."""
+    return RR.fromZone("%s %d IN %s %s" % (rec.name, rec.ttl, rec.rtype, rec.rdata))[0]
+
+
+def rec_key(rec):
+    """(name, ttl, type, rdata text) of a Rec, comparable with rr_key()."""
+    return rr_key(rec_rr(rec))
+
+
+def rr_key(rr):
+    return (norm(rr.rname), rr.ttl, qtype_name(rr.rtype), rdata_text(rr))
+
+
+def qtype_name(n):
+    try:
+        return QTYPE[n]
+    except Exception:
+        return "TYPE%d" % n
+
+
+def qtype_num(t):
+    return t if isinstance(t, int) else getattr(QTYPE, t.upper())
+
+
+# --------------------------------------------------------------------------
+# Helpers
+# --------------------------------------------------------------------------
+
+def _family(host):
+    return socket.AF_INET6 if ":" in host else socket.AF_INET
+
+
+def have_ipv6():
+    try:
+        with socket.socket(socket.AF_INET6, socket.SOCK_DGRAM) as s:
+            s.bind(("::1", 0))
+        return True
+    except OSError:
+        return False
+
+
+def free_port(hosts=LOOPBACK):
+    """A port free for UDP and TCP on every host in hosts (::1 skipped without IPv6)."""
+    hosts = [h for h in hosts if ":" not in h or have_ipv6()]
+    for _ in range(100):
+        socks = []
+        try:
+            s = socket.socket(_family(hosts[0]), socket.SOCK_STREAM)
+            socks.append(s)
+            s.bind((hosts[0], 0))
+            port = s.getsockname()[1]
+            if port == 53:
+                continue
+            for h in hosts:
+                for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM):
+                    if h == hosts[0] and kind == socket.SOCK_STREAM:
+                        continue
+                    s = socket.socket(_family(h), kind)
+                    socks.append(s)
+                    s.bind((h, port))
+            return port
+        except OSError:
+            continue
+        finally:
+            for s in socks:
+                s.close()
+    raise RuntimeError("no free port")
+
+
+def _recv_exact(sock, n):
+    buf = b""
+    while len(buf) < n:
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            raise ConnectionError("connection closed after %d of %d bytes" % (len(buf), n))
+        buf += chunk
+    return buf
+
+
+def make_query(name, qtype="A", payload=None, rd=True):
+    q = DNSRecord.question(str(name), qtype_name(qtype_num(qtype)))
+    q.header.rd = 1 if rd else 0
+    if payload:
+        q.add_ar(EDNS0(udp_len=payload))
+    return q
+
+
+def query(port, name, qtype="A", tcp=False, timeout=2, host="127.0.0.1",
+          payload=None, rd=True, raw=False):
+    """Ask the server at host:port directly.  payload: EDNS0 UDP size (None: no OPT).
+
+    Returns the parsed reply (dnslib.DNSRecord), or its bytes with raw=True.
+    UDP returns the first datagram that arrives, whatever its id.  Raises
+    socket.timeout (TimeoutError) when nothing comes within timeout."""
+    data = make_query(name, qtype, payload, rd).pack()
+    with socket.socket(_family(host), socket.SOCK_STREAM if tcp else socket.SOCK_DGRAM) as s:
+        s.settimeout(timeout)
+        s.connect((host, port))
+        if tcp:
+            s.sendall(struct.pack("!H", len(data)) + data)
+            n = struct.unpack("!H", _recv_exact(s, 2))[0]
+            reply = _recv_exact(s, n)
+        else:
+            s.send(data)
+            reply = s.recv(65535)
+    return reply if raw else DNSRecord.parse(reply)
+
+
+# --------------------------------------------------------------------------
+# nsd
+# --------------------------------------------------------------------------
+
+class Nsd:
+    """A real nsd serving zones (default ZONES) on 127.0.0.1 and ::1.
+
+    zones: Zone objects and/or (origin, zonefile_path) pairs.
+    addresses: where to listen (default 127.0.0.1 and, when available, ::1).
+    The log (nsd's stderr, verbosity 2) is self.log_path; self.log() reads it."""
+
+    def __init__(self, tmpdir, port=None, zones=None, addresses=None,
+                 minimal_responses=False, start=True, timeout=10):
+        self.dir = os.path.abspath(tmpdir)
+        os.makedirs(self.dir, exist_ok=True)
+        self.fixed_port = port
+        self.port = None
+        self.zones = list(ZONES if zones is None else zones)
+        self.addresses = list(addresses or [a for a in LOOPBACK if ":" not in a or have_ipv6()])
+        self.minimal_responses = minimal_responses
+        self.timeout = timeout
+        self.proc = None
+        self.conf = os.path.join(self.dir, "nsd.conf")
+        self.log_path = os.path.join(self.dir, "nsd.log")
+        if start:
+            self.start()
+
+    def _write(self, port):
+        d = self.dir
+        zone_stanzas = []
+        for z in self.zones:
+            if isinstance(z, Zone):
+                origin = z.origin
+                path = os.path.join(d, "%szone" % origin)
+                with open(path, "w") as f:
+                    f.write(z.text())
+            else:
+                origin, path = norm(z[0]), os.path.abspath(z[1])
+            zone_stanzas.append('zone:\n\tname: "%s"\n\tzonefile: "%s"\n' % (origin, path))
+        lines = ["server:"]
+        lines += ["\tip-address: %s@%d" % (a, port) for a in self.addresses]
+        lines += [
+            "\tport: %d" % port,
+            "\tdo-ip4: %s" % ("yes" if any(":" not in a for a in self.addresses) else "no"),
+            "\tdo-ip6: %s" % ("yes" if any(":" in a for a in self.addresses) else "no"),
+            '\tusername: ""',
+            '\tchroot: ""',
+            '\tzonesdir: "%s"' % d,
+            '\tdatabase: "%s"' % os.path.join(d, "nsd.db"),
+            '\tzonelistfile: "%s"' % os.path.join(d, "zone.list"),
+            '\txfrdfile: "%s"' % os.path.join(d, "xfrd.state"),
+            '\txfrdir: "%s"' % d,
+            '\tpidfile: "%s"' % os.path.join(d, "nsd.pid"),
+            "\tverbosity: 2",
+            "\tlog-time-ascii: yes",
+            "\tserver-count: 1",
+            "\treuseport: no",
+            "\thide-version: yes",
+            "\trefuse-any: no",
+            "\tminimal-responses: %s" % ("yes" if self.minimal_responses else "no"),
+            "\tipv4-edns-size: 1232",
+            "\tipv6-edns-size: 1232",
+            "\ttcp-count: 200",
+            "\tzonefiles-write: 0",
+            "remote-control:",
+            "\tcontrol-enable: no",
+            "",
+        ]
+        with open(self.conf, "w") as f:
+            f.write("\n".join(lines) + "\n".join(zone_stanzas))
+        # A stale list from an earlier start would add zones nsd then cannot find.
+        for stale in ("zone.list", "xfrd.state", "nsd.db"):
+            try:
+                os.unlink(os.path.join(d, stale))
+            except FileNotFoundError:
+                pass
+
+    def start(self):
+        last = ""
+        for _ in range(1 if self.fixed_port else 8):
+            port = self.fixed_port or free_port(self.addresses)
+            self._write(port)
+            with open(self.log_path, "ab") as log:
+                self._log_start = log.tell()
+                self.proc = subprocess.Popen([NSD, "-d", "-c", self.conf],
+                                             stdin=subprocess.DEVNULL, stdout=log,
+                                             stderr=log, start_new_session=True)
+            self.port = port
+            if self._wait_ready():
+                return self
+            last = self.log(self._log_start)
+            self.stop()
+            if "in use" not in last:
+                break
+        raise RuntimeError("nsd did not start; log:\n" + last)
+
+    def _wait_ready(self):
+        deadline = time.monotonic() + self.timeout
+        pending = list(self.addresses)
+        probe = self.zones[0].origin if isinstance(self.zones[0], Zone) else norm(self.zones[0][0])
+        started = False
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                return False
+            # Another server on the same port could answer the probes: wait
+            # for this nsd to say it is up first.
+            if not started:
+                started = "nsd started" in self.log(self._log_start)
+                if not started:
+                    time.sleep(0.02)
+                    continue
+            for a in list(pending):
+                try:
+                    r = query(self.port, probe, "SOA", host=a, timeout=0.2)
+                    if r.header.rcode == 0 and r.rr:
+                        pending.remove(a)
+                except (OSError, dnslib.DNSError):
+                    pass
+            if not pending:
+                return True
+            time.sleep(0.02)
+        return False
+
+    def log(self, since=0):
+        """nsd's log (from byte offset since)."""
+        try:
+            with open(self.log_path, "rb") as f:
+                f.seek(since)
+                return f.read().decode(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def stop(self):
+        p, self.proc = self.proc, None
+        if p is None:
+            return
+        if p.poll() is None:
+            p.terminate()
+            try:
+                p.wait(5)
+            except subprocess.TimeoutExpired:
+                pass
+        # nsd's server and xfrd children are in the group we started.
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        p.wait()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+# --------------------------------------------------------------------------
+# UDP + TCP server plumbing shared by the proxy and the fault server
+# --------------------------------------------------------------------------
+
+class _Counting:
+    def __init__(self):
+        self._count_lock = threading.Lock()
+        self._log = []
+
+    def _record(self, data, transport):
+        try:
+            q = DNSRecord.parse(data).q
+            key = (norm(q.qname), qtype_name(q.qtype))
+        except Exception:
+            key = ("<unparseable>", "?")
+        with self._count_lock:
+            self._log.append((time.monotonic(), key[0], key[1], transport))
+        return key
+
+    def queries(self):
+        """[(monotonic time, qname, qtype, transport)] in arrival order."""
+        with self._count_lock:
+            return list(self._log)
+
+    def counts(self, transport=None):
+        out = {}
+        for _, n, t, tr in self.queries():
+            if transport is None or tr == transport:
+                out[(n, t)] = out.get((n, t), 0) + 1
+        return out
+
+    def count(self, name, qtype=None, transport=None):
+        name = norm(name)
+        qtype = qtype and qtype_name(qtype_num(qtype))
+        return sum(1 for _, n, t, tr in self.queries()
+                   if n == name and (qtype is None or t == qtype)
+                   and (transport is None or tr == transport))
+
+    def total(self, transport=None):
+        return sum(1 for q in self.queries() if transport is None or q[3] == transport)
+
+    def transports(self):
+        return {"udp": self.total("udp"), "tcp": self.total("tcp")}
+
+    def reset(self):
+        with self._count_lock:
+            self._log = []
+
+    def wait_total(self, n, timeout=5.0):
+        """Wait until at least n queries have arrived; returns the total."""
+        deadline = time.monotonic() + timeout
+        while self.total() < n and time.monotonic() < deadline:
+            time.sleep(0.005)
+        return self.total()
+
+
+class _Server(_Counting):
+    """Listens on host:port for UDP and TCP; each query goes to self._handle
+    (data, transport) in its own thread, which returns reply bytes or None."""
+
+    def __init__(self, port=None, host="127.0.0.1"):
+        _Counting.__init__(self)
+        self.host = host
+        self._stopping = threading.Event()
+        self._conns = set()
+        self._conns_lock = threading.Lock()
+        fam = _family(host)
+        for _ in range(1 if port else 50):
+            p = port or free_port((host,))
+            u = socket.socket(fam, socket.SOCK_DGRAM)
+            t = socket.socket(fam, socket.SOCK_STREAM)
+            try:
+                t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                u.bind((host, p))
+                t.bind((host, p))
+                t.listen(64)
+                break
+            except OSError:
+                u.close()
+                t.close()
+                if port:
+                    raise
+        else:
+            raise RuntimeError("no free port")
+        self.port = p
+        self._udp, self._tcp = u, t
+        self._threads = [threading.Thread(target=self._udp_loop, daemon=True),
+                         threading.Thread(target=self._tcp_loop, daemon=True)]
+        for th in self._threads:
+            th.start()
+
+    def _spawn(self, fn, *args):
+        threading.Thread(target=fn, args=args, daemon=True).start()
+
+    def _udp_loop(self):
+        while not self._stopping.is_set():
+            try:
+                r, _, _ = select.select([self._udp], [], [], 0.1)
+                if not r:
+                    continue
+                data, addr = self._udp.recvfrom(65535)
+            except OSError:
+                if self._stopping.is_set():
+                    return
+                continue
+            self._spawn(self._udp_one, data, addr)
+
+    def _udp_one(self, data, addr):
+        reply = self._handle(data, "udp")
+        if reply is not None and not self._stopping.is_set():
+            try:
+                self._udp.sendto(reply, addr)
+            except OSError:
+                pass
+
+    def _tcp_loop(self):
+        while not self._stopping.is_set():
+            try:
+                r, _, _ = select.select([self._tcp], [], [], 0.1)
+                if not r:
+                    continue
+                conn, _ = self._tcp.accept()
+            except OSError:
+                if self._stopping.is_set():
+                    return
+                continue
+            with self._conns_lock:
+                self._conns.add(conn)
+            self._spawn(self._tcp_conn, conn)
+
+    def _tcp_conn(self, conn):
+        wlock = threading.Lock()
+        pending = []
+        try:
+            while not self._stopping.is_set():
+                hdr = conn.recv(2)
+                if len(hdr) == 1:
+                    hdr += conn.recv(1)
+                if len(hdr) < 2:
+                    break
+                data = _recv_exact(conn, struct.unpack("!H", hdr)[0])
+                th = threading.Thread(target=self._tcp_one, args=(conn, wlock, data), daemon=True)
+                th.start()
+                pending = [t for t in pending if t.is_alive()] + [th]
+        except OSError:
+            pass
+        # The peer closed (or stop() shut the socket down): let the replies
+        # in flight finish (they are bounded by their delays), then close.
+        for th in pending:
+            th.join()
+        with self._conns_lock:
+            if conn in self._conns:
+                self._conns.discard(conn)
+                conn.close()
+
+    def _tcp_one(self, conn, wlock, data):
+        reply = self._handle(data, "tcp")
+        if reply is None or self._stopping.is_set():
+            return
+        try:
+            with wlock:
+                conn.sendall(struct.pack("!H", len(reply)) + reply)
+        except OSError:
+            pass
+
+    def stop(self):
+        if self._stopping.is_set():
+            return
+        self._stopping.set()
+        for th in self._threads:
+            th.join(2)
+        self._udp.close()
+        self._tcp.close()
+        with self._conns_lock:
+            for c in self._conns:
+                try:
+                    c.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                c.close()
+            self._conns.clear()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+# --------------------------------------------------------------------------
+# Counting proxy
+# --------------------------------------------------------------------------
+
+class CountingProxy(_Server):
+    """Forwards to upstream_host:upstream_port over the transport the query came on.
+
+    set_delay(name, seconds, qtype=None): hold the reply to name (and qtype)
+        until seconds after the query arrived; 0 or None removes it.
+    set_blackhole(on=True, name=None): drop every query (or those for name).
+    Queries are counted on arrival, dropped ones included."""
+
+    UPSTREAM_TIMEOUT = 5.0
+
+    def __init__(self, upstream_port, port=None, upstream_host="127.0.0.1", host="127.0.0.1"):
+        self.upstream = (upstream_host, upstream_port)
+        self._lock = threading.Lock()
+        self._delays = {}
+        self._blackhole = False
+        self._holes = set()
+        _Server.__init__(self, port, host)
+
+    def set_delay(self, name, seconds, qtype=None):
+        key = (norm(name), qtype and qtype_name(qtype_num(qtype)))
+        with self._lock:
+            if seconds:
+                self._delays[key] = float(seconds)
+            else:
+                self._delays.pop(key, None)
+
+    def set_blackhole(self, on=True, name=None):
+        with self._lock:
+            if name is None:
+                self._blackhole = bool(on)
+            elif on:
+                self._holes.add(norm(name))
+            else:
+                self._holes.discard(norm(name))
+
+    def clear(self):
+        with self._lock:
+            self._delays.clear()
+            self._holes.clear()
+            self._blackhole = False
+
+    def _handle(self, data, transport):
+        t0 = time.monotonic()
+        name, qtype = self._record(data, transport)
+        with self._lock:
+            if self._blackhole or name in self._holes:
+                return None
+            delay = self._delays.get((name, qtype), self._delays.get((name, None), 0))
+        try:
+            reply = self._forward(data, transport)
+        except OSError:
+            return None
+        if delay:
+            left = t0 + delay - time.monotonic()
+            if left > 0:
+                time.sleep(left)
+        return reply
+
+    def _forward(self, data, transport):
+        host, port = self.upstream
+        tcp = transport == "tcp"
+        with socket.socket(_family(host), socket.SOCK_STREAM if tcp else socket.SOCK_DGRAM) as s:
+            s.settimeout(self.UPSTREAM_TIMEOUT)
+            s.connect((host, port))
+            if tcp:
+                s.sendall(struct.pack("!H", len(data)) + data)
+                return _recv_exact(s, struct.unpack("!H", _recv_exact(s, 2))[0])
+            s.send(data)
+            return s.recv(65535)
+
+
+# --------------------------------------------------------------------------
+# Fault server
+# --------------------------------------------------------------------------
+
+class FaultServer(_Server):
+    """A scriptable DNS server: behaviour per (qname, qtype), per qname, or default.
+
+    set(name, behaviour, qtype=None, **params); set_default(behaviour, **params);
+    clear() forgets every set().  Behaviours:
+
+    answer      NOERROR with records.  records: list of (type, ttl, rdata) for
+                the question name, (name, type, ttl, rdata), or zone lines
+                "name ttl IN type rdata".  Default records:
+                A 192.0.2.1 / AAAA 2001:db8::1 with TTL ttl (default 60).
+                Only records of the asked type and CNAMEs are sent unless
+                filter=False.  ttl=N overrides every record's TTL.
+                aa=True (authoritative bit), ra=True.
+    servfail    rcode 2.          refused    rcode 5.
+    rcode       any rcode=N (FORMERR 1, NOTIMP 4, ...).
+    nxdomain    rcode 3, no answer; soa=True puts an SOA in authority with
+                soa_ttl (default 300) and minimum (default 60), for zone
+                (default: the question's last two labels).  soa=False: none.
+    nodata      NOERROR, no answer; SOA as for nxdomain.
+    timeout     never replies (UDP and TCP; the TCP connection stays open).
+    garbage     the query's id, then random bytes (size, default 64; seed)
+                with a question count of 65535, so no parser can accept it.
+                keep_id=False makes the id random too.
+    wrongid     a proper answer with another id (id=N, default id+1).
+    wrongname   a proper answer whose question and records are for another
+                name (other, default "other.fault.example.").
+    truncated   over UDP: TC set, no records; over TCP: the proper answer.
+    slow        the proper answer after delay seconds (default 2).
+    ttl0        the proper answer with every TTL 0.
+    ttlhuge     the proper answer with every TTL ttl (default 2**31; try
+                2**32-1 too).
+    "The proper answer" is what answer would send with the same params.
+    The default for names never set is answer with default records."""
+
+    BEHAVIOURS = ("answer", "servfail", "refused", "rcode", "nxdomain", "nodata",
+                  "timeout", "garbage", "wrongid", "wrongname", "truncated", "slow",
+                  "ttl0", "ttlhuge")
+
+    def __init__(self, port=None, host="127.0.0.1"):
+        self._lock = threading.Lock()
+        self._table = {}
+        self._default = ("answer", {})
+        _Server.__init__(self, port, host)
+
+    def set(self, name, behaviour, qtype=None, **params):
+        if behaviour not in self.BEHAVIOURS:
+            raise ValueError("unknown behaviour %r" % behaviour)
+        key = (norm(name), qtype and qtype_name(qtype_num(qtype)))
+        with self._lock:
+            self._table[key] = (behaviour, dict(params))
+
+    def set_default(self, behaviour, **params):
+        if behaviour not in self.BEHAVIOURS:
+            raise ValueError("unknown behaviour %r" % behaviour)
+        with self._lock:
+            self._default = (behaviour, dict(params))
+
+    def clear(self):
+        with self._lock:
+            self._table.clear()
+            self._default = ("answer", {})
+
+    def behaviour(self, name, qtype):
+        name, qtype = norm(name), qtype_name(qtype_num(qtype))
+        with self._lock:
+            return self._table.get((name, qtype)) or self._table.get((name, None)) or self._default
+
+    def _handle(self, data, transport):
+        self._record(data, transport)
+        try:
+            req = DNSRecord.parse(data)
+            q = req.q
+        except Exception:
+            return None
+        beh, p = self.behaviour(q.qname, q.qtype)
+        if beh == "timeout":
+            return None
+        if beh == "garbage":
+            rnd = random.Random(p.get("seed"))
+            size = max(int(p.get("size", 64)), 6)
+            body = bytearray(rnd.getrandbits(8) for _ in range(size))
+            if p.get("keep_id", True):
+                body[0:2] = data[0:2]
+            body[4:6] = b"\xff\xff"
+            return bytes(body)
+        if beh == "slow":
+            time.sleep(float(p.get("delay", 2)))
+        if beh in ("servfail", "refused", "rcode"):
+            return self._reply(req, {"servfail": 2, "refused": 5}.get(beh) or int(p["rcode"])).pack()
+        if beh in ("nxdomain", "nodata"):
+            r = self._reply(req, 3 if beh == "nxdomain" else 0)
+            if p.get("soa", True):
+                labels = norm(q.qname).rstrip(".").split(".")
+                zone = norm(p.get("zone") or ".".join(labels[-2:]))
+                r.add_auth(RR.fromZone(
+                    "%s %d IN SOA ns1.%s hostmaster.%s 1 3600 600 86400 %d" % (
+                        zone, int(p.get("soa_ttl", 300)), zone, zone,
+                        int(p.get("minimum", 60))))[0])
+            return r.pack()
+        if beh == "truncated" and transport == "udp":
+            r = self._reply(req, 0)
+            r.header.tc = 1
+            return r.pack()
+        if beh == "ttl0":
+            p = dict(p, ttl=0)
+        elif beh == "ttlhuge":
+            p = dict(p, ttl=p.get("ttl", 2 ** 31))
+        qname = norm(q.qname)
+        if beh == "wrongname":
+            qname = norm(p.get("other", "other.fault.example."))
+        r = self._reply(req, 0, qname=qname)
+        for rr in self._records(qname, q.qtype, p):
+            r.add_answer(rr)
+        if beh == "wrongid":
+            r.header.id = int(p.get("id", (req.header.id + 1) & 0xffff))
+        return r.pack()
+
+    @staticmethod
+    def _reply(req, rcode, qname=None):
+        h = DNSHeader(id=req.header.id, qr=1, aa=1, rd=req.header.rd, ra=1, rcode=rcode)
+        r = DNSRecord(h, q=DNSQuestion(qname or req.q.qname, req.q.qtype, req.q.qclass))
+        if any(ar.rtype == QTYPE.OPT for ar in req.ar):
+            r.add_ar(EDNS0(udp_len=1232))
+        return r
+
+    @staticmethod
+    def _records(qname, qtype, p):
+        ttl = p.get("ttl")
+        recs = p.get("records")
+        if recs is None:
+            recs = [("A", 60, "192.0.2.1"), ("AAAA", 60, "2001:db8::1")]
+        out = []
+        for item in recs:
+            if isinstance(item, str):
+                rr = RR.fromZone(item)[0]
+            else:
+                if len(item) == 3:
+                    item = (qname,) + tuple(item)
+                n, t, tt, rd = item
+                rr = RR.fromZone("%s %d IN %s %s" % (norm(n), int(tt), t.upper(), rd))[0]
+            if p.get("filter", True) and qtype != QTYPE.ANY and rr.rtype not in (qtype, QTYPE.CNAME):
+                continue
+            if ttl is not None:
+                rr.ttl = int(ttl)
+            out.append(rr)
+        return out
+
+
+# --------------------------------------------------------------------------
+# Private network namespace with nsd on port 53 (used through in-netns.sh)
+# --------------------------------------------------------------------------
+
+DEFAULT_SEARCH = "test.example"
+# Put on lo inside the namespace so that AI_ADDRCONFIG sees both families.
+NETNS_HOST_ADDRESSES = ("203.0.113.1/32", "2001:db8:ffff::1/128")
+DEFAULT_OPTIONS = "ndots:1 timeout:1 attempts:2"
+
+
+def run_in_netns(cmd, search=DEFAULT_SEARCH, options=DEFAULT_OPTIONS, zones=(),
+                 nsd=True, addresses=True, **kw):
+    """Run cmd (a list) through in-netns.sh; kw go to subprocess.run
+    (e.g. capture_output=True, text=True, timeout=60).  zones: extra
+    (origin, zonefile) pairs served besides ZONES."""
+    argv = [IN_NETNS, "--search", search, "--options", options]
+    for origin, path in zones:
+        argv += ["--zone", "%s=%s" % (origin, path)]
+    if not nsd:
+        argv.append("--no-nsd")
+    if not addresses:
+        argv.append("--no-addresses")
+    return subprocess.run(argv + ["--"] + list(cmd), **kw)
+
+
+def _netns_inner(argv):
+    """Runs as root inside `unshare --mount --net` (see in-netns.sh)."""
+    ap = argparse.ArgumentParser(prog="in-netns.sh")
+    ap.add_argument("--search", default=DEFAULT_SEARCH, help='"" for no search line')
+    ap.add_argument("--options", default=DEFAULT_OPTIONS, help='"" for no options line')
+    ap.add_argument("--zone", action="append", default=[], metavar="ORIGIN=FILE")
+    ap.add_argument("--no-nsd", action="store_true", help="no nsd; resolv.conf still points at 127.0.0.1")
+    ap.add_argument("--no-addresses", action="store_true",
+                    help="leave lo with 127.0.0.1 and ::1 only (AI_ADDRCONFIG then fails)")
+    ap.add_argument("cmd", nargs=argparse.REMAINDER)
+    a = ap.parse_args(argv)
+    cmd = a.cmd[1:] if a.cmd[:1] == ["--"] else a.cmd
+    if not cmd:
+        ap.error("no command")
+    # The network rule: this namespace must have nothing but loopback.
+    names = [n for _, n in socket.if_nameindex()]
+    if names != ["lo"]:
+        print("in-netns.sh: not in a private network namespace (interfaces: %s)" % names,
+              file=sys.stderr)
+        return 70
+    subprocess.run(["mount", "--make-rprivate", "/"], check=True)
+    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+    if not a.no_addresses:
+        # glibc's AI_ADDRCONFIG ignores 127.0.0.1 and ::1: without another
+        # address of each family, getaddrinfo(AF_INET or AF_INET6) with it
+        # (getent ahostsv4/ahostsv6, most programs) fails with EAI_NONAME.
+        for addr in NETNS_HOST_ADDRESSES:
+            subprocess.run(["ip", "addr", "add", addr, "dev", "lo"], check=True)
+    tmp = tempfile.mkdtemp(prefix="dnsenv-netns-")
+    server = None
+    mounted = False
+    try:
+        if not a.no_nsd:
+            zones = list(ZONES) + [tuple(z.split("=", 1)) for z in a.zone]
+            server = Nsd(os.path.join(tmp, "nsd"), port=53, zones=zones)
+        resolv = os.path.join(tmp, "resolv.conf")
+        with open(resolv, "w") as f:
+            f.write("nameserver 127.0.0.1\n")
+            if a.search:
+                f.write("search %s\n" % a.search)
+            if a.options:
+                f.write("options %s\n" % a.options)
+        os.chmod(tmp, 0o755)
+        os.chmod(resolv, 0o644)
+        subprocess.run(["mount", "--bind", resolv, "/etc/resolv.conf"], check=True)
+        mounted = True
+        env = dict(os.environ, DNSENV_NETNS="1", DNSENV_NSD_PORT="53" if server else "",
+                   DNSENV_DIR=tmp)
+        try:
+            return subprocess.run(cmd, env=env).returncode
+        except FileNotFoundError as e:
+            print("in-netns.sh: %s" % e, file=sys.stderr)
+            return 127
+    finally:
+        if server:
+            server.stop()
+        if mounted:
+            subprocess.run(["umount", "/etc/resolv.conf"])
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _main(argv):
+    if argv[:1] == ["netns-inner"]:
+        return _netns_inner(argv[1:])
+    if argv[:1] == ["zone"] and len(argv) == 2:
+        sys.stdout.write(zone_of(argv[1]).text())
+        return 0
+    print("usage: dnsenv.py zone ORIGIN   (print a test zone)\n"
+          "       in-netns.sh [--search D] [--options O] [--zone ORIGIN=FILE] [--no-nsd]\n"
+          "                   [--no-addresses] -- CMD...",
+          file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))
