@@ -26,11 +26,26 @@ cmp(const void *a, const void *b)
 }
 
 static void
-report(const char *what, const char *name, double *t, int n)
+report(const char *what, const char *name, double *t, int n, int failed)
 {
 	qsort(t, (size_t)n, sizeof(t[0]), cmp);
-	printf("%-18s %-28s median %8.2f us   p99 %8.2f us   (n=%d)\n", what, name,
+	printf("%-18s %-28s median %8.2f us   p99 %8.2f us   (n=%d", what, name,
 	    t[n / 2] * 1e6, t[n * 99 / 100] * 1e6, n);
+	if (failed)
+		printf(", %d failed", failed);
+	printf(")\n");
+}
+
+/* NAME may hold one %d: each call then asks a new name (base + i), a miss. */
+static const char *
+name_at(const char *pattern, int base, int i, char *buf, size_t len)
+{
+	const char *at = strstr(pattern, "%d");
+
+	if (at == NULL)
+		return pattern;
+	snprintf(buf, len, "%.*s%d%s", (int)(at - pattern), pattern, base + i, at + 2);
+	return buf;
 }
 
 int
@@ -38,16 +53,19 @@ main(int argc, char **argv)
 {
 	struct addrinfo	 hints, *res;
 	struct hostent	 he, *hp;
-	char		 buf[8192];
+	char		 buf[8192], nbuf[256];
+	const char	*name;
 	double		*t;
-	int		 i, n, err, herr;
+	int		 i, n, err, herr, base, failed = 0;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: nss-lookup SERVICE NAME COUNT\n"
-		    "  SERVICE as in nsswitch.conf, e.g. namecache or files\n");
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: nss-lookup SERVICE NAME COUNT [BASE]\n"
+		    "  SERVICE as in nsswitch.conf, e.g. namecache or files\n"
+		    "  NAME may hold %%d: call i then asks NAME with BASE + i\n");
 		return 2;
 	}
 	n = atoi(argv[3]);
+	base = argc == 5 ? atoi(argv[4]) : 0;
 	if (n < 10 || (t = calloc((size_t)n, sizeof(*t))) == NULL)
 		return 2;
 	__nss_configure_lookup("hosts", argv[1]);
@@ -56,28 +74,32 @@ main(int argc, char **argv)
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
 	for (i = 0; i < n; i++) {
-		double t0 = now();
+		double t0;
 
-		err = getaddrinfo(argv[2], NULL, &hints, &res);
+		name = name_at(argv[2], base, i, nbuf, sizeof(nbuf));
+		t0 = now();
+		err = getaddrinfo(name, NULL, &hints, &res);
 		t[i] = now() - t0;
 		if (err) {
-			fprintf(stderr, "getaddrinfo %s: %s\n", argv[2], gai_strerror(err));
-			return 1;
+			if (failed++ == 0)
+				fprintf(stderr, "getaddrinfo %s: %s\n", name, gai_strerror(err));
+			continue;
 		}
 		freeaddrinfo(res);
 	}
-	report("getaddrinfo", argv[2], t, n);
+	report("getaddrinfo", argv[2], t, n, failed);
+	failed = 0;
 	for (i = 0; i < n; i++) {
-		double t0 = now();
+		double t0;
 
-		err = gethostbyname2_r(argv[2], AF_INET, &he, buf, sizeof(buf), &hp, &herr);
+		name = name_at(argv[2], base + n, i, nbuf, sizeof(nbuf));
+		t0 = now();
+		err = gethostbyname2_r(name, AF_INET, &he, buf, sizeof(buf), &hp, &herr);
 		t[i] = now() - t0;
-		if (err || hp == NULL) {
-			fprintf(stderr, "gethostbyname2_r %s: failed\n", argv[2]);
-			return 1;
-		}
+		if ((err || hp == NULL) && failed++ == 0)
+			fprintf(stderr, "gethostbyname2_r %s: failed\n", name);
 	}
-	report("gethostbyname2_r", argv[2], t, n);
+	report("gethostbyname2_r", argv[2], t, n, failed);
 	free(t);
 	return 0;
 }

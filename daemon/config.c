@@ -43,6 +43,9 @@ static const struct key keys[] = {
 #undef F
 
 static char *
+fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+
+static char *
 fmt(const char *f, ...)
 {
 	char	*s = NULL;

@@ -163,22 +163,27 @@ wr_end(const struct wr *w)
 	return w->err ? w->err : (int)w->off;
 }
 
+/*
+ * As glibc's ns_name_ntop writes a label, so that names reach programs
+ * spelled as glibc's own dns module would spell them: the zone-file
+ * specials get a backslash, other printable bytes pass, the rest is \DDD.
+ */
 static bool
-name_plain(uint8_t c)
+name_special(uint8_t c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	    (c >= '0' && c <= '9') || c == '-' || c == '_';
+	return c == '"' || c == '.' || c == ';' || c == '\\' || c == '(' ||
+	    c == ')' || c == '@' || c == '$';
 }
 
 static void
 wr_label_byte(struct wr *w, uint8_t c)
 {
-	if (name_plain(c))
-		wr_char(w, (char)c);
-	else if (c == '.' || c == '\\') {
+	if (name_special(c)) {
 		wr_char(w, '\\');
 		wr_char(w, (char)c);
-	} else
+	} else if (c > 0x20 && c < 0x7f)
+		wr_char(w, (char)c);
+	else
 		wr_ddd(w, c);
 }
 
@@ -323,13 +328,16 @@ dnsmsg_name_cmp(const char *a, const char *b)
 	return na < nb ? -1 : 1;
 }
 
-/* One RR at rd's offset: owner name into rr->name, the fixed fields, rdata. */
+/*
+ * One RR at rd's offset: the owner name (into rr->name when with_name,
+ * else only checked), the fixed fields, the rdata.
+ */
 static void
-rd_rr(struct rd *rd, struct dnsmsg_rr *rr)
+rd_rr(struct rd *rd, struct dnsmsg_rr *rr, bool with_name)
 {
 	struct wr w;
 
-	wr_init(&w, rr->name, sizeof(rr->name));
+	wr_init(&w, with_name ? rr->name : NULL, sizeof(rr->name));
 	rd_name(rd, &w, false);
 	if (w.err)
 		rd->err = -EBADMSG;	/* cannot happen: the buffer fits any name */
@@ -374,7 +382,7 @@ dnsmsg_parse(const uint8_t *buf, size_t len, struct dnsmsg *ret_msg)
 	}
 	m.rr_off = rd.off;
 	for (i = 0; i < total && rd.err == 0; i++)
-		rd_rr(&rd, &rr);
+		rd_rr(&rd, &rr, false);
 	if (rd.err)
 		return -EBADMSG;
 	*ret_msg = m;
@@ -393,7 +401,7 @@ dnsmsg_next_rr(const struct dnsmsg *msg, struct dnsmsg_iter *it,
 	if (it->index >= total)
 		return 0;
 	rd_init(&rd, msg->buf, msg->len, it->off ? it->off : msg->rr_off);
-	rd_rr(&rd, &rr);
+	rd_rr(&rd, &rr, true);
 	if (rd.err)
 		return -EBADMSG;
 	if (it->index < an)

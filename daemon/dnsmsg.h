@@ -10,7 +10,9 @@
  * Everything here reads untrusted bytes from the network.  No function
  * reads outside [buf, buf + len), follows more than DNSMSG_MAX_POINTERS
  * compression pointers in one name, or accepts a name over 255 bytes in
- * wire form.  Nothing allocates, logs or touches errno.
+ * wire form.  A pointer must point before the run of labels it ends (the
+ * name's start, or the previous pointer's target), so no loop can exist.
+ * Nothing allocates, logs or touches errno.
  */
 
 #define DNSMSG_NAME_MAX		255	/* wire form, root label included */
@@ -95,9 +97,9 @@ int	dnsmsg_next_rr(const struct dnsmsg *, struct dnsmsg_iter *, struct dnsmsg_rr
 
 /*
  * Decodes the (possibly compressed) name at off into presentation form:
- * labels joined by '.', no trailing dot, the root as ".", bytes other than
- * [A-Za-z0-9-_] escaped as \DDD (and '.' and '\' inside a label as \. and
- * \\).  *ret_next (if set) gets the offset just past the name's encoding at
+ * labels joined by '.', no trailing dot, the root as ".", escaped as
+ * glibc's ns_name_ntop does: the zone-file specials " . ; \ ( ) @ $ with a
+ * backslash, bytes outside 0x21..0x7e as \DDD, all else as it is.  *ret_next (if set) gets the offset just past the name's encoding at
  * off.  Returns the length of the string, -EBADMSG, or -ENOSPC when out is
  * too small (DNSMSG_NAME_STRLEN always fits).  With out NULL and outlen 0
  * it only checks the name and returns the length it would have.

@@ -88,9 +88,11 @@ struct lookup {
 	bool			 prefetch;
 	struct fetch		*fetches[FETCH_BUCKETS];
 	unsigned		 nfetches;
-	uint8_t			 frame[PROTO_FRAME_MAX];
-	uint8_t			 body[PROTO_FRAME_MAX];
-	uint8_t			 tmp[2][PROTO_FRAME_MAX];
+	uint8_t			 frame[PROTO_FRAME_MAX];	/* replies */
+	uint8_t			 body[PROTO_FRAME_MAX];		/* merged answers */
+	uint8_t			 fetched[PROTO_FRAME_MAX];	/* a fetch's answer,
+							   while its waiters wake */
+	uint8_t			 tmp[2][PROTO_FRAME_MAX];	/* cache hits */
 };
 
 static void fetch_next(struct fetch *);
@@ -393,7 +395,7 @@ fetch_cb(void *arg, int status, const uint8_t *reply, size_t len)
 		return;
 	}
 	if (status == 0) {
-		proto_wr_init(&w, lk->body, sizeof(lk->body));
+		proto_wr_init(&w, lk->fetched, sizeof(lk->fetched));
 		if (answer_from_reply(reply, len, f->cand[f->icand], f->qtype,
 		    f->mode, f->family, f->addr, &w, &ans) < 0) {
 			lk->env.stats->upstream_bad_replies++;
@@ -405,10 +407,10 @@ fetch_cb(void *arg, int status, const uint8_t *reply, size_t len)
 			r.status = R_POSITIVE;
 			r.source = PROTO_SRC_DNS;
 			r.ttl = cache_clamp_ttl(lk->cache, CACHE_POSITIVE, ans.ttl);
-			r.data = lk->body;
+			r.data = lk->fetched;
 			r.len = w.off;
 			cache_put(lk->cache, f->key, f->kind, CACHE_POSITIVE, ans.ttl,
-			    lk->body, w.off);
+			    lk->fetched, w.off);
 			fetch_finish(f, &r);
 			return;
 		}

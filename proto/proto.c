@@ -468,6 +468,7 @@ proto_answer_decode(const void *body, size_t len, struct proto_answer *ret_ans)
 	}
 	if (rd.err)
 		return rd.err;
+	a.aliases_len = (size_t)(rd.p + rd.off - a.aliases);
 	*ret_ans = a;
 	return 0;
 }
@@ -491,21 +492,16 @@ int
 proto_answer_next_alias(const struct proto_answer *a, size_t *cursor,
     const char **ret_str, size_t *ret_len)
 {
-	const uint8_t	*p = a->aliases;
-	size_t		 i = *cursor, off = 0, n = 0;
+	const uint8_t	*p = a->aliases + *cursor;
+	size_t		 n;
 
-	/* The cursor counts aliases; walking is cheap next to the copy. */
-	if (i >= a->nalias)
+	/* The cursor is a byte offset; the decoder walked these bytes. */
+	if (*cursor >= a->aliases_len)
 		return 0;
-	for (;;) {
-		n = (size_t)p[off] << 8 | p[off + 1];
-		if (i-- == 0)
-			break;
-		off += 2 + n;
-	}
-	*ret_str = (const char *)p + off + 2;
+	n = (size_t)p[0] << 8 | p[1];
+	*ret_str = (const char *)p + 2;
 	*ret_len = n;
-	(*cursor)++;
+	*cursor += 2 + n;
 	return 1;
 }
 
@@ -934,17 +930,18 @@ proto_rrtype_str(uint16_t type, char *buf, size_t len)
 int
 proto_rrtype_parse(const char *s)
 {
-	unsigned long	 n;
-	char		*end;
+	unsigned long	 n = 0;
 	size_t		 i;
 
 	for (i = 0; i < sizeof(rrtypes) / sizeof(rrtypes[0]); i++)
 		if (strcasecmp(rrtypes[i].name, s) == 0)
 			return rrtypes[i].type;
-	if (strncasecmp(s, "TYPE", 4) == 0 && s[4] >= '0' && s[4] <= '9') {
-		n = strtoul(s + 4, &end, 10);
-		if (*end == '\0' && n > 0 && n <= 65535)
-			return (int)n;
+	if (strncasecmp(s, "TYPE", 4) != 0 || s[4] == '\0')
+		return -1;
+	/* By hand, not strtoul: proto leaves errno alone. */
+	for (s += 4; *s; s++) {
+		if (*s < '0' || *s > '9' || (n = n * 10 + (unsigned long)(*s - '0')) > 65535)
+			return -1;
 	}
-	return -1;
+	return n > 0 ? (int)n : -1;
 }

@@ -192,6 +192,7 @@ struct proto_answer {
 	size_t		 canon_len;
 	const uint8_t	*addrs;
 	const uint8_t	*aliases;
+	size_t		 aliases_len;	/* bytes */
 	size_t		 strings_size;	/* canon and aliases, each with a NUL */
 };
 int	 proto_answer_decode(const void *body, size_t len, struct proto_answer *ret_ans);

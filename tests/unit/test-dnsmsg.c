@@ -1040,7 +1040,8 @@ test_name_escapes(void **state)
 		3, '_', '-', '9',
 		0,
 	};
-	const char	*want = "a\\.b.c\\\\D.\\000\\255\\032\\042\\034z._-9";
+	/* As glibc's ns_name_ntop: specials get a backslash, '*' passes. */
+	const char	*want = "a\\.b.c\\\\D.\\000\\255\\032*\\\"z._-9";
 	char		 out[DNSMSG_NAME_STRLEN];
 	size_t		 next = 0, n;
 
