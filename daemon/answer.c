@@ -224,6 +224,27 @@ answer_stamp(uint8_t *body, size_t len, uint32_t ttl, uint8_t source)
 }
 
 void
+answer_stamp_records(uint8_t *body, size_t len, uint32_t ttl, uint8_t source)
+{
+	struct proto_records	recs;
+	struct proto_record	rec;
+	size_t			cur = 0, at;
+
+	answer_stamp(body, len, ttl, source);
+	if (proto_records_decode(body, len, &recs) < 0)
+		return;
+	/* Each record counts down with the answer, clamped as it was. */
+	while ((at = cur, proto_records_next(&recs, &cur, &rec))) {
+		uint8_t *p = (uint8_t *)recs.items + at + 2 + rec.owner_len + 2;
+
+		p[0] = ttl >> 24;
+		p[1] = (ttl >> 16) & 0xff;
+		p[2] = (ttl >> 8) & 0xff;
+		p[3] = ttl & 0xff;
+	}
+}
+
+void
 answer_ptr_name(uint8_t family, const uint8_t *addr, char *out, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -242,4 +263,98 @@ answer_ptr_name(uint8_t family, const uint8_t *addr, char *out, size_t len)
 		out[off++] = '.';
 	}
 	snprintf(out + off, len - off, "ip6.arpa");
+}
+
+/* Whether s[i] starts a label: at the start, or after an unescaped dot. */
+static bool
+label_start(const char *s, size_t i)
+{
+	size_t bs = 0;
+
+	if (i == 0)
+		return true;
+	if (s[i - 1] != '.')
+		return false;
+	while (bs + 2 <= i && s[i - 2 - bs] == '\\')
+		bs++;
+	return bs % 2 == 0;
+}
+
+static char
+fold(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
+}
+
+/*
+ * The length of the longest tail of a, starting at a label, that equals a
+ * tail of b starting at a label, ignoring case and one trailing dot.
+ */
+static size_t
+common_tail(const char *a, size_t al, const char *b, size_t bl)
+{
+	size_t n = 0, best = 0;
+
+	if (al && a[al - 1] == '.')
+		al--;
+	if (bl && b[bl - 1] == '.')
+		bl--;
+	while (n < al && n < bl && fold(a[al - 1 - n]) == fold(b[bl - 1 - n])) {
+		n++;
+		if (label_start(a, al - n) && label_start(b, bl - n))
+			best = n;
+	}
+	return best;
+}
+
+static void
+respell(const char *name, size_t len, const char *const *names, size_t n,
+    char *out)
+{
+	size_t best = 0, k, t, bl;
+	const char *from = NULL;
+
+	memcpy(out, name, len);
+	out[len] = '\0';
+	for (k = 0; k < n; k++) {
+		t = common_tail(name, len, names[k], strlen(names[k]));
+		if (t > best) {
+			best = t;
+			from = names[k];
+		}
+	}
+	if (from == NULL)
+		return;
+	bl = strlen(from);
+	if (bl && from[bl - 1] == '.')
+		bl--;
+	memcpy(out + (len && name[len - 1] == '.' ? len - 1 : len) - best,
+	    from + bl - best, best);
+}
+
+int
+answer_respell(const uint8_t *body, size_t len, const char *const *names,
+    size_t n, struct proto_wr *w)
+{
+	char			 buf[DNSMSG_NAME_STRLEN];
+	struct proto_answer	 a;
+	struct proto_answer_wr	 aw;
+	const uint8_t		*addr;
+	const char		*s;
+	size_t			 cur, sl;
+	uint8_t			 fam;
+
+	if (proto_answer_decode(body, len, &a) < 0 || a.canon_len >= sizeof(buf))
+		return -EINVAL;
+	respell(a.canon, a.canon_len, names, n, buf);
+	proto_answer_begin(&aw, w, a.ttl, a.source, buf, a.canon_len);
+	for (cur = 0; proto_answer_next_addr(&a, &cur, &fam, &addr); )
+		proto_answer_addr(&aw, fam, addr);
+	for (cur = 0; proto_answer_next_alias(&a, &cur, &s, &sl); ) {
+		if (sl >= sizeof(buf))
+			return -EINVAL;
+		respell(s, sl, names, n, buf);
+		proto_answer_alias(&aw, buf, sl);
+	}
+	return proto_answer_end(&aw);
 }

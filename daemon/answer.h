@@ -63,10 +63,24 @@ int	answer_from_reply(const uint8_t *reply, size_t len, const char *qname,
 int	answer_merge(const uint8_t *a, size_t alen, const uint8_t *aaaa,
 	    size_t aaaalen, uint32_t ttl, uint8_t source, struct proto_wr *w);
 
+/*
+ * Copies an answer body into w with its names spelled as the client spelled
+ * the question: a name's longest tail of whole labels that equals (ignoring
+ * case) a tail of one of names[0..n) takes that spelling.  A DNS server's
+ * reply reads so, since it echoes the question and compresses the other
+ * names against it; a shared cache must put it back for each client.
+ */
+int	answer_respell(const uint8_t *body, size_t len, const char *const *names,
+	    size_t n, struct proto_wr *w);
+
 /* Sets the TTL and source of an answer or records body, in place. */
 void	answer_stamp(uint8_t *body, size_t len, uint32_t ttl, uint8_t source);
 
-/* "4.3.2.1.in-addr.arpa" or the ip6.arpa nibble name of addr. */
+/* The same for a records body, and every record's TTL too. */
+void	answer_stamp_records(uint8_t *body, size_t len, uint32_t ttl, uint8_t source);
+
+/* "4.3.2.1.in-addr.arpa" or the ip6.arpa nibble name of addr; len must be
+ * at least 73 (an ip6.arpa name and its NUL). */
 void	answer_ptr_name(uint8_t family, const uint8_t *addr, char *out, size_t len);
 
 #endif

@@ -290,7 +290,7 @@ static void
 lookup(struct cache *c, const char *name, uint32_t kind, struct cache_hit *ret,
     bool touch)
 {
-	struct cache_stats	 junk, *st = touch ? &c->stats : &junk;
+	struct cache_stats	 junk = { 0 }, *st = touch ? &c->stats : &junk;
 	size_t		 len = strlen(name);
 	struct centry	*e;
 	int64_t		 now, left;
@@ -315,7 +315,9 @@ lookup(struct cache *c, const char *name, uint32_t kind, struct cache_hit *ret,
 	ret->len = e->len;
 	left = e->expires - now;
 	ret->ttl_left = left > 0 ? (uint32_t)((left + 999) / 1000) : 0;
+	/* serve_stale 0 turns stale serving off, even at the instant of expiry. */
 	ret->stale_ok = e->status == CACHE_POSITIVE && left <= 0 &&
+	    c->lim.serve_stale > 0 &&
 	    -left <= (int64_t)c->lim.serve_stale * 1000;
 	if (e->failed_until > now) {
 		if (left > 0 && e->status != CACHE_FAILED) {

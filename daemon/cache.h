@@ -124,10 +124,10 @@ void	 cache_get_stats(const struct cache *, struct cache_stats *ret);
 void	 cache_reset_stats(struct cache *);
 
 /*
- * Walks the entries, most recently used first.  *cursor starts at 0 and is
- * advanced; returns 1 with *ret_item, or 0 at the end.  The cursor stays
- * valid across other calls (it counts entries), but entries added or moved
- * meanwhile may be seen twice or not at all.
+ * Walks the entries, in no particular order.  *cursor starts at 0 and is
+ * advanced; returns 1 with *ret_item, or 0 at the end.  The cursor (a place
+ * in the hash table) stays valid across other calls, but entries added or
+ * removed meanwhile may be seen twice or not at all.
  */
 int	 cache_walk(struct cache *, size_t *cursor, struct cache_item *ret_item);
 

@@ -16,11 +16,13 @@
  * their TTL are refreshed by a fetch nobody waits for (prefetch).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "answer.h"
 #include "hostsrc.h"
+#include "log.h"
 #include "lookup.h"
 #include "resolver.h"
 #include "stats.h"
@@ -49,6 +51,7 @@ struct result {
 
 struct waiter {
 	struct server_hold	*hold;
+	char			 asked[PROTO_NAME_MAX + 2];	/* for W_NAME */
 	int			 what;		/* W_* */
 	uint8_t			 family;	/* for W_NAME */
 	unsigned		 nslots;
@@ -75,6 +78,8 @@ struct fetch {
 	int		 ncand;
 	int		 icand;
 	struct fwait	*waiters;
+	bool		 asis_first;	/* cand[0] is the name as asked */
+	int		 asis_status;	/* R_*: how cand[0] failed */
 	bool		 got_nodata;
 	bool		 got_servfail;
 	bool		 any_negative;
@@ -93,6 +98,7 @@ struct lookup {
 	uint8_t			 fetched[PROTO_FRAME_MAX];	/* a fetch's answer,
 							   while its waiters wake */
 	uint8_t			 tmp[2][PROTO_FRAME_MAX];	/* cache hits */
+	uint8_t			 respelled[PROTO_FRAME_MAX];
 };
 
 static void fetch_next(struct fetch *);
@@ -145,13 +151,15 @@ fetch_unlink(struct fetch *f)
  * search domain; then the name itself, if not tried yet.
  */
 static int
-candidates(struct lookup *lk, const char *name, char out[][PROTO_NAME_MAX + 2])
+candidates(struct lookup *lk, const char *name, char out[][PROTO_NAME_MAX + 2],
+    bool *ret_asis_first)
 {
 	const char *const	*domains;
 	size_t			 len = strlen(name), dl;
 	int			 ndots, dots = 0, n = 0, i;
 	bool			 as_is = false;
 
+	*ret_asis_first = true;
 	if (len > 0 && name[len - 1] == '.') {
 		memcpy(out[0], name, len - 1);
 		out[0][len - 1] = '\0';
@@ -175,6 +183,7 @@ candidates(struct lookup *lk, const char *name, char out[][PROTO_NAME_MAX + 2])
 	}
 	if (!as_is)
 		memcpy(out[n++], name, len + 1);
+	*ret_asis_first = as_is;
 	return n;
 }
 
@@ -182,9 +191,34 @@ candidates(struct lookup *lk, const char *name, char out[][PROTO_NAME_MAX + 2])
  * Builds the reply to a request of type `type' and id from one result (or
  * two, merged, for AF_UNSPEC) into lk->frame.  Returns the frame's length.
  */
+static int candidates(struct lookup *, const char *, char [][PROTO_NAME_MAX + 2],
+    bool *);
+
+/* The answer body p, its names spelled as `asked' was, written into w. */
+static void
+put_respelled(struct lookup *lk, struct proto_wr *w, const uint8_t *p, size_t len,
+    const char *asked)
+{
+	char		 cand[NCAND][PROTO_NAME_MAX + 2];
+	const char	*names[NCAND];
+	struct proto_wr	 rw;
+	bool		 asis;
+	int		 i, n;
+
+	n = candidates(lk, asked, cand, &asis);
+	for (i = 0; i < n; i++)
+		names[i] = cand[i];
+	/* An absolute name's spelling keeps its dot out of the comparison. */
+	proto_wr_init(&rw, lk->respelled, sizeof(lk->respelled));
+	if (answer_respell(p, len, names, (size_t)n, &rw) == 0)
+		proto_put_bytes(w, lk->respelled, rw.off);
+	else
+		proto_put_bytes(w, p, len);
+}
+
 static size_t
 build_reply(struct lookup *lk, uint8_t type, uint32_t id, int what,
-    const struct result *r, unsigned n)
+    const char *asked, const struct result *r, unsigned n)
 {
 	const struct result	*pos[2] = { NULL, NULL };
 	struct proto_wr		 w;
@@ -233,14 +267,19 @@ build_reply(struct lookup *lk, uint8_t type, uint32_t id, int what,
 			proto_frame_begin(&w, type | PROTO_REPLY, PROTO_INTERNAL, id);
 			proto_error_body(&w, "cannot merge the A and AAAA answers");
 		} else
-			proto_put_bytes(&w, lk->body, bw.off);
+			put_respelled(lk, &w, lk->body, bw.off, asked);
 	} else {
 		const struct result *p = pos[0] ? pos[0] : pos[1];
 		size_t at = w.off;
 
-		proto_put_bytes(&w, p->data, p->len);
-		if (w.err == 0)
-			answer_stamp(w.p + at, p->len, ttl, source);
+		if (what == W_NAME)
+			put_respelled(lk, &w, p->data, p->len, asked);
+		else
+			proto_put_bytes(&w, p->data, p->len);
+		if (w.err == 0 && what == W_RR)
+			answer_stamp_records(w.p + at, w.off - at, ttl, source);
+		else if (w.err == 0)
+			answer_stamp(w.p + at, w.off - at, ttl, source);
 	}
 	if ((len = proto_frame_end(&w)) < 0) {
 		proto_frame_begin(&w, type | PROTO_REPLY, PROTO_TOOBIG, id);
@@ -276,7 +315,7 @@ waiter_done(struct lookup *lk, struct waiter *w)
 	size_t len;
 
 	len = build_reply(lk, server_hold_type(w->hold), server_hold_id(w->hold),
-	    w->what, w->slot, w->nslots);
+	    w->what, w->asked, w->slot, w->nslots);
 	server_hold_reply(w->hold, lk->frame, len);
 	waiter_free(w);
 }
@@ -358,14 +397,23 @@ fetch_negative(struct fetch *f)
 	struct lookup	*lk = f->lk;
 	struct result	 r;
 
+	/*
+	 * As res_nsearch: when the name was tried as asked first, its failure
+	 * is the one reported; else NODATA from any, else a server failure.
+	 */
 	memset(&r, 0, sizeof(r));
-	if (f->got_nodata)
+	if (f->asis_first)
+		r.status = f->asis_status;
+	else if (f->got_nodata)
 		r.status = R_NODATA;
-	else if (f->got_servfail) {
+	else if (f->got_servfail)
+		r.status = R_FAILED;
+	else
+		r.status = R_NXDOMAIN;
+	if (r.status == R_FAILED) {
 		fetch_failed(f);
 		return;
-	} else
-		r.status = R_NXDOMAIN;
+	}
 	r.source = PROTO_SRC_DNS;
 	r.ttl = cache_clamp_ttl(lk->cache, r.status, f->neg_ttl);
 	/* With no SOA to say for how long, a negative answer is not kept. */
@@ -384,6 +432,8 @@ fetch_cb(void *arg, int status, const uint8_t *reply, size_t len)
 	struct proto_wr	 w;
 	struct result	 r;
 
+	log_debug("upstream: %s type %u: %s", f->cand[f->icand], f->qtype,
+	    status == 0 ? "reply" : strerror(-status));
 	if (status == -ECANCELED) {
 		fetch_unlink(f);
 		for (fw = f->waiters; fw; fw = next) {
@@ -416,6 +466,9 @@ fetch_cb(void *arg, int status, const uint8_t *reply, size_t len)
 		}
 		if (ans.status == ANSWER_NODATA)
 			f->got_nodata = true;
+		if (f->icand == 0)
+			f->asis_status = ans.status == ANSWER_NODATA ? R_NODATA :
+			    R_NXDOMAIN;
 		if (!ans.cacheable)
 			f->neg_cacheable = false;
 		else if (!f->any_negative || ans.ttl < f->neg_ttl)
@@ -425,9 +478,15 @@ fetch_cb(void *arg, int status, const uint8_t *reply, size_t len)
 		fetch_next(f);
 		return;
 	}
-	if (status == -EIO) {
-		/* SERVFAIL: glibc tries the next search domain, and so do we. */
+	if (status == -EIO || status == -ECONNREFUSED) {
+		/*
+		 * SERVFAIL or REFUSED (c-ares 1.18 reports a REFUSED rcode as
+		 * a refused connection): glibc tries the next search domain,
+		 * and so do we.
+		 */
 		f->got_servfail = true;
+		if (f->icand == 0)
+			f->asis_status = R_FAILED;
 		f->icand++;
 		fetch_next(f);
 		return;
@@ -489,10 +548,11 @@ fetch_join(struct lookup *lk, const char *key, uint32_t kind, uint16_t qtype,
 		memcpy(f->addr, addr, family == PROTO_AF_INET ? 4 : 16);
 	f->neg_cacheable = true;
 	if (search)
-		f->ncand = candidates(lk, key, f->cand);
+		f->ncand = candidates(lk, key, f->cand, &f->asis_first);
 	else {
 		memcpy(f->cand[0], key, strlen(key) + 1);
 		f->ncand = 1;
+		f->asis_first = true;
 	}
 	if (fw) {
 		fw->w = w;
@@ -566,6 +626,7 @@ static void
 resolve(struct lookup *lk, struct server_req *req, int what, uint8_t family,
     const uint8_t *addr, const struct kind_req *k, unsigned n)
 {
+	const char *asked = k[0].key;
 	struct result	 now[2];
 	struct waiter	*w;
 	unsigned	 i, need = 0;
@@ -577,20 +638,21 @@ resolve(struct lookup *lk, struct server_req *req, int what, uint8_t family,
 		    lk->tmp[i]) != 0))
 			need++;
 	if (need == 0) {
-		len = build_reply(lk, req->hdr.type, req->hdr.id, what, now, n);
+		len = build_reply(lk, req->hdr.type, req->hdr.id, what, asked, now, n);
 		server_reply(req, lk->frame, len);
 		return;
 	}
 	if ((w = calloc(1, sizeof(*w))) == NULL ||
 	    (w->hold = server_hold(req)) == NULL) {
 		free(w);
-		len = build_reply(lk, req->hdr.type, req->hdr.id, what,
+		len = build_reply(lk, req->hdr.type, req->hdr.id, what, asked,
 		    &(struct result){ .status = R_FAILED }, 1);
 		server_reply(req, lk->frame, len);
 		return;
 	}
 	w->what = what;
 	w->family = family;
+	snprintf(w->asked, sizeof(w->asked), "%s", asked);
 	w->nslots = n;
 	w->pending = n;
 	/* Count the pending fetches first: a fetch may finish at once. */
@@ -655,6 +717,22 @@ lookup_addr(struct lookup *lk, struct server_req *req,
 	if (r > 0 && (len = proto_frame_end(&w)) > 0) {
 		lk->env.stats->hosts_answers++;
 		server_reply(req, lk->frame, (size_t)len);
+		return;
+	}
+	/*
+	 * As glibc's dns module: a v4-mapped address, or a v4-compatible one
+	 * other than ::1 and ::, is asked as the IPv4 address it holds, and
+	 * answered as one.
+	 */
+	if (q->family == PROTO_AF_INET6 &&
+	    memcmp(q->addr, "\0\0\0\0\0\0\0\0\0\0", 10) == 0 &&
+	    ((q->addr[10] == 0xff && q->addr[11] == 0xff) ||
+	    (q->addr[10] == 0 && q->addr[11] == 0 &&
+	    memcmp(q->addr + 12, "\0\0\0\1", 4) != 0 &&
+	    memcmp(q->addr + 12, "\0\0\0\0", 4) != 0))) {
+		answer_ptr_name(PROTO_AF_INET, q->addr + 12, name, sizeof(name));
+		k = (struct kind_req){ name, DNS_T_PTR, DNS_T_PTR, ANSWER_PTR, false };
+		resolve(lk, req, W_ADDR, PROTO_AF_INET, q->addr + 12, &k, 1);
 		return;
 	}
 	answer_ptr_name(q->family, q->addr, name, sizeof(name));

@@ -105,6 +105,17 @@ clock_ms(void *arg)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Answers found through the old search list may no longer be what it finds. */
+static void
+search_changed(void *arg)
+{
+	struct cache *c = lookup_cache(arg);
+
+	log_info("search list or ndots changed: flushing %zu cached answers",
+	    cache_count(c));
+	cache_flush(c);
+}
+
 static void
 cache_limits_from(const struct config *c, struct cache_limits *lim)
 {
@@ -296,6 +307,7 @@ main(int argc, char **argv)
 			goto done;
 		}
 	}
+	resolver_on_change(daemon_ctx.resolver, search_changed, daemon_ctx.lookup);
 	if ((r = resolver_configure(daemon_ctx.resolver,
 	    daemon_ctx.config->resolv_conf, daemon_ctx.config->servers,
 	    daemon_ctx.config->nservers, &err)) < 0) {

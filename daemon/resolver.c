@@ -272,6 +272,41 @@ describe_servers(struct chan *ch)
 	ares_free_data(list);
 }
 
+/*
+ * glibc's "options timeout:N attempts:N" (and its defaults, 5 s and 2, and
+ * caps, 30 and 5): c-ares 1.18 reads only retrans: and retry:, so these are
+ * read here and handed over as options.
+ */
+static void
+read_timeouts(const char *path, int *ret_timeout_ms, int *ret_tries)
+{
+	FILE	*f;
+	char	*line = NULL, *tok, *save;
+	size_t	 cap = 0;
+	long	 v;
+
+	*ret_timeout_ms = 5000;
+	*ret_tries = 2;
+	if ((f = fopen(path, "re")) == NULL)
+		return;
+	while (getline(&line, &cap, f) > 0) {
+		tok = strtok_r(line, " \t\n", &save);
+		if (tok == NULL || strcmp(tok, "options") != 0)
+			continue;
+		while ((tok = strtok_r(NULL, " \t\n", &save)) != NULL) {
+			if (strncmp(tok, "timeout:", 8) == 0) {
+				v = strtol(tok + 8, NULL, 10);
+				*ret_timeout_ms = (int)(v < 1 ? 1 : v > 30 ? 30 : v) * 1000;
+			} else if (strncmp(tok, "attempts:", 9) == 0) {
+				v = strtol(tok + 9, NULL, 10);
+				*ret_tries = (int)(v < 1 ? 1 : v > 5 ? 5 : v);
+			}
+		}
+	}
+	free(line);
+	fclose(f);
+}
+
 static int
 chan_new(struct resolver *r, struct chan **ret, char **ret_err)
 {
@@ -296,8 +331,10 @@ chan_new(struct resolver *r, struct chan **ret, char **ret_err)
 	o.sock_state_cb_data = ch;
 	o.lookups = lookups;
 	o.resolvconf_path = r->resolv_conf;
+	read_timeouts(r->resolv_conf, &o.timeout, &o.tries);
 	mask = ARES_OPT_FLAGS | ARES_OPT_EDNSPSZ | ARES_OPT_SOCK_STATE_CB |
-	    ARES_OPT_LOOKUPS | ARES_OPT_RESOLVCONF;
+	    ARES_OPT_LOOKUPS | ARES_OPT_RESOLVCONF | ARES_OPT_TIMEOUTMS |
+	    ARES_OPT_TRIES;
 	if ((st = ares_init_options(&ch->ares, &o, mask)) != ARES_SUCCESS) {
 		if (asprintf(ret_err, "c-ares: cannot read %s: %s", r->resolv_conf,
 		    ares_strerror(st)) < 0)

@@ -12,7 +12,9 @@
  *		name it refuses, an answer too big for a frame).  With
  *		"namecache [!UNAVAIL=return] files dns" glibc then asks its own
  *		modules, so a process never loses an answer it would have had.
- * errno is preserved and signals are blocked around the socket I/O.
+ * errno is preserved on success and signals are blocked around the socket
+ * I/O.  glibc passes errnop == &errno, so on failure *errnop is written
+ * last, after errno is restored, or the error (ERANGE above all) is lost.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -42,6 +44,18 @@ EXPORT enum nss_status _nss_namecache_gethostbyaddr2_r(const void *, socklen_t,
     int, struct hostent *, char *, size_t, int *, int *, int32_t *);
 EXPORT enum nss_status _nss_namecache_gethostbyaddr_r(const void *, socklen_t,
     int, struct hostent *, char *, size_t, int *, int *);
+
+/* Restores errno, then sets *errnop again: they may be the same int. */
+static enum nss_status
+finish(enum nss_status st, int saved, int *errnop)
+{
+	int err = *errnop;
+
+	errno = saved;
+	if (st != NSS_STATUS_SUCCESS)
+		*errnop = err;
+	return st;
+}
 
 static enum nss_status
 unavail(int err, int *errnop, int *h_errnop)
@@ -230,8 +244,7 @@ _nss_namecache_gethostbyname4_r(const char *name, struct gaih_addrtuple **pat,
 	}
 	ncc_reply_free(&rep);
 out:
-	errno = saved;
-	return st;
+	return finish(st, saved, errnop);
 }
 
 enum nss_status
@@ -257,8 +270,7 @@ _nss_namecache_gethostbyname3_r(const char *name, int af, struct hostent *host,
 		*ttlp = (int32_t)(a.ttl > INT32_MAX ? INT32_MAX : a.ttl);
 	ncc_reply_free(&rep);
 out:
-	errno = saved;
-	return st;
+	return finish(st, saved, errnop);
 }
 
 enum nss_status
@@ -299,13 +311,19 @@ _nss_namecache_gethostbyaddr2_r(const void *addr, socklen_t len, int af,
 	    &rep, &a, errnop, h_errnop);
 	if (st != NSS_STATUS_SUCCESS)
 		goto out;
+	/*
+	 * glibc's dns module answers a v4-mapped (or v4-compatible) IPv6
+	 * address with the IPv4 one, as an AF_INET hostent; the daemon does
+	 * the same, so take the family from the answer.
+	 */
+	if (af == AF_INET6 && a.naddr6 == 0 && a.naddr4 > 0)
+		af = AF_INET;
 	st = fill_hostent(&a, af, host, buffer, buflen, errnop, h_errnop, NULL);
 	if (st == NSS_STATUS_SUCCESS && ttlp && a.source != PROTO_SRC_HOSTS)
 		*ttlp = (int32_t)(a.ttl > INT32_MAX ? INT32_MAX : a.ttl);
 	ncc_reply_free(&rep);
 out:
-	errno = saved;
-	return st;
+	return finish(st, saved, errnop);
 }
 
 enum nss_status

@@ -1,0 +1,746 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+# tests/fuzz/make-seeds.py - writes the seed corpora of the fuzz targets.
+#
+# Usage: tests/fuzz/make-seeds.py [CORPUS_DIR]   (default: corpus/ beside it)
+#
+# Every seed is built here from its fields, so that a reader sees what it
+# is and the set can be regenerated; the generated files are checked in.
+# Seeds the fuzzer found (crash-*, regress-*) are kept by hand, not here:
+# this script only writes and removes the files whose names it owns
+# (seed-*).  Python standard library only.
+
+import os
+import struct
+import sys
+
+# ---- DNS messages (fuzz-dnsmsg) ----------------------------------------
+
+T_A, T_NS, T_CNAME, T_SOA, T_PTR, T_MX, T_TXT = 1, 2, 5, 6, 12, 15, 16
+T_AAAA, T_SRV, T_OPT, T_CAA, T_ANY = 28, 33, 41, 257, 255
+IN = 1
+
+
+def labels(name):
+    """The labels of a dotted name, without the root label."""
+    out = b''
+    for lab in name.split('.'):
+        if lab:
+            raw = lab.encode('latin-1')
+            out += bytes([len(raw)]) + raw
+    return out
+
+
+def name(n):
+    return labels(n) + b'\0'
+
+
+def ptr(off):
+    return struct.pack('>H', 0xc000 | off)
+
+
+class Msg:
+    """A DNS message written in order; offsets are known as it grows."""
+
+    def __init__(self, id=0x1234, flags=0x8180, qd=1, an=0, ns=0, ar=0):
+        self.b = bytearray(struct.pack('>6H', id, flags, qd, an, ns, ar))
+
+    def off(self):
+        return len(self.b)
+
+    def raw(self, data):
+        at = len(self.b)
+        self.b += data
+        return at
+
+    def question(self, qname, qtype=T_A):
+        at = self.raw(name(qname) if isinstance(qname, str) else qname)
+        self.b += struct.pack('>HH', qtype, IN)
+        return at
+
+    def rr(self, owner, rtype, rdata, ttl=300, rclass=IN):
+        """owner: a dotted name or raw bytes (a pointer); returns rdata's offset."""
+        self.raw(name(owner) if isinstance(owner, str) else owner)
+        self.b += struct.pack('>HHIH', rtype, rclass, ttl, len(rdata))
+        return self.raw(rdata)
+
+    def bytes(self):
+        return bytes(self.b)
+
+
+def soa(mname, rname, serial=2024010101, refresh=7200, retry=3600,
+        expire=1209600, minimum=300):
+    return mname + rname + struct.pack('>5I', serial, refresh, retry, expire,
+                                       minimum)
+
+
+def txt(*strings):
+    return b''.join(bytes([len(s)]) + s for s in strings)
+
+
+def dns_seeds():
+    s = {}
+    ex = 16     # "example.com" inside a question "www.example.com" at 12
+
+    m = Msg(an=2)
+    m.question('www.example.com')
+    m.rr(ptr(12), T_A, bytes([192, 0, 2, 1]))
+    m.rr(ptr(12), T_A, bytes([192, 0, 2, 2]))
+    s['a-two'] = m.bytes()
+
+    m = Msg(an=1)
+    m.question('www.example.com', T_AAAA)
+    m.rr(ptr(12), T_AAAA, bytes.fromhex('20010db8000000000000000000000001'))
+    s['aaaa'] = m.bytes()
+
+    # A CNAME chain, the answer names compressed into earlier rdata.
+    m = Msg(an=3, ns=2, ar=3)
+    m.question('www.example.com')
+    web = m.rr(ptr(12), T_CNAME, labels('web') + ptr(ex), ttl=3600)
+    edge = m.rr(ptr(web), T_CNAME, labels('edge.cdn') + ptr(ex), ttl=60)
+    m.rr(ptr(edge), T_A, bytes([198, 51, 100, 7]), ttl=20)
+    ns1 = m.rr(ptr(ex), T_NS, labels('ns1') + ptr(ex), ttl=86400)
+    ns2 = m.rr(ptr(ex), T_NS, labels('ns2') + ptr(ex), ttl=86400)
+    m.rr(ptr(ns1), T_A, bytes([192, 0, 2, 53]), ttl=86400)
+    m.rr(ptr(ns2), T_AAAA, bytes.fromhex('20010db8000000000000000000000053'))
+    m.rr('.', T_OPT, struct.pack('>HH', 10, 8) + b'\1\2\3\4\5\6\7\x08',
+         ttl=0, rclass=1232)
+    s['cname-chain-glue-opt'] = m.bytes()
+
+    m = Msg(an=2)
+    m.question('example.com', T_MX)
+    m.rr(ptr(12), T_MX, struct.pack('>H', 10) + labels('mail') + ptr(12))
+    m.rr(ptr(12), T_MX, struct.pack('>H', 0) + name('.'))
+    s['mx'] = m.bytes()
+
+    m = Msg(flags=0x8183, ns=1)
+    m.question('nope.example.com')
+    m.rr(ptr(17), T_SOA, soa(labels('ns1') + ptr(17),
+                             labels('hostmaster') + ptr(17)), ttl=900)
+    s['nxdomain-soa'] = m.bytes()
+
+    m = Msg(flags=0x8180, ns=1)
+    m.question('www.example.com', T_AAAA)
+    m.rr(ptr(ex), T_SOA, soa(name('ns1.example.com'), name('h.example.com'),
+                             minimum=0xffffffff))
+    s['nodata-soa'] = m.bytes()
+
+    m = Msg(an=2)
+    m.question('example.com', T_TXT)
+    m.rr(ptr(12), T_TXT, txt(b'v=spf1 -all'))
+    m.rr(ptr(12), T_TXT, txt(b'a"b\\c', b'\x00\x01\xff', b''))
+    s['txt'] = m.bytes()
+
+    m = Msg(an=2)
+    m.question('_sip._udp.example.com', T_SRV)
+    m.rr(ptr(12), T_SRV, struct.pack('>3H', 10, 60, 5060) +
+         name('sip.example.com'))
+    m.rr(ptr(12), T_SRV, struct.pack('>3H', 20, 0, 5061) +
+         labels('sip2') + ptr(22))
+    s['srv'] = m.bytes()
+
+    m = Msg(an=3)
+    m.question('example.com', T_CAA)
+    m.rr(ptr(12), T_CAA, b'\0\x05issueletsencrypt.org')
+    m.rr(ptr(12), T_CAA, b'\x80\x05iodefmailto:sec@example.com')
+    m.rr(ptr(12), T_CAA, b'\0\x09issuewild;')
+    s['caa'] = m.bytes()
+
+    m = Msg(an=1)
+    m.question('1.2.0.192.in-addr.arpa', T_PTR)
+    m.rr(ptr(12), T_PTR, name('host.example.com'))
+    s['ptr'] = m.bytes()
+
+    m = Msg(an=3)
+    m.question('example.com', T_ANY)
+    m.rr(ptr(12), 65280, b'\x0a\x00\x00\xff')
+    m.rr(ptr(12), 65534, b'')
+    m.rr(ptr(12), 99, b'\x05hello')
+    s['unknown-types'] = m.bytes()
+
+    # Escapes: a dot, a backslash, binary bytes inside labels.
+    m = Msg(an=1)
+    m.question(b'\x03a.b\x03c\\d\x04\x00\xff *' + name('example'))
+    m.rr(ptr(12), T_A, bytes([10, 0, 0, 1]))
+    s['escapes'] = m.bytes()
+
+    m = Msg(flags=0x8380, an=0)
+    m.question('big.example.com', T_TXT)
+    s['truncated-tc'] = m.bytes()
+
+    s['no-question'] = Msg(flags=0x8001, qd=0).bytes()
+    s['header-only-bad'] = Msg(qd=1).bytes()
+
+    m = Msg(qd=2)
+    m.question('a.example')
+    m.question('b.example')
+    s['two-questions'] = m.bytes()
+
+    # Compression gone wrong: self, forward, a loop through a label.
+    m = Msg(an=0)
+    m.question(ptr(12))
+    s['ptr-self'] = m.bytes()
+    m = Msg(an=0)
+    m.question(ptr(18))
+    m.raw(name('example.com'))
+    s['ptr-forward'] = m.bytes()
+    m = Msg(an=0)
+    m.question(labels('a') + ptr(12))
+    s['ptr-loop-label'] = m.bytes()
+
+    # A chain of 65 pointers behind the question: 64 followed, then 65.
+    m = Msg(an=2)
+    m.question('example.com')
+    rdata = bytearray()
+    base = m.off() + 2 + 10
+    prev = 12
+    chain = []
+    for i in range(65):
+        chain.append(base + len(rdata))
+        rdata += ptr(prev)
+        prev = chain[-1]
+    m.rr(ptr(12), 65280, bytes(rdata))
+    m.rr(ptr(chain[62]), T_A, bytes([1, 2, 3, 4]))
+    s['ptr-chain-64'] = m.bytes()
+    b = bytearray(m.bytes())
+    at = len(b) - 4 - 10 - 2
+    b[at:at + 2] = ptr(chain[63])
+    s['ptr-chain-65'] = bytes(b)
+
+    # Names at the limit: 255 wire bytes, and 256.
+    l63 = 'a' * 63
+    m = Msg(an=0)
+    m.question('.'.join([l63, l63, l63, 'b' * 61]))
+    s['name-255'] = m.bytes()
+    m = Msg(an=0)
+    m.question('.'.join([l63, l63, l63, 'b' * 62]))
+    s['name-256'] = m.bytes()
+    m = Msg(an=0)
+    m.question(b'\x40' + b'a' * 64 + b'\0')
+    s['label-0x40'] = m.bytes()
+    m = Msg(an=0)
+    m.question(b'\x80' + b'a' * 10 + b'\0')
+    s['label-0x80'] = m.bytes()
+
+    # rdlength past the end; wrong for A and AAAA.
+    m = Msg(an=1)
+    m.question('example.com')
+    m.rr(ptr(12), T_A, bytes([1, 2, 3, 4]))
+    b = bytearray(m.bytes())
+    b[-5] = 9
+    s['rdlen-past-end'] = bytes(b)
+    m = Msg(an=2)
+    m.question('example.com')
+    m.rr(ptr(12), T_A, bytes([1, 2, 3]))
+    m.rr(ptr(12), T_AAAA, bytes(15))
+    s['rdlen-wrong'] = m.bytes()
+
+    m = Msg(an=3)
+    m.question('example.com')
+    m.rr(ptr(12), T_A, bytes([1, 2, 3, 4]))
+    s['count-too-big'] = m.bytes()
+
+    s['empty'] = b''
+    s['short-header'] = b'\x12\x34\x81'
+    return s
+
+
+# ---- protocol frames (fuzz-proto) ----------------------------------------
+
+(SEL_HDR, SEL_NAME, SEL_ADDR, SEL_ANSWER, SEL_KV, SEL_ERROR, SEL_FRAME,
+ SEL_QUERY_RR, SEL_RECORDS, SEL_INVALIDATE, SEL_SHOW_CACHE,
+ SEL_RRTYPE) = range(12)
+P_LOOKUP_NAME, P_LOOKUP_ADDR, P_STATISTICS, P_STATUS = 1, 2, 3, 4
+P_QUERY_RR, P_FLUSH_CACHES, P_INVALIDATE, P_RESET_STATISTICS = 5, 6, 7, 8
+P_RELOAD, P_SHOW_CACHE = 9, 10
+REPLY = 0x80
+AF4, AF6 = 4, 6
+
+
+def pstr(b):
+    return struct.pack('>H', len(b)) + b
+
+
+def frame(ptype, body=b'', status=0, id=1, version=1, length=None):
+    n = 12 + len(body) if length is None else length
+    return struct.pack('>IBBHI', n, version, ptype, status, id) + body
+
+
+def lookup_name(family, n, flags=0):
+    return bytes([family, flags]) + pstr(n)
+
+
+def lookup_addr(family, addr, flags=0):
+    return bytes([family, flags]) + addr
+
+
+def answer(ttl, source, canon, addrs, aliases, flags=0):
+    b = struct.pack('>IBBHH', ttl, source, flags, len(addrs), len(aliases))
+    b += pstr(canon)
+    for fam, a in addrs:
+        b += bytes([fam]) + a
+    for al in aliases:
+        b += pstr(al)
+    return b
+
+
+def kv(items):
+    b = struct.pack('>H', len(items))
+    for key, val in items:
+        if isinstance(val, int):
+            b += pstr(key) + b'\0' + struct.pack('>Q', val)
+        else:
+            b += pstr(key) + b'\1' + pstr(val)
+    return b
+
+
+def query_rr(rtype, n):
+    return struct.pack('>HBB', rtype, 0, 0) + pstr(n)
+
+
+def records(ttl, source, recs):
+    b = struct.pack('>IBBH', ttl, source, 0, len(recs))
+    for owner, rtype, rttl, rdata in recs:
+        b += pstr(owner) + struct.pack('>HI', rtype, rttl) + pstr(rdata)
+    return b
+
+
+def cache_page(nxt, items):
+    b = struct.pack('>QH', nxt, len(items))
+    for n, kind, status, flags, ttl in items:
+        b += pstr(n) + struct.pack('>IBBI', kind, status, flags, ttl)
+    return b
+
+
+def proto_seeds():
+    s = {}
+    v6 = bytes.fromhex('20010db8000000000000000000000001')
+    ans = answer(300, 2, b'www.example.com',
+                 [(AF4, bytes([192, 0, 2, 1])), (AF6, v6)],
+                 [b'web.example.com', b'alias'])
+
+    s['hdr-ok'] = bytes([SEL_HDR]) + frame(P_LOOKUP_NAME)
+    s['hdr-short'] = bytes([SEL_HDR]) + frame(P_LOOKUP_NAME)[:11]
+    s['hdr-version'] = bytes([SEL_HDR]) + frame(P_STATUS, version=2)
+    s['hdr-too-big'] = bytes([SEL_HDR]) + frame(P_STATUS, length=65537)
+    s['hdr-too-small'] = bytes([SEL_HDR]) + frame(P_STATUS, length=11)
+
+    s['name-ok'] = bytes([SEL_NAME]) + lookup_name(0, b'www.example.com')
+    s['name-dot'] = bytes([SEL_NAME]) + lookup_name(4, b'www.example.com.')
+    s['name-v6'] = bytes([SEL_NAME]) + lookup_name(6, b'localhost')
+    s['name-nul'] = bytes([SEL_NAME]) + lookup_name(0, b'a\0b')
+    s['name-label64'] = bytes([SEL_NAME]) + lookup_name(0, b'a' * 64 + b'.com')
+    s['name-254'] = bytes([SEL_NAME]) + lookup_name(
+        0, b'.'.join([b'a' * 63] * 3 + [b'b' * 62]))
+    s['name-253-dot'] = bytes([SEL_NAME]) + lookup_name(
+        0, b'.'.join([b'a' * 63] * 3 + [b'b' * 61]) + b'.')
+    s['name-empty-label'] = bytes([SEL_NAME]) + lookup_name(0, b'a..b')
+    s['name-family'] = bytes([SEL_NAME]) + lookup_name(5, b'example.com')
+    s['name-truncated'] = bytes([SEL_NAME]) + lookup_name(0, b'example.com')[:8]
+
+    s['addr-v4'] = bytes([SEL_ADDR]) + lookup_addr(AF4, bytes([127, 0, 0, 1]))
+    s['addr-v6'] = bytes([SEL_ADDR]) + lookup_addr(AF6, v6)
+    s['addr-short'] = bytes([SEL_ADDR]) + lookup_addr(AF6, v6[:10])
+    s['addr-family0'] = bytes([SEL_ADDR]) + lookup_addr(0, bytes(16))
+
+    s['answer-ok'] = bytes([SEL_ANSWER]) + ans
+    s['answer-empty'] = bytes([SEL_ANSWER]) + answer(0, 1, b'', [], [])
+    s['answer-truncated'] = bytes([SEL_ANSWER]) + ans[:-3]
+    s['answer-bad-family'] = bytes([SEL_ANSWER]) + answer(
+        1, 2, b'x', [(5, bytes(4))], [])
+    s['answer-nul-alias'] = bytes([SEL_ANSWER]) + answer(
+        1, 2, b'x', [(AF4, bytes(4))], [b'a\0b'])
+    s['answer-many'] = bytes([SEL_ANSWER]) + answer(
+        60, 3, b'many.example', [(AF4, bytes([10, 0, 0, i])) for i in range(40)],
+        [b'al%d' % i for i in range(20)])
+
+    s['kv-ok'] = bytes([SEL_KV]) + kv([(b'lookups', 12345),
+                                       (b'version', b'0.1.0'),
+                                       (b'uptime', 0)])
+    s['kv-empty'] = bytes([SEL_KV]) + kv([])
+    s['kv-bad-kind'] = bytes([SEL_KV]) + b'\0\1' + pstr(b'k') + b'\x07'
+    s['kv-long-key'] = bytes([SEL_KV]) + kv([(b'k' * 65, 1)])
+    s['kv-count-over'] = bytes([SEL_KV]) + b'\0\5' + kv([(b'a', 1)])[2:]
+
+    s['error-msg'] = bytes([SEL_ERROR]) + pstr(b'label longer than 63 characters')
+    s['error-empty'] = bytes([SEL_ERROR])
+    s['error-short'] = bytes([SEL_ERROR]) + b'\0\x10abc'
+
+    s['frame-lookup-name'] = bytes([SEL_FRAME]) + frame(
+        P_LOOKUP_NAME, lookup_name(0, b'www.example.com'), id=42)
+    s['frame-lookup-addr'] = bytes([SEL_FRAME]) + frame(
+        P_LOOKUP_ADDR, lookup_addr(AF4, bytes([192, 0, 2, 1])))
+    s['frame-answer'] = bytes([SEL_FRAME]) + frame(P_LOOKUP_NAME | REPLY, ans)
+    s['frame-notfound'] = bytes([SEL_FRAME]) + frame(
+        P_LOOKUP_NAME | REPLY, b'', status=1)
+    s['frame-badname'] = bytes([SEL_FRAME]) + frame(
+        P_LOOKUP_ADDR | REPLY, pstr(b'malformed address'), status=5)
+    s['frame-stats'] = bytes([SEL_FRAME]) + frame(
+        P_STATISTICS | REPLY, kv([(b'hits', 1), (b'misses', 2)]))
+    s['frame-status'] = bytes([SEL_FRAME]) + frame(
+        P_STATUS | REPLY, kv([(b'socket', b'/run/namecache/socket')]))
+    s['frame-len-over'] = bytes([SEL_FRAME]) + frame(
+        P_LOOKUP_NAME, lookup_name(0, b'a'), length=100)
+
+    recs = records(300, 2, [
+        (b'example.com', 15, 300, b'10 mail.example.com.'),
+        (b'example.com', 16, 300, b'"v=spf1 -all"'),
+        (b'example.com', 65280, 60, b'\\# 4 0a0000ff')])
+    page = cache_page(17, [(b'www.example.com', 1, 0, 0, 120),
+                           (b'gone.example', 0x10000 | 15, 1, 1, 0)])
+    s['query-rr-mx'] = bytes([SEL_QUERY_RR]) + query_rr(15, b'example.com')
+    s['query-rr-type0'] = bytes([SEL_QUERY_RR]) + query_rr(0, b'example.com')
+    s['query-rr-badname'] = bytes([SEL_QUERY_RR]) + query_rr(1, b'a..b')
+    s['records-ok'] = bytes([SEL_RECORDS]) + recs
+    s['records-empty'] = bytes([SEL_RECORDS]) + records(0, 2, [])
+    s['records-truncated'] = bytes([SEL_RECORDS]) + recs[:-5]
+    s['invalidate-ok'] = bytes([SEL_INVALIDATE]) + pstr(b'www.example.com')
+    s['invalidate-bad'] = bytes([SEL_INVALIDATE]) + pstr(b'a' * 70)
+    s['show-cache-req'] = bytes([SEL_SHOW_CACHE]) + struct.pack('>Q', 0)
+    s['show-cache-page'] = bytes([SEL_SHOW_CACHE]) + page
+    s['show-cache-short'] = bytes([SEL_SHOW_CACHE]) + page[:-2]
+    s['rrtype-mx'] = bytes([SEL_RRTYPE]) + b'mx'
+    s['rrtype-number'] = bytes([SEL_RRTYPE]) + b'TYPE65280'
+    s['rrtype-zero'] = bytes([SEL_RRTYPE]) + b'type0'
+    s['frame-query-rr'] = bytes([SEL_FRAME]) + frame(
+        P_QUERY_RR, query_rr(33, b'_sip._udp.example.com'))
+    s['frame-records'] = bytes([SEL_FRAME]) + frame(P_QUERY_RR | REPLY, recs)
+    s['frame-invalidate'] = bytes([SEL_FRAME]) + frame(
+        P_INVALIDATE, pstr(b'example.com'))
+    s['frame-invalidated'] = bytes([SEL_FRAME]) + frame(
+        P_INVALIDATE | REPLY, kv([(b'invalidated', 3)]))
+    s['frame-denied'] = bytes([SEL_FRAME]) + frame(
+        P_FLUSH_CACHES | REPLY, pstr(b'permission denied'), status=7)
+    s['frame-show-cache'] = bytes([SEL_FRAME]) + frame(
+        P_SHOW_CACHE, struct.pack('>Q', 17))
+    s['frame-cache-page'] = bytes([SEL_FRAME]) + frame(
+        P_SHOW_CACHE | REPLY, page)
+    return s
+
+
+# ---- hosts files (fuzz-hosts) ----------------------------------------
+
+def hosts_seeds():
+    s = {}
+    s['debian-default'] = (
+        b'127.0.0.1\tlocalhost\n'
+        b'127.0.1.1\tmyhost.example.org\tmyhost\n'
+        b'\n'
+        b'# The following lines are desirable for IPv6 capable hosts\n'
+        b'::1     localhost ip6-localhost ip6-loopback\n'
+        b'ff02::1 ip6-allnodes\n'
+        b'ff02::2 ip6-allrouters\n')
+    s['aliases-case-repeat'] = (
+        b'192.0.2.1 Web.Example.COM web www\n'
+        b'192.0.2.2 web.example.com web2\n'
+        b'2001:db8::1 web.example.com www6\n'
+        b'192.0.2.1 other.example.com\n'
+        b'192.0.2.3 WEB\n')
+    s['comments-blanks'] = (
+        b'   # indented comment\n'
+        b'\t\t\n'
+        b'10.0.0.1 a b # trailing comment c\n'
+        b'10.0.0.2#nospace\n'
+        b'10.0.0.3 d#e f\n'
+        b' \t 10.0.0.4\t \tg  \t h \n')
+    s['invalid-addresses'] = (
+        b'999.1.1.1 bad4\n'
+        b'1.2.3 short\n'
+        b'01.2.3.4 octal\n'
+        b'1.2.3.4.5 five\n'
+        b'::g bad6\n'
+        b'fe80::1%eth0 scoped\n'
+        b'1.2.3.4/24 cidr\n'
+        b'localhost 127.0.0.1\n'
+        b'10.1.1.1 good\n')
+    s['mapped-loopback'] = (
+        b'::ffff:192.0.2.9 mapped\n'
+        b'::1 lo6 localhost\n'
+        b'::ffff:10.0.0.1 v4m\n'
+        b'10.0.0.1 plain4\n'
+        b'::ffff:0:10.0.0.2 notmapped\n'
+        b'0:0:0:0:0:ffff:c000:0209 mapped2\n')
+    s['crlf-no-final-newline'] = (
+        b'10.0.0.1 crlf\r\n'
+        b'10.0.0.2 crlf2 alias\r\n'
+        b'10.0.0.3 last')
+    s['nul-bytes'] = (
+        b'10.0.0.1 before\0after\n'
+        b'\0 10.0.0.2 hidden\n'
+        b'10.0.0.3 ok\0\n'
+        b'10.0.0\0.4 cut\n')
+    s['address-only'] = b'10.0.0.1\n10.0.0.2 \n10.0.0.3\t\n2001:db8::5\n'
+    s['empty'] = b''
+    s['only-newlines'] = b'\n\n\n'
+    s['long-names'] = (
+        b'10.0.0.1 ' + b'a' * 63 + b'.' + b'b' * 63 + b'.' + b'c' * 63 +
+        b'.' + b'd' * 61 + b'\n'
+        b'10.0.0.2 ' + b'x' * 300 + b'\n'
+        b'10.0.0.3 ' + b' '.join(b'al%d' % i for i in range(100)) + b'\n')
+    s['many-lines-same-name'] = b''.join(
+        b'10.0.%d.%d dup dup%d\n' % (i // 256, i % 256, i % 7)
+        for i in range(300))
+    s['high-bytes'] = (
+        b'10.0.0.1 caf\xc3\xa9 \xff\xfe\n'
+        b'10.0.0.2 \x7f\x01ctl\n'
+        b'10.0.0.3 \xc3\x89COLE \xc3\xa9cole\n')
+    s['v6-forms'] = (
+        b'::  unspecified\n'
+        b'2001:DB8:0:0:0:0:0:1 upper6\n'
+        b'2001:db8::0.0.0.1 embedded4\n'
+        b'::ffff:1.2.3.4 m\n'
+        b'2001:0db8:0000:0000:0000:0000:0000:0001 full6\n')
+    return s
+
+
+# ---- configuration files (fuzz-config) ----------------------------------------
+
+def config_seeds():
+    s = {}
+    s['defaults'] = (
+        b'# namecached.conf with every key at its default\n'
+        b'socket = /run/namecache/socket\n'
+        b'hosts_file = /etc/hosts\n'
+        b'resolv_conf = /etc/resolv.conf\n'
+        b'upstream =\n'
+        b'cache_size = 100000\n'
+        b'min_ttl = 0\n'
+        b'max_ttl = 86400\n'
+        b'negative_max_ttl = 3600\n'
+        b'failure_ttl = 5\n'
+        b'serve_stale = 86400\n'
+        b'prefetch = yes\n'
+        b'shared = yes\n'
+        b'max_clients = 4096\n'
+        b'admin_group =\n'
+        b'log_level = info\n')
+    s['upstream-forms'] = (
+        b'upstream = 127.0.0.1:5353 [::1]:5353 192.0.2.1 2001:db8::53, '
+        b'[2001:db8::1] 10.0.0.1:53\n')
+    s['upstream-too-many'] = (
+        b'upstream = 1.1.1.1 1.1.1.2 1.1.1.3 1.1.1.4 1.1.1.5 1.1.1.6 '
+        b'1.1.1.7 1.1.1.8 1.1.1.9\n')
+    s['upstream-bad'] = b'upstream = [::1:53 1.2.3.4:0 1.2.3.4:65536\n'
+    s['upstream-port-junk'] = b'upstream = 1.2.3.4:53x\n'
+    s['unknown-key'] = b'# comment\ncache_size = 10\nfoo = bar\n'
+    s['no-equals'] = b'cache_size 10\n'
+    s['bad-uint'] = b'max_ttl = -1\n'
+    s['uint-overflow'] = b'cache_size = 99999999999999999999999\n'
+    s['uint-bounds'] = b'min_ttl = 604800\nmax_ttl = 604800\nmax_clients = 0\n'
+    s['min-over-max'] = b'min_ttl = 100\nmax_ttl = 10\n'
+    s['bools'] = (b'prefetch = off\nshared = false\nprefetch = 1\n'
+                  b'shared = On\n')
+    s['log-levels'] = (b'log_level = debug\nlog_level = error\n'
+                       b'log_level = warning\nlog_level = verbose\n')
+    s['relative-path'] = b'socket = run/sock\n'
+    s['crlf-tabs'] = b'\tcache_size\t=\t42\t\r\nshared=no\r\n'
+    s['empty-value'] = b'hosts_file =\n'
+    s['equals-in-value'] = b'socket = /tmp/a=b\n'
+    s['nul-byte'] = b'cache_size = 1\0junk\nmax_ttl = 5\n'
+    s['no-final-newline'] = b'failure_ttl = 30'
+    s['admin-group'] = b'admin_group = root\nadmin_group = \n'
+    s['admin-group-missing'] = b'admin_group = namecache-no-such-group-4f1c\n'
+    s['empty'] = b''
+    s['comments-only'] = b'# one\n   # two\n\n#\n'
+    return s
+
+
+# ---- DNS replies for the cache (fuzz-answer) ----------------------------
+
+# The control byte before each reply: see tests/fuzz/fuzz-answer.c.
+A_ADDR, A_PTR, A_RR = 0, 1, 2
+A_V6, A_UPPER, A_QTYPE = 4, 8, 16
+
+
+def a_small(k):
+    """A second run into a writer of k/8 of the body's size."""
+    return k << 5
+
+
+def answer_seeds():
+    s = {}
+    ex = 16     # "example.com" inside a question "www.example.com" at 12
+    v6 = bytes.fromhex('20010db8000000000000000000000001')
+
+    m = Msg(an=2)
+    m.question('www.example.com')
+    m.rr(ptr(12), T_A, bytes([192, 0, 2, 1]))
+    m.rr(ptr(12), T_A, bytes([192, 0, 2, 2]), ttl=60)
+    s['a-two'] = bytes([A_ADDR]) + m.bytes()
+    s['a-two-upper-small'] = bytes([A_ADDR | A_UPPER | a_small(5)]) + m.bytes()
+    s['a-two-rr'] = bytes([A_RR | A_QTYPE]) + m.bytes()
+
+    m = Msg(an=1)
+    m.question('www.example.com', T_AAAA)
+    m.rr(ptr(12), T_AAAA, v6)
+    s['aaaa'] = bytes([A_ADDR | A_V6 | a_small(7)]) + m.bytes()
+
+    # A CNAME chain, glue, EDNS: what a recursive resolver sends.
+    m = Msg(an=4, ns=2, ar=3)
+    m.question('www.example.com')
+    web = m.rr(ptr(12), T_CNAME, labels('web') + ptr(ex), ttl=3600)
+    edge = m.rr(ptr(web), T_CNAME, labels('edge.cdn') + ptr(ex), ttl=60)
+    m.rr(ptr(edge), T_A, bytes([198, 51, 100, 7]), ttl=20)
+    m.rr(ptr(edge), T_A, bytes([198, 51, 100, 8]), ttl=20)
+    ns1 = m.rr(ptr(ex), T_NS, labels('ns1') + ptr(ex), ttl=86400)
+    ns2 = m.rr(ptr(ex), T_NS, labels('ns2') + ptr(ex), ttl=86400)
+    m.rr(ptr(ns1), T_A, bytes([192, 0, 2, 53]), ttl=86400)
+    m.rr(ptr(ns2), T_AAAA, bytes.fromhex('20010db8000000000000000000000053'))
+    m.rr('.', T_OPT, b'', ttl=0, rclass=1232)
+    s['cname-chain'] = bytes([A_ADDR | a_small(3)]) + m.bytes()
+    s['cname-chain-rr'] = bytes([A_RR | A_QTYPE | a_small(6)]) + m.bytes()
+
+    # 16 links: the most followed; 17: rejected.
+    for n in (16, 17):
+        m = Msg(an=n + 1)
+        m.question('c0.example')
+        for i in range(n):
+            m.rr('c%d.example' % i, T_CNAME, name('c%d.example' % (i + 1)),
+                 ttl=1000 - i)
+        m.rr('c%d.example' % n, T_A, bytes([192, 0, 2, 1]))
+        s['chain-%d' % n] = bytes([A_ADDR]) + m.bytes()
+
+    m = Msg(an=3)
+    m.question('a.example')
+    m.rr('a.example', T_CNAME, name('b.example'))
+    m.rr('b.example', T_CNAME, name('a.example'))
+    m.rr('a.example', T_A, bytes([192, 0, 2, 1]))
+    s['cname-loop'] = bytes([A_ADDR]) + m.bytes()
+
+    # Other names' data in every section: none of it may come out.
+    m = Msg(an=4, ns=1, ar=2)
+    m.question('www.example')
+    m.rr('bank.example', T_A, bytes([203, 0, 113, 66]), ttl=86400)
+    m.rr(ptr(12), T_A, bytes([192, 0, 2, 1]))
+    m.rr('bank.example', T_CNAME, name('www.example'))
+    m.rr(ptr(12), T_A, bytes([203, 0, 113, 67]), rclass=3)
+    m.rr(ptr(12), T_CNAME, name('bank.example'))
+    m.rr(ptr(12), T_A, bytes([203, 0, 113, 68]))
+    m.rr('bank.example', T_A, bytes([203, 0, 113, 69]))
+    s['poison'] = bytes([A_ADDR]) + m.bytes()
+    s['poison-rr'] = bytes([A_RR | A_QTYPE]) + m.bytes()
+
+    m = Msg(flags=0x8183, ns=1)
+    m.question('nope.example.com')
+    m.rr(ptr(17), T_SOA, soa(labels('ns1') + ptr(17),
+                             labels('hostmaster') + ptr(17), minimum=60),
+         ttl=900)
+    s['nxdomain-soa'] = bytes([A_ADDR]) + m.bytes()
+
+    m = Msg(flags=0x8180, ns=1)
+    m.question('www.example.com', T_AAAA)
+    m.rr(ptr(ex), T_SOA, soa(name('ns1.example.com'), name('h.example.com'),
+                             minimum=0xffffffff), ttl=30)
+    s['nodata-soa'] = bytes([A_ADDR | A_V6]) + m.bytes()
+
+    m = Msg(flags=0x8183)
+    m.question('nope.example.com')
+    s['nxdomain-no-soa'] = bytes([A_ADDR]) + m.bytes()
+
+    m = Msg(flags=0x8182, an=1)
+    m.question('www.example.com')
+    m.rr(ptr(12), T_A, bytes([192, 0, 2, 1]))
+    s['servfail'] = bytes([A_ADDR]) + m.bytes()
+
+    m = Msg(an=3)
+    m.question('www.example.com')
+    m.rr(ptr(12), T_CNAME, name('web.example.com'), ttl=0x80000000)
+    m.rr('web.example.com', T_A, bytes([192, 0, 2, 1]), ttl=0xffffffff)
+    m.rr('web.example.com', T_A, bytes([192, 0, 2, 2]), ttl=0x7fffffff)
+    s['ttl-top-bit'] = bytes([A_ADDR]) + m.bytes()
+
+    m = Msg(an=600)
+    m.question('many.example')
+    for i in range(600):
+        m.rr(ptr(12), T_A, bytes([10, 0, i >> 8, i & 0xff]))
+    s['a-600'] = bytes([A_ADDR | a_small(7)]) + m.bytes()
+
+    # PTR: the address comes from the last bytes of the input.
+    m = Msg(an=2)
+    m.question('4.3.2.1.in-addr.arpa', T_PTR)
+    m.rr(ptr(12), T_PTR, name('host.example.com'), ttl=3600)
+    m.rr(ptr(12), T_PTR, name('other.example.com'), ttl=600)
+    s['ptr-v4'] = bytes([A_PTR]) + m.bytes()
+
+    m = Msg(an=1)
+    m.question('1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2'
+               '.ip6.arpa', T_PTR)
+    m.rr(ptr(12), T_PTR, name('v6host.example.com'))
+    s['ptr-v6'] = bytes([A_PTR | A_V6 | a_small(4)]) + m.bytes()
+
+    # RFC 2317: a CNAME to the PTR.
+    m = Msg(an=2)
+    m.question('130.2.0.192.in-addr.arpa', T_PTR)
+    at = m.rr(ptr(12), T_CNAME, labels('130.128-25') + ptr(16))
+    m.rr(ptr(at), T_PTR, name('mail.example.org'))
+    s['ptr-classless'] = bytes([A_PTR]) + m.bytes()
+
+    m = Msg(an=3)
+    m.question('example.com', T_MX)
+    m.rr(ptr(12), T_MX, struct.pack('>H', 10) + labels('mail') + ptr(12))
+    m.rr(ptr(12), T_MX, struct.pack('>H', 0) + name('.'))
+    m.rr('example.org', T_MX, struct.pack('>H', 5) + name('evil'))
+    s['mx'] = bytes([A_RR]) + m.bytes()
+
+    m = Msg(an=2)
+    m.question('example.com', T_TXT)
+    m.rr(ptr(12), T_TXT, txt(b'v=spf1 -all'))
+    m.rr(ptr(12), T_TXT, txt(b'a"b\\c', b'\x00\x01\xff', b''))
+    s['txt'] = bytes([A_RR | a_small(2)]) + m.bytes()
+
+    m = Msg(an=1)
+    m.question('_sip._udp.example.com', T_SRV)
+    m.rr(ptr(12), T_SRV, struct.pack('>3H', 10, 60, 5060) +
+         name('sip.example.com'))
+    s['srv'] = bytes([A_RR]) + m.bytes()
+
+    m = Msg(an=2)
+    m.question('example.com', T_CAA)
+    m.rr(ptr(12), T_CAA, b'\0\x05issueletsencrypt.org')
+    m.rr(ptr(12), T_CAA, b'\x80\x05iodefmailto:sec@example.com')
+    s['caa'] = bytes([A_RR]) + m.bytes()
+
+    m = Msg(an=2)
+    m.question('www.example.com', T_MX)
+    m.rr(ptr(12), T_CNAME, name('mx.example.net'), ttl=600)
+    m.rr('mx.example.net', T_MX, struct.pack('>H', 10) + name('mail.example.net'))
+    s['mx-via-cname'] = bytes([A_RR | A_UPPER]) + m.bytes()
+
+    m = Msg(flags=0x0100, an=1)
+    m.question('www.example.com')
+    m.rr(ptr(12), T_A, bytes([192, 0, 2, 1]))
+    s['query-not-reply'] = bytes([A_ADDR]) + m.bytes()
+
+    m = Msg(an=1)
+    m.question('www.example.com')
+    m.rr(ptr(12), T_A, bytes([192, 0, 2, 1]))
+    s['truncated'] = bytes([A_ADDR]) + m.bytes()[:-3]
+    s['empty'] = b''
+    s['ctl-only'] = bytes([A_RR])
+    return s
+
+
+def write_corpus(root, target, seeds):
+    d = os.path.join(root, target)
+    os.makedirs(d, exist_ok=True)
+    for f in os.listdir(d):
+        if f.startswith('seed-'):
+            os.unlink(os.path.join(d, f))
+    for name_, data in sorted(seeds.items()):
+        with open(os.path.join(d, 'seed-' + name_), 'wb') as f:
+            f.write(data)
+    return len(seeds)
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, 'corpus')
+    for target, seeds in (('dnsmsg', dns_seeds()), ('proto', proto_seeds()),
+                          ('hosts', hosts_seeds()), ('config', config_seeds()),
+                          ('answer', answer_seeds())):
+        n = write_corpus(root, target, seeds)
+        print('%s: %d seeds' % (target, n))
+
+
+if __name__ == '__main__':
+    main()

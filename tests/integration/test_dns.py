@@ -1,0 +1,1140 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""tests/integration/test_dns.py - namecached's DNS side end to end: answers, cache, failures.
+
+Every test starts its own servers (nsd, a counting proxy, a fault server;
+tests/dns/dnsenv.py) on 127.0.0.1 and its own daemon, which is always
+given a resolv.conf written here and --upstream 127.0.0.1:PORT, so no
+packet ever leaves loopback.  Lookups go through the real CLI
+(namecachectl --json) and, where many must be in flight at once, through
+raw protocol frames.  Queries are counted at the proxy or fault server.
+
+Real TTL expiry needs real time: the tests use the zone's ttl10 name or
+fault-server answers with a TTL of 1-2 s, and sleep no longer than that.
+
+Run: /usr/bin/python3 tests/integration/test_dns.py --build BUILD [-k NAME]
+"""
+import argparse
+import ipaddress
+import json
+import math
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "dns"))
+import dnsenv  # noqa: E402
+
+BUILD = None
+TESTS = []
+
+T = dnsenv.TEST_ZONE.origin.rstrip(".")        # "test.example"
+# glibc's options, and (as a second spelling) the BSD-style ones that the
+# c-ares 1.18 on these machines understands instead: without them a dead
+# upstream costs 5 s x 4 attempts a lookup.  The daemon should read
+# timeout:/attempts: itself: see resolv_conf_timeout_and_attempts.
+OPTIONS = "timeout:1 attempts:1 retrans:1000 retry:1"
+PROTO_SRC = {1: "hosts", 2: "dns", 3: "cache", 4: "stale"}
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+def fqdn(name):
+    return name if name.endswith(T) or "." in name else "%s.%s" % (name, T)
+
+
+def rel(name):
+    return name.rstrip(".")
+
+
+# --- environment --------------------------------------------------------------
+
+class Env:
+    """What one test started: servers and daemons, all stopped by the runner."""
+
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.servers = []
+        self.daemons = []
+
+    def nsd(self, **kw):
+        s = dnsenv.Nsd(os.path.join(self.tmp, "nsd%d" % len(self.servers)), **kw)
+        self.servers.append(s)
+        return s
+
+    def proxy(self, port):
+        s = dnsenv.CountingProxy(port)
+        self.servers.append(s)
+        return s
+
+    def fault(self):
+        s = dnsenv.FaultServer()
+        self.servers.append(s)
+        return s
+
+    def nsd_proxy(self):
+        return self.proxy(self.nsd().port)
+
+    def daemon(self, upstream_port, conf="", search=None, options=OPTIONS, hosts=None,
+               nameserver="127.0.0.1", upstream=True):
+        """A started daemon in its own folder, with its own resolv.conf."""
+        d_dir = os.path.join(self.tmp, "d%d" % len(self.daemons))
+        os.mkdir(d_dir)
+        resolv = os.path.join(d_dir, "resolv.conf")
+        write_resolv(resolv, search=search, options=options, nameserver=nameserver)
+        args = ["--resolv-conf", resolv, "--log-level", "debug"]
+        if upstream:
+            args += ["--upstream", "127.0.0.1:%d" % upstream_port]
+        else:
+            # Nothing but loopback may be named in a test's resolv.conf.
+            assert all(ns.startswith("127.") or ns == "::1" for ns in nameserver.split())
+        d = DnsDaemon(d_dir, hosts if hosts is not None else "127.0.0.1 localhost\n",
+                      conf_text=conf, args=args)
+        d.resolv = resolv
+        self.daemons.append(d)
+        d.start()
+        st = d.ctl_json("status")
+        if upstream:
+            assert st["dns_servers"] == "127.0.0.1:%d" % upstream_port, st
+        if search is None:
+            # Names are tried as given: no search domain from the host's name.
+            assert st["dns_search"] == "", ("unexpected search list", st["dns_search"])
+        return d
+
+
+def write_resolv(path, search=None, options=OPTIONS, nameserver="127.0.0.1", rename=False):
+    text = "".join("nameserver %s\n" % ns for ns in nameserver.split())
+    if search:
+        text += "search %s\n" % search
+    if options:
+        text += "options %s\n" % options
+    if rename:
+        with open(path + ".tmp", "w") as f:
+            f.write(text)
+        os.rename(path + ".tmp", path)
+    else:
+        with open(path, "w") as f:
+            f.write(text)
+
+
+class DnsDaemon:
+    """One namecached, as test_daemon.py starts it, plus DNS flags and helpers."""
+
+    def __init__(self, tmp, hosts_text, conf_text="", args=()):
+        self.tmp = tmp
+        self.sock = os.path.join(tmp, "sock")
+        self.hosts = os.path.join(tmp, "hosts")
+        self.conf = os.path.join(tmp, "namecached.conf")
+        self.log = os.path.join(tmp, "daemon.log")
+        with open(self.hosts, "w") as f:
+            f.write(hosts_text)
+        with open(self.conf, "w") as f:
+            f.write(conf_text or "")
+        self.args = list(args)
+        self.proc = None
+        self.logf = None
+
+    def start(self):
+        self.logf = open(self.log, "ab")
+        self.proc = subprocess.Popen(
+            [os.path.join(BUILD, "daemon", "namecached"), "--config", self.conf,
+             "--socket", self.sock, "--hosts-file", self.hosts] + self.args,
+            stdout=self.logf, stderr=self.logf)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError("daemon exited: %s" % self.read_log())
+            try:
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                    s.connect(self.sock)
+                return self
+            except OSError:
+                time.sleep(0.01)
+        raise AssertionError("daemon did not start: %s" % self.read_log())
+
+    def read_log(self):
+        with open(self.log, "rb") as f:
+            return f.read().decode(errors="replace")
+
+    def stop(self):
+        """SIGTERM; returns the exit status (0 for a clean stop, leak-free under ASan)."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.logf:
+            self.logf.close()
+            self.logf = None
+        return self.proc.returncode if self.proc else None
+
+    def ctl(self, *args):
+        return subprocess.run([os.path.join(BUILD, "cli", "namecachectl"), "--socket",
+                               self.sock] + list(args), capture_output=True, text=True,
+                              timeout=60)
+
+    def ctl_json(self, *args):
+        r = self.ctl("--json", *args)
+        assert r.returncode == 0, (args, r.returncode, r.stdout, r.stderr)
+        return json.loads(r.stdout)
+
+    def query(self, *args):
+        """namecachectl --json query ARGS: (exit status, the JSON object or None)."""
+        r = self.ctl("--json", "query", *args)
+        try:
+            j = json.loads(r.stdout)
+        except ValueError:
+            j = None
+        assert r.returncode in (0, 1) and j is not None, (args, r.returncode, r.stdout, r.stderr)
+        return r.returncode, j
+
+    def ok(self, *args):
+        rc, j = self.query(*args)
+        assert rc == 0 and j.get("status") == "ok", (args, rc, j)
+        return j
+
+    def fails(self, *args, status=None):
+        rc, j = self.query(*args)
+        assert rc == 1, (args, "should fail", rc, j)
+        if status:
+            assert j["status"] == status, (args, "status", status, j)
+        return j
+
+    def stats(self):
+        return self.ctl_json("statistics")
+
+    def status(self):
+        return self.ctl_json("status")
+
+    def cache(self):
+        return self.ctl_json("show-cache")
+
+    def entries(self, name, kind=None):
+        return [e for e in self.cache() if e["name"] == name and (kind is None or e["kind"] == kind)]
+
+
+# --- raw protocol (as in test_daemon.py) ----------------------------------------
+
+LOOKUP_NAME = 1
+OK, NOTFOUND, NODATA, TRYAGAIN = 0, 1, 2, 3
+
+
+def name_req(name, family=0, fid=1):
+    name = name.encode()
+    body = struct.pack(">BBH", family, 0, len(name)) + name
+    return struct.pack(">IBBHI", 12 + len(body), 1, LOOKUP_NAME, 0, fid) + body
+
+
+def recv_exact(s, n):
+    buf = b""
+    while len(buf) < n:
+        chunk = s.recv(n - len(buf))
+        if not chunk:
+            return None
+        buf += chunk
+    return buf
+
+
+def read_frame(s):
+    head = recv_exact(s, 12)
+    if head is None:
+        return None
+    n, version, ftype, status, fid = struct.unpack(">IBBHI", head)
+    return {"type": ftype, "status": status, "id": fid, "body": recv_exact(s, n - 12)}
+
+
+def parse_answer(body):
+    ttl, source, flags, naddr, nalias = struct.unpack(">IBBHH", body[:10])
+    (n,) = struct.unpack(">H", body[10:12])
+    canon = body[12:12 + n].decode()
+    off = 12 + n
+    addrs = []
+    for _ in range(naddr):
+        fam = body[off]
+        alen = 4 if fam == 4 else 16
+        addrs.append(socket.inet_ntop(socket.AF_INET if fam == 4 else socket.AF_INET6,
+                                      body[off + 1:off + 1 + alen]))
+        off += 1 + alen
+    return {"ttl": ttl, "source": PROTO_SRC.get(source), "canon": canon, "addrs": addrs}
+
+
+def connect(d):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(10)
+    s.connect(d.sock)
+    return s
+
+
+def wait_for(pred, timeout=1.0, step=0.01):
+    """Polls pred until true; returns the seconds it took, or None."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        if pred():
+            return time.monotonic() - t0
+        time.sleep(step)
+    return None
+
+
+def sleep_until(t):
+    left = t - time.monotonic()
+    if left > 0:
+        time.sleep(left)
+
+
+def zone_addrs(name, family=None):
+    return dnsenv.addresses(fqdn(name), family)
+
+
+AF4, AF6 = socket.AF_INET, socket.AF_INET6
+
+
+# --- 1. answers equal the zone ------------------------------------------------
+
+@test
+def answers_equal_the_zone(env):
+    proxy = env.nsd_proxy()
+    d = env.daemon(proxy.port)
+    # One family, then both: A first, then AAAA, in the zone's order.
+    j = d.ok("-4", "multi." + T)
+    assert j["addresses"] == zone_addrs("multi", AF4) and len(j["addresses"]) == 3, j
+    j = d.ok("-6", "multi." + T)
+    assert j["addresses"] == zone_addrs("multi", AF6) and len(j["addresses"]) == 2, j
+    j = d.ok("multi." + T)
+    assert j["addresses"] == zone_addrs("multi"), j
+    assert j["canonical"] == "multi." + T and j["aliases"] == [], j
+    j = d.ok("ttl3600." + T)
+    assert j["addresses"] == ["192.0.2.36", "2001:db8::36"] == zone_addrs("ttl3600"), j
+    # The CNAME chain: canonical is its end, aliases the links in order.
+    for args in ((), ("-4",), ("-6",)):
+        j = d.ok(*(args + ("alias1." + T,)))
+        fam = {(): None, ("-4",): AF4, ("-6",): AF6}[args]
+        assert j["addresses"] == zone_addrs("alias1", fam), (args, j)
+        assert j["canonical"] == "target." + T, j
+        assert j["aliases"] == ["alias1." + T, "alias2." + T], j
+    # Families a name lacks.
+    j = d.ok("v4only." + T)
+    assert j["addresses"] == zone_addrs("v4only") == ["192.0.2.4"], j
+    d.fails("-6", "v4only." + T, status="nodata")
+    j = d.ok("v6only." + T)
+    assert j["addresses"] == zone_addrs("v6only") == ["2001:db8::6"], j
+    d.fails("-4", "v6only." + T, status="nodata")
+    d.fails("nodata." + T, status="nodata")
+    d.fails("nothere." + T, status="notfound")
+    # 150 addresses: truncated over UDP, so asked again over TCP.
+    j = d.ok("-4", "many." + T)
+    assert j["addresses"] == zone_addrs("many", AF4), j
+    assert len(j["addresses"]) == dnsenv.MANY_COUNT, len(j["addresses"])
+    assert proxy.count("many." + T, "A", transport="tcp") >= 1, proxy.counts()
+    # Reverse lookups, v4 and v6.
+    for addr, want in (("192.0.2.20", "target." + T), ("192.0.2.10", "ttl10." + T),
+                       ("2001:db8::20", "target." + T)):
+        rev = dnsenv.rrset(ipaddress.ip_address(addr).reverse_pointer, "PTR")
+        assert rel(rev[0].rdata) == want
+        j = d.ok(addr)
+        assert j["canonical"] == want and j["addresses"] == [addr], (addr, j)
+    d.fails("192.0.2.99", status="notfound")
+
+
+@test
+def record_queries_equal_the_zone(env):
+    proxy = env.nsd_proxy()
+    d = env.daemon(proxy.port)
+    for qtype, name in (("MX", "mx." + T), ("SRV", "srv._tcp." + T), ("TXT", "txt." + T),
+                        ("CAA", "caa." + T), ("SOA", T), ("NS", T), ("CNAME", "alias1." + T),
+                        ("A", "multi." + T), ("AAAA", "www." + T), ("PTR",
+                        "20.2.0.192.in-addr.arpa")):
+        j = d.ok("-t", qtype, name)
+        want = dnsenv.rrset(name, qtype)
+        assert want, (qtype, name)
+        got = [(dnsenv.norm(r["name"]), r["type"], r["ttl"], r["data"]) for r in j["records"]]
+        exp = [(r.name, r.rtype, r.ttl, r.rdata) for r in want]
+        assert got == exp, (qtype, name, got, exp)
+        assert j["ttl"] == min(r.ttl for r in want), (qtype, j)
+        assert j["source"] == "dns", j
+        j2 = d.ok("-t", qtype, name)
+        assert j2["source"] == "cache", j2
+        assert [r["data"] for r in j2["records"]] == [r["data"] for r in j["records"]], (j, j2)
+    # A type through a CNAME: the chain, then the records.
+    j = d.ok("-t", "A", "alias1." + T)
+    got = [(dnsenv.norm(r["name"]), r["type"], r["data"]) for r in j["records"]]
+    exp = [(r.name, r.rtype, r.rdata) for r in dnsenv.resolve("alias1." + T, "A")]
+    assert got == exp, (got, exp)
+    assert j["ttl"] == dnsenv.answer_ttl("alias1." + T, "A"), j
+    d.fails("-t", "MX", "www." + T, status="nodata")
+    d.fails("-t", "MX", "nothere." + T, status="notfound")
+
+
+# --- 2. TTLs ------------------------------------------------------------------
+
+@test
+def ttl_is_the_zone_ttl_and_counts_down(env):
+    proxy = env.nsd_proxy()
+    d = env.daemon(proxy.port)
+    cases = [((), "alias1"), (("-4",), "alias1"), (("-6",), "alias1"), (("-4",), "target"),
+             (("-6",), "target"), ((), "ttl3600"), (("-4",), "ttl300"), (("-6",), "ttl3600")]
+    first = {}
+    start = time.monotonic()
+    for args, name in cases:
+        n = fqdn(name)
+        types = {("-4",): ["A"], ("-6",): ["AAAA"], (): ["A", "AAAA"]}[args]
+        want = min(dnsenv.answer_ttl(n, t) for t in types)
+        a0 = time.monotonic()
+        j = d.ok(*(args + (n,)))
+        a1 = time.monotonic()
+        if j["source"] == "dns":
+            assert j["ttl"] == want, (args, n, j, want)
+        else:   # an earlier lookup of both families stored it a moment ago
+            assert j["source"] == "cache" and want - 1 <= j["ttl"] <= want, (args, n, j, want)
+            a0 = start
+        first[(args, n)] = (want, a0, a1)
+    assert first[((), "alias1." + T)][0] == 400          # the chain's minimum
+    # The cache keeps the same TTLs.
+    for e in d.cache():
+        if e["kind"] in ("A", "AAAA") and e["status"] == "answer":
+            want = dnsenv.answer_ttl(e["name"], e["kind"])
+            assert want - math.ceil(time.monotonic() - start) <= e["ttl"] <= want, e
+    time.sleep(2.05)
+    for args, name in cases:
+        n = fqdn(name)
+        ttl, a0, a1 = first[(args, n)]
+        b0 = time.monotonic()
+        j = d.ok(*(args + (n,)))
+        b1 = time.monotonic()
+        assert j["source"] == "cache", j
+        # What is left, rounded up, of an entry stored between a0 and a1.
+        lo, hi = math.ceil(ttl - (b1 - a0)), math.ceil(ttl - (b0 - a1))
+        assert lo <= j["ttl"] <= min(hi, ttl - 1), (args, n, ttl, j["ttl"], lo, hi)
+
+
+@test
+def record_ttls_count_down(env):
+    """-t answers from the cache: the record TTLs are what is left, too."""
+    proxy = env.nsd_proxy()
+    d = env.daemon(proxy.port)
+    j1 = d.ok("-t", "MX", "mx." + T)
+    assert j1["records"][0]["ttl"] == 300 and j1["ttl"] == 300, j1
+    time.sleep(2.05)
+    j2 = d.ok("-t", "MX", "mx." + T)
+    assert j2["source"] == "cache" and 295 <= j2["ttl"] <= 298, j2
+    assert j2["records"][0]["ttl"] <= j2["ttl"], ("record TTL not counted down", j2)
+
+
+@test
+def ttl_clamps(env):
+    proxy = env.nsd_proxy()
+    d = env.daemon(proxy.port, conf="min_ttl = 500\nmax_ttl = 1000\n")
+    assert d.ok("-4", "ttl300." + T)["ttl"] == 500
+    assert d.ok("-4", "ttl10." + T)["ttl"] == 500
+    assert d.ok("-4", "alias1." + T)["ttl"] == 500            # 400 raised
+    assert d.ok("-4", "target." + T)["ttl"] == 600            # inside: kept
+    assert d.ok("-4", "ttl3600." + T)["ttl"] == 1000
+    assert d.ok("-6", "ttl3600." + T)["ttl"] == 1000          # 1800 lowered
+    want = {"ttl300." + T: 500, "ttl10." + T: 500, "alias1." + T: 500, "target." + T: 600,
+            "ttl3600." + T: 1000}
+    for e in d.cache():
+        if e["name"] in want and e["status"] == "answer":
+            assert want[e["name"]] - 3 <= e["ttl"] <= want[e["name"]], e
+    # The clamp decides how long the entry lives: ttl10 is not asked again.
+    time.sleep(0.1)
+    before = proxy.count("ttl10." + T, "A")
+    assert d.ok("-4", "ttl10." + T)["source"] == "cache"
+    assert proxy.count("ttl10." + T, "A") == before
+    # A short max_ttl makes the cache ask again after it.
+    d2 = env.daemon(proxy.port, conf="max_ttl = 1\n")
+    proxy.reset()
+    assert d2.ok("-4", "ttl300." + T)["ttl"] == 1
+    assert d2.ok("-4", "ttl300." + T)["source"] == "cache"
+    time.sleep(1.1)
+    j = d2.ok("-4", "ttl300." + T)
+    assert j["source"] == "dns" and j["ttl"] == 1, j
+    assert proxy.count("ttl300." + T, "A") == 2, proxy.counts()
+
+
+# --- 3. query counting ----------------------------------------------------------
+
+@test
+def second_lookup_within_ttl_sends_nothing(env):
+    proxy = env.nsd_proxy()
+    d = env.daemon(proxy.port)
+    j = d.ok("www." + T)
+    assert j["source"] == "dns", j
+    assert proxy.count("www." + T, "A") == 1 and proxy.count("www." + T, "AAAA") == 1
+    total = proxy.total()
+    for args in ((), ("-4",), ("-6",), ()):
+        j = d.ok(*(args + ("WWW." + T.upper(),)))
+        assert j["source"] == "cache", j
+    assert proxy.total() == total, proxy.counts()
+    # The cache answers the same addresses.
+    assert d.ok("www." + T)["addresses"] == zone_addrs("www")
+    s = d.stats()
+    assert s["cache_answers"] >= 5 and s["dns_answers"] == 1, s
+
+
+@test
+def expiry_sends_exactly_one_more_query(env):
+    fs = env.fault()
+    name = "short.fault.example"
+    fs.set(name, "answer", ttl=2, records=[("A", 2, "192.0.2.51"), ("AAAA", 2, "2001:db8::51")])
+    d = env.daemon(fs.port)
+    j = d.ok(name)
+    t0 = time.monotonic()       # stored before this: expired by t0 + 2
+    assert j["addresses"] == ["192.0.2.51", "2001:db8::51"] and j["ttl"] == 2, j
+    assert fs.count(name, "A") == 1 and fs.count(name, "AAAA") == 1, fs.counts()
+    assert d.ok(name)["source"] == "cache"
+    assert fs.total() == 2
+    sleep_until(t0 + 2.1)
+    j = d.ok(name)
+    assert j["source"] == "dns", j
+    assert fs.count(name, "A") == 2 and fs.count(name, "AAAA") == 2, fs.counts()
+    assert d.ok(name)["source"] == "cache"
+    time.sleep(0.2)
+    assert fs.total() == 4, fs.counts()
+
+
+@test
+def concurrent_lookups_share_one_query(env):
+    proxy = env.nsd_proxy()
+    # Upstream takes 1 s: give c-ares longer than that.
+    d = env.daemon(proxy.port, options="timeout:3 attempts:1 retrans:3000 retry:1")
+    name = "www." + T
+    proxy.set_delay(name, 1)
+    c0 = d.stats()["coalesced"]
+    n = 200
+    socks = [connect(d) for _ in range(n)]
+    t0 = time.monotonic()
+    for i, s in enumerate(socks):
+        s.sendall(name_req(name, family=0, fid=i + 1))
+    sent = time.monotonic() - t0
+    for i, s in enumerate(socks):
+        f = read_frame(s)
+        assert f and f["status"] == OK and f["id"] == i + 1, (i, f)
+        a = parse_answer(f["body"])
+        assert a["addrs"] == zone_addrs("www"), a
+        s.close()
+    took = time.monotonic() - t0
+    print("  %d lookups sent in %.0f ms, all answered after %.2f s" % (n, sent * 1000, took))
+    assert sent < 0.9, "too slow to send: the test proves nothing"
+    assert proxy.count(name, "A") == 1 and proxy.count(name, "AAAA") == 1, proxy.counts()
+    c1 = d.stats()["coalesced"]
+    assert c1 - c0 == 2 * (n - 1), (c0, c1)
+    # Pipelined on one connection, one family: one query, n-1 coalesced.
+    name = "multi." + T
+    proxy.set_delay(name, 1)
+    s = connect(d)
+    s.sendall(b"".join(name_req(name, family=4, fid=i + 1) for i in range(100)))
+    ids = set()
+    for _ in range(100):
+        f = read_frame(s)
+        assert f and f["status"] == OK, f
+        assert parse_answer(f["body"])["addrs"] == zone_addrs("multi", AF4)
+        ids.add(f["id"])
+    s.close()
+    assert ids == set(range(1, 101))
+    assert proxy.count(name, "A") == 1 and proxy.count(name, "AAAA") == 0, proxy.counts()
+    assert d.stats()["coalesced"] - c1 == 99
+
+
+# --- 4. negative caching --------------------------------------------------------
+
+def neg_case(d, fs, name, behaviour, want_ttl, status, **params):
+    fs.set(name, behaviour, **params)
+    d.fails("-4", name, status=status)
+    assert fs.count(name, "A") == 1, fs.counts()
+    es = d.entries(name, "A")
+    want_status = {"notfound": "NXDOMAIN", "nodata": "NODATA"}[status]
+    assert len(es) == 1 and es[0]["status"] == want_status, es
+    assert want_ttl - 1 <= es[0]["ttl"] <= want_ttl, (name, es, want_ttl)
+    d.fails("-4", name, status=status)
+    d.fails("-4", name.upper(), status=status)
+    assert fs.count(name, "A") == 1, ("negative answer not cached", fs.counts())
+
+
+@test
+def negative_answers_cached_for_the_soa_ttl(env):
+    fs = env.fault()
+    d = env.daemon(fs.port)
+    neg_case(d, fs, "nx1.fault.example", "nxdomain", 60, "notfound", soa_ttl=900, minimum=60)
+    neg_case(d, fs, "nx2.fault.example", "nxdomain", 30, "notfound", soa_ttl=30, minimum=300)
+    neg_case(d, fs, "nd1.fault.example", "nodata", 60, "nodata", soa_ttl=900, minimum=60)
+    neg_case(d, fs, "nd2.fault.example", "nodata", 30, "nodata", soa_ttl=30, minimum=300)
+
+
+@test
+def negative_ttl_clamped_by_negative_max_ttl(env):
+    fs = env.fault()
+    d = env.daemon(fs.port, conf="negative_max_ttl = 10\n")
+    neg_case(d, fs, "nx1.fault.example", "nxdomain", 10, "notfound", soa_ttl=900, minimum=60)
+    neg_case(d, fs, "nd1.fault.example", "nodata", 10, "nodata", soa_ttl=30, minimum=300)
+    neg_case(d, fs, "nx3.fault.example", "nxdomain", 5, "notfound", soa_ttl=5, minimum=300)
+
+
+@test
+def negative_answers_through_nsd(env):
+    proxy = env.nsd_proxy()
+    d = env.daemon(proxy.port)
+    name = "nothere.neg.example"
+    d.fails("-4", name, status="notfound")
+    es = d.entries(name, "A")
+    ttl = dnsenv.negative_ttl(name)
+    assert ttl == 60 and len(es) == 1 and ttl - 1 <= es[0]["ttl"] <= ttl, es
+    d.fails("-4", name, status="notfound")
+    assert proxy.count(name, "A") == 1
+
+
+@test
+def negative_answers_without_soa_not_cached(env):
+    fs = env.fault()
+    d = env.daemon(fs.port)
+    for name, beh, status in (("nx.fault.example", "nxdomain", "notfound"),
+                              ("nd.fault.example", "nodata", "nodata")):
+        fs.set(name, beh, soa=False)
+        d.fails("-4", name, status=status)
+        assert d.entries(name) == [], d.entries(name)
+        d.fails("-4", name, status=status)
+        assert fs.count(name, "A") == 2, ("cached without an SOA", fs.counts())
+
+
+# --- 5. failures ----------------------------------------------------------------
+
+def failure_case(d, fs, name, behaviour, failure_ttl):
+    fs.set(name, behaviour)
+    s0 = d.stats()
+    t0 = time.monotonic()
+    j = d.fails("-4", name, status="error")
+    first = time.monotonic() - t0
+    assert fs.count(name, "A") == 1, fs.counts()
+    assert [e["status"] for e in d.entries(name, "A")] == ["failed"], d.entries(name)
+    n = 0
+    while time.monotonic() - t0 < failure_ttl - 0.5:
+        t = time.monotonic()
+        d.fails("-4", name, status="error")
+        assert time.monotonic() - t < 0.9, "a remembered failure waited for upstream"
+        n += 1
+        time.sleep(0.2)
+    assert n >= 2 and fs.count(name, "A") == 1, ("asked again within failure_ttl", n, fs.counts())
+    s1 = d.stats()
+    assert s1["failures_remembered"] - s0["failures_remembered"] == n, (n, s0, s1)
+    assert s1["errors"] - s0["errors"] == n + 1, (s0, s1)
+    sleep_until(t0 + first + failure_ttl + 0.1)
+    d.fails("-4", name, status="error")
+    assert fs.count(name, "A") == 2, ("not asked again after failure_ttl", fs.counts())
+    return j
+
+
+@test
+def servfail_remembered_for_failure_ttl(env):
+    fs = env.fault()
+    d = env.daemon(fs.port, conf="failure_ttl = 3\n")
+    failure_case(d, fs, "sf.fault.example", "servfail", 3)
+    assert d.stats()["upstream_failures"] >= 2
+    # REFUSED is a failure too, and so is a CNAME-less AF_UNSPEC half.
+    fs.set("rf.fault.example", "refused")
+    d.fails("-4", "rf.fault.example", status="error")
+    fs.set("half.fault.example", "servfail", qtype="AAAA")
+    j = d.ok("half.fault.example")
+    assert j["addresses"] == ["192.0.2.1"], j
+
+
+@test
+def timeout_remembered_for_failure_ttl(env):
+    fs = env.fault()
+    d = env.daemon(fs.port, conf="failure_ttl = 3\n")
+    failure_case(d, fs, "to.fault.example", "timeout", 3)
+    assert d.stats()["upstream_timeouts"] >= 2
+
+
+@test
+def resolv_conf_timeout_and_attempts(env):
+    """glibc's `options timeout:1 attempts:1` must be what the daemon uses."""
+    fs = env.fault()
+    d = env.daemon(fs.port, options="timeout:1 attempts:1")
+    st = d.status()
+    fs.set("to.fault.example", "timeout")
+    s = connect(d)
+    s.settimeout(3)
+    t0 = time.monotonic()
+    s.sendall(name_req("to.fault.example", family=4))
+    try:
+        f = read_frame(s)
+    except socket.timeout:
+        f = None
+    took = time.monotonic() - t0
+    s.close()
+    assert (st["dns_timeout_ms"], st["dns_attempts"]) == (1000, 1), \
+        ("resolv.conf options ignored", st["dns_timeout_ms"], st["dns_attempts"])
+    assert f is not None and f["status"] == TRYAGAIN and took < 2.5, (f, took)
+
+
+# --- 6. serve-stale -------------------------------------------------------------
+
+def short_answer(fs, name, addr, ttl=1):
+    fs.set(name, "answer", records=[("A", ttl, addr)])
+
+
+@test
+def serve_stale_when_upstream_fails(env):
+    fs = env.fault()
+    d = env.daemon(fs.port, conf="failure_ttl = 2\n")
+    for name, beh in (("st1.fault.example", "timeout"), ("st2.fault.example", "servfail")):
+        short_answer(fs, name, "192.0.2.77")
+        j = d.ok("-4", name)
+        t0 = time.monotonic()
+        assert j["addresses"] == ["192.0.2.77"] and j["source"] == "dns" and j["ttl"] == 1, j
+        fs.set(name, beh)
+        sleep_until(t0 + 1.1)
+        j = d.ok("-4", name)
+        assert j["addresses"] == ["192.0.2.77"], j
+        assert j["source"] == "stale" and j["ttl"] == 30, j
+        assert fs.count(name, "A") == 2, fs.counts()
+        # Within failure_ttl: stale again, at once, without asking.
+        t = time.monotonic()
+        j = d.ok("-4", name)
+        assert j["source"] == "stale" and j["ttl"] == 30 and time.monotonic() - t < 0.9, j
+        assert fs.count(name, "A") == 2, fs.counts()
+    assert d.stats()["stale_served"] == 4
+
+
+@test
+def serve_stale_off(env):
+    fs = env.fault()
+    d = env.daemon(fs.port, conf="serve_stale = 0\nfailure_ttl = 1\n")
+    name = "st.fault.example"
+    short_answer(fs, name, "192.0.2.77")
+    d.ok("-4", name)
+    t0 = time.monotonic()
+    fs.set(name, "servfail")
+    sleep_until(t0 + 1.1)
+    d.fails("-4", name, status="error")
+    assert d.stats()["stale_served"] == 0
+
+
+@test
+def serve_stale_window_ends(env):
+    fs = env.fault()
+    d = env.daemon(fs.port, conf="serve_stale = 2\nfailure_ttl = 1\n")
+    name = "st.fault.example"
+    short_answer(fs, name, "192.0.2.77")
+    d.ok("-4", name)
+    t1 = time.monotonic()
+    fs.set(name, "servfail")
+    sleep_until(t1 + 1.5)                   # 0.5 s past expiry: inside the window
+    j = d.ok("-4", name)
+    assert j["source"] == "stale" and j["addresses"] == ["192.0.2.77"], j
+    sleep_until(t1 + 3.4)                   # past expiry + 2 s
+    d.fails("-4", name, status="error")
+    assert fs.count(name, "A") == 3, fs.counts()
+
+
+@test
+def never_stale_while_upstream_answers(env):
+    fs = env.fault()
+    d = env.daemon(fs.port)
+    name = "chg.fault.example"
+    short_answer(fs, name, "192.0.2.77")
+    d.ok("-4", name)
+    t0 = time.monotonic()
+    short_answer(fs, name, "192.0.2.78")
+    sleep_until(t0 + 1.1)
+    j = d.ok("-4", name)
+    assert j["addresses"] == ["192.0.2.78"] and j["source"] == "dns", j
+    # A slow (but answering) upstream is waited for, not bypassed with stale data.
+    t1 = time.monotonic()
+    fs.set(name, "slow", delay=0.5, records=[("A", 1, "192.0.2.79")])
+    sleep_until(t1 + 1.1)
+    j = d.ok("-4", name)
+    assert j["addresses"] == ["192.0.2.79"] and j["source"] == "dns", j
+    assert d.stats()["stale_served"] == 0
+
+
+# --- 7. prefetch ----------------------------------------------------------------
+
+@test
+def prefetch_in_the_last_tenth_of_the_ttl(env):
+    nsd = env.nsd()
+    p_on, p_off = env.proxy(nsd.port), env.proxy(nsd.port)
+    d_on = env.daemon(p_on.port)
+    d_off = env.daemon(p_off.port, conf="prefetch = no\n")
+    name = "ttl10." + T
+    assert dnsenv.answer_ttl(name, "A") == 10
+    t0 = time.monotonic()
+    assert d_on.ok("-4", name)["ttl"] == 10
+    assert d_off.ok("-4", name)["ttl"] == 10
+    t1 = time.monotonic()
+    # Before the last 10%: a hit and nothing else.
+    sleep_until(t1 + 8.5)
+    for d in (d_on, d_off):
+        assert d.ok("-4", name)["source"] == "cache"
+    time.sleep(0.3)
+    assert p_on.count(name, "A") == 1 and p_off.count(name, "A") == 1
+    # In the last 10% (inserted at t0..t1, looked up at t1 + 9.25 < t0 + 10).
+    sleep_until(t1 + 9.25)
+    assert time.monotonic() < t0 + 9.9, "the test was too slow to hit the window"
+    for d in (d_on, d_off):
+        j = d.ok("-4", name)
+        assert j["source"] == "cache" and j["ttl"] == 1, j
+    assert wait_for(lambda: p_on.count(name, "A") == 2, timeout=2), p_on.counts()
+    assert d_on.stats()["prefetches"] == 1
+    # The refreshed entry serves past the old expiry: no further query.
+    sleep_until(t0 + 10.5)
+    j = d_on.ok("-4", name)
+    assert j["source"] == "cache" and 8 <= j["ttl"] <= 10, j
+    assert p_on.count(name, "A") == 2, p_on.counts()
+    # Without prefetch: nothing in the background; the entry expires.
+    assert p_off.count(name, "A") == 1 and d_off.stats()["prefetches"] == 0
+    j = d_off.ok("-4", name)
+    assert j["source"] == "dns" and p_off.count(name, "A") == 2, j
+
+
+# --- 8. hostile and garbled replies ---------------------------------------------
+
+@test
+def garbled_replies_rejected(env):
+    fs = env.fault()
+    d = env.daemon(fs.port, conf="failure_ttl = 1\n")
+    cases = [("garbage.fault.example", "garbage", {}),
+             ("garbage2.fault.example", "garbage", {"keep_id": False, "size": 512}),
+             ("wrongid.fault.example", "wrongid", {}),
+             ("wrongname.fault.example", "wrongname", {"other": "victim.fault.example."}),
+             ("formerr.fault.example", "rcode", {"rcode": 1}),
+             ("notimp.fault.example", "rcode", {"rcode": 4})]
+    s0 = d.stats()
+    results = {}
+
+    def one(name):
+        results[name] = d.query("-4", name)
+
+    threads = []
+    for name, beh, params in cases:
+        fs.set(name, beh, **params)
+        th = threading.Thread(target=one, args=(name,))
+        th.start()
+        threads.append(th)
+    for th in threads:
+        th.join(30)
+    for name, _, _ in cases:
+        rc, j = results[name]
+        assert rc == 1 and j["status"] == "error", (name, j)
+        assert all(e["status"] == "failed" for e in d.entries(name)), d.entries(name)
+    assert d.proc.poll() is None
+    s1 = d.stats()
+    keys = ("upstream_queries", "upstream_replies", "upstream_bad_replies", "upstream_failures",
+            "upstream_timeouts")
+    print("  " + ", ".join("%s +%d" % (k, s1[k] - s0[k]) for k in keys))
+    bad = sum(s1[k] - s0[k] for k in keys[2:])
+    assert bad >= len(cases), (s0, s1)
+    assert s1["upstream_replies"] - s0["upstream_replies"] == s1["upstream_bad_replies"] - \
+        s0["upstream_bad_replies"], ("a garbled reply was taken for an answer", s0, s1)
+    # Records for names outside the answer's CNAME chain are not believed.
+    fs.set("plant.fault.example", "answer", filter=False,
+           records=[("victim.fault.example", "A", 300, "198.18.0.66")])
+    fs.set("plant2.fault.example", "answer", filter=False,
+           records=[("plant2.fault.example", "CNAME", 300, "x.fault.example."),
+                    ("victim.fault.example", "A", 300, "198.18.0.66")])
+    d.fails("-4", "plant.fault.example", status="nodata")
+    d.fails("-4", "plant2.fault.example", status="nodata")
+    # Nothing was planted for the names the wrong replies were about.
+    assert d.entries("victim.fault.example") == []
+    assert [e for e in d.cache() if e["status"] == "answer"] == [], d.cache()
+    j = d.ok("-4", "victim.fault.example")
+    assert j["addresses"] == ["192.0.2.1"] and j["source"] == "dns", j
+    # And the daemon still answers.
+    assert d.ok("-4", "fine.fault.example")["addresses"] == ["192.0.2.1"]
+
+
+@test
+def ttl_zero_and_huge(env):
+    fs = env.fault()
+    d = env.daemon(fs.port)
+    d5 = env.daemon(fs.port, conf="min_ttl = 5\n")
+    fs.set("zero.fault.example", "ttl0")
+    fs.set("huge.fault.example", "ttlhuge")                      # 2^31: top bit set
+    fs.set("huger.fault.example", "ttlhuge", ttl=2 ** 32 - 1)
+    fs.set("big.fault.example", "ttlhuge", ttl=2 ** 31 - 1)      # legal: max_ttl clamps
+    for name in ("zero.fault.example", "huge.fault.example", "huger.fault.example"):
+        j = d.ok("-4", name)
+        assert j["addresses"] == ["192.0.2.1"] and j["ttl"] == 0, (name, j)
+        # RFC 2181: treated as 0, so not kept: the next lookup asks again.
+        j = d.ok("-4", name)
+        assert j["source"] == "dns", (name, j)
+        assert fs.count(name, "A") == 2, (name, fs.counts())
+        j = d5.ok("-4", name)
+        assert j["ttl"] == 5 and j["source"] == "dns", (name, j)
+        assert d5.ok("-4", name)["source"] == "cache"
+        assert fs.count(name, "A") == 3, (name, fs.counts())
+    j = d.ok("-4", "big.fault.example")
+    assert j["ttl"] == 86400, j
+    assert d.ok("-4", "big.fault.example")["source"] == "cache"
+    # A huge negative TTL is clamped too.
+    fs.set("hugeneg.fault.example", "nxdomain", soa_ttl=2 ** 31, minimum=2 ** 31)
+    d.fails("-4", "hugeneg.fault.example", status="notfound")
+    for e in d.entries("hugeneg.fault.example"):
+        assert e["ttl"] <= 3600, e
+
+
+# --- 9. hosts and DNS -----------------------------------------------------------
+
+@test
+def hosts_first_then_dns_per_family(env):
+    proxy = env.nsd_proxy()
+    name = "www." + T
+    d = env.daemon(proxy.port, hosts="127.0.0.1 localhost\n10.0.0.5 %s webby\n" % name)
+    j = d.ok("-4", name)
+    assert j["addresses"] == ["10.0.0.5"] and j["source"] == "hosts", j
+    assert proxy.total() == 0
+    # AF_UNSPEC: the hosts file lists the name, so it answers (glibc's files module).
+    j = d.ok(name)
+    assert j["addresses"] == ["10.0.0.5"] and j["source"] == "hosts", j
+    assert proxy.total() == 0, proxy.counts()
+    # The family the file does not list comes from DNS.
+    j = d.ok("-6", name)
+    assert j["addresses"] == zone_addrs("www", AF6) and j["source"] == "dns", j
+    assert proxy.count(name, "AAAA") == 1 and proxy.count(name, "A") == 0, proxy.counts()
+    j = d.ok("-6", name)
+    assert j["source"] == "cache", j
+    # An alias from the file is the file's too.
+    assert d.ok("-4", "webby")["addresses"] == ["10.0.0.5"]
+    # A name only in DNS.
+    j = d.ok("-4", "target." + T)
+    assert j["source"] == "dns" and j["addresses"] == zone_addrs("target", AF4), j
+
+
+# --- 10. admin ------------------------------------------------------------------
+
+def as_user(d, *args, groups=None):
+    cmd = ["setpriv", "--reuid=65534", "--regid=65534"]
+    cmd += ["--groups=%s" % groups] if groups else ["--clear-groups"]
+    cmd += [os.path.join(BUILD, "cli", "namecachectl"), "--socket", d.sock] + list(args)
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def open_up(d):
+    os.chmod(d.tmp, 0o755)
+    os.chmod(os.path.dirname(d.tmp), 0o755)
+
+
+@test
+def admin_as_root(env):
+    proxy = env.nsd_proxy()
+    d = env.daemon(proxy.port)
+    for n in ("www", "target", "multi"):
+        d.ok(fqdn(n))
+    d.ok("-t", "MX", "mx." + T)
+    names = {e["name"] for e in d.cache()}
+    assert names == {"www." + T, "target." + T, "multi." + T, "mx." + T}, names
+    r = d.ctl("invalidate", "WWW." + T)
+    assert r.returncode == 0, r
+    names = {e["name"] for e in d.cache()}
+    assert names == {"target." + T, "multi." + T, "mx." + T}, names
+    j = d.ctl_json("invalidate", "target." + T)
+    assert j.get("invalidated") == 2, j
+    assert d.ok("www." + T)["source"] == "dns"
+    assert d.ok("multi." + T)["source"] == "cache"
+    r = d.ctl("flush-caches")
+    assert r.returncode == 0, r
+    assert d.cache() == [] and d.stats()["cache_entries"] == 0
+    assert d.ok("multi." + T)["source"] == "dns"
+    s = d.stats()
+    assert s["upstream_queries"] > 0 and s["dns_answers"] > 0
+    r = d.ctl("reset-statistics")
+    assert r.returncode == 0, r
+    s = d.stats()
+    for k in ("upstream_queries", "upstream_replies", "dns_answers", "cache_answers",
+              "lookups_name", "cache_hits", "cache_misses", "coalesced", "not_found"):
+        assert s[k] == 0, (k, s)
+    # reload: re-reads the config.
+    with open(d.conf, "w") as f:
+        f.write("max_ttl = 100\n")
+    r = d.ctl("reload")
+    assert r.returncode == 0, r
+    assert wait_for(lambda: d.status()["max_ttl"] == 100, timeout=2), d.status()
+    d.ctl("flush-caches")
+    assert d.ok("-4", "ttl300." + T)["ttl"] == 100
+
+
+@test
+def admin_denied_to_others(env):
+    proxy = env.nsd_proxy()
+    d = env.daemon(proxy.port)
+    open_up(d)
+    d.ok("www." + T)
+    for args in (("flush-caches",), ("invalidate", "www." + T), ("reset-statistics",),
+                 ("reload",)):
+        r = as_user(d, *args)
+        assert r.returncode == 1 and "permission denied" in r.stderr, (args, r)
+    assert [e["name"] for e in d.cache()] == ["www." + T] * 2, "flushed anyway"
+    assert d.stats()["dns_answers"] == 1, "statistics reset anyway"
+    r = as_user(d, "--json", "query", "www." + T)
+    assert r.returncode == 0 and json.loads(r.stdout)["source"] == "cache", r
+    r = as_user(d, "--json", "statistics")
+    assert r.returncode == 0 and "upstream_queries" in json.loads(r.stdout), r
+    r = as_user(d, "--json", "show-cache")
+    assert r.returncode == 0 and len(json.loads(r.stdout)) == 2, r
+    r = as_user(d, "status")
+    assert r.returncode == 0, r
+
+
+@test
+def admin_group_allowed(env):
+    proxy = env.nsd_proxy()
+    # nogroup (65534) is the primary group of the process setpriv starts.
+    d = env.daemon(proxy.port, conf="admin_group = nogroup\n")
+    open_up(d)
+    d.ok("www." + T)
+    r = as_user(d, "flush-caches")
+    assert r.returncode == 0, r
+    assert d.cache() == []
+    for args in (("reset-statistics",), ("reload",), ("invalidate", "x." + T)):
+        r = as_user(d, *args)
+        assert r.returncode == 0, (args, r)
+    # A supplementary group counts as well.
+    d2 = env.daemon(proxy.port, conf="admin_group = users\n")
+    open_up(d2)
+    r = as_user(d2, "flush-caches")
+    assert r.returncode == 1 and "permission denied" in r.stderr, r
+    r = as_user(d2, "flush-caches", groups="100")
+    assert r.returncode == 0, r
+
+
+# --- 11. resolv.conf changes ----------------------------------------------------
+
+@test
+def resolv_conf_change_picked_up(env):
+    fs = env.fault()
+    fs.set_default("nxdomain", soa_ttl=300, minimum=300)
+    fs.set("www.test.example", "answer", records=[("A", 300, "192.0.2.80")])
+    d = env.daemon(fs.port, search="neg.example")
+    assert d.status()["dns_search"] == "neg.example"
+    g0 = d.status()["dns_generation"]
+    write_resolv(d.resolv, search="test.example")
+    t = wait_for(lambda: d.status()["dns_search"] == "test.example", timeout=1)
+    assert t is not None, d.status()
+    print("  search list change seen after %.0f ms" % (t * 1000))
+    assert d.status()["dns_generation"] > g0
+    j = d.ok("-4", "www")
+    assert j["canonical"] == "www.test.example" and j["addresses"] == ["192.0.2.80"], j
+    # An editor's rename-over, and options too.
+    write_resolv(d.resolv, search="neg.example test.example", options=OPTIONS + " ndots:3",
+                 rename=True)
+    assert wait_for(lambda: d.status()["dns_search"] == "neg.example test.example",
+                    timeout=1) is not None, d.status()
+    assert d.status()["dns_ndots"] == 3
+    # The nameservers of resolv.conf (no --upstream): loopback addresses, nothing sent.
+    d2 = env.daemon(0, upstream=False, nameserver="127.0.0.1")
+    assert d2.status()["dns_servers"] == "127.0.0.1:53", d2.status()
+    write_resolv(d2.resolv, nameserver="127.0.0.2 ::1")
+    assert wait_for(lambda: d2.status()["dns_servers"] == "127.0.0.2:53 [::1]:53",
+                    timeout=1) is not None, d2.status()
+
+
+@test
+def search_change_not_answered_from_old_cache(env):
+    """An answer for a short name learnt under the old search list is not served after it changes."""
+    fs = env.fault()
+    fs.set_default("nxdomain", soa_ttl=300, minimum=300)
+    fs.set("www.test.example", "answer", records=[("A", 300, "192.0.2.80")])
+    d = env.daemon(fs.port, search="neg.example")
+    d.fails("-4", "www", status="notfound")      # www.neg.example, www: NXDOMAIN, kept 300 s
+    write_resolv(d.resolv, search="test.example")
+    assert wait_for(lambda: d.status()["dns_search"] == "test.example", timeout=1)
+    rc, j = d.query("-4", "www")
+    assert rc == 0 and j["canonical"] == "www.test.example", \
+        ("the old search list's NXDOMAIN still served", j)
+
+
+# --- 12. search list ------------------------------------------------------------
+
+@test
+def search_list(env):
+    proxy = env.nsd_proxy()
+    d = env.daemon(proxy.port, search="test.example")
+    j = d.ok("www")
+    assert j["canonical"] == "www." + T and j["addresses"] == zone_addrs("www"), j
+    assert j["name"] == "www", j
+    assert proxy.count("www." + T, "A") == 1 and proxy.count("www." + T, "AAAA") == 1
+    assert [q[1] for q in proxy.queries()] == ["www." + T + "."] * 2, proxy.queries()
+    j = d.ok("alias1")
+    assert j["canonical"] == "target." + T, j
+    assert j["aliases"] == ["alias1." + T, "alias2." + T], j
+    # The search list in order: neg.example first (NXDOMAIN), then test.example.
+    proxy.reset()
+    d2 = env.daemon(proxy.port, search="neg.example test.example")
+    j = d2.ok("-4", "target")
+    assert j["canonical"] == "target." + T and j["addresses"] == ["192.0.2.20"], j
+    qs = [q[1] for q in proxy.queries()]
+    assert qs == ["target.neg.example.", "target.test.example."], qs
+    # A name with ndots dots is tried as is first.
+    proxy.reset()
+    j = d2.ok("-4", "www.test.example")
+    assert [q[1] for q in proxy.queries()] == ["www.test.example."], proxy.queries()
+    # A trailing dot: the name alone (nsd refuses it: not its zone).
+    proxy.reset()
+    d2.fails("-4", "www.")
+    assert [q[1] for q in proxy.queries()] == ["www."], proxy.queries()
+    proxy.reset()
+    j = d2.ok("-4", "target.test.example.")
+    assert j["addresses"] == ["192.0.2.20"], j
+    assert [q[1] for q in proxy.queries()] == ["target.test.example."], proxy.queries()
+
+
+# --- runner ---------------------------------------------------------------------
+
+def main():
+    global BUILD
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True)
+    ap.add_argument("-k", help="run only tests whose name contains this")
+    args = ap.parse_args()
+    BUILD = os.path.abspath(args.build)
+    failed = ran = 0
+    t_all = time.monotonic()
+    for fn in TESTS:
+        if args.k and args.k not in fn.__name__:
+            continue
+        ran += 1
+        with tempfile.TemporaryDirectory(prefix="nc-dns-") as tmp:
+            env = Env(tmp)
+            t0 = time.monotonic()
+            try:
+                fn(env)
+                for d in env.daemons:
+                    if d.proc.poll() is not None:
+                        raise AssertionError("daemon died (%s): %s" % (d.proc.returncode,
+                                                                      d.read_log()))
+                # A clean stop: exit 0, so no crash and (under ASan) no leak.
+                for d in env.daemons:
+                    rc = d.stop()
+                    if rc != 0:
+                        raise AssertionError("daemon exit status %s: %s" % (rc, d.read_log()))
+                print("ok   %s (%.2f s)" % (fn.__name__, time.monotonic() - t0))
+            except Exception:
+                failed += 1
+                print("FAIL %s (%.2f s)" % (fn.__name__, time.monotonic() - t0))
+                traceback.print_exc()
+                for d in env.daemons:
+                    d.stop()        # the daemon's stderr is buffered until it exits
+                    print("---- daemon log %s ----\n%s" % (d.tmp, d.read_log()[-4000:]))
+            finally:
+                for d in env.daemons:
+                    d.stop()
+                for s in env.servers:
+                    s.stop()
+            sys.stdout.flush()
+    print("%d tests, %d failed (%.1f s)" % (ran, failed, time.monotonic() - t_all))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
