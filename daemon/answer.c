@@ -51,15 +51,17 @@ answer_from_reply(const uint8_t *reply, size_t len, const char *qname,
 	memset(ret, 0, sizeof(*ret));
 	if (dnsmsg_parse(reply, len, &m) < 0)
 		return -EBADMSG;
+	/* Our name as the message spells names, escapes and all. */
+	if (dnsmsg_name_normalize(qname, chain[0], sizeof(chain[0])) < 0)
+		return -EBADMSG;
 	if (!(m.flags & FLAG_QR) || OPCODE(m.flags) != 0 || m.qdcount != 1 ||
 	    m.qtype != qtype || m.qclass != DNS_CLASS_IN ||
-	    dnsmsg_name_cmp(m.qname, qname) != 0)
+	    dnsmsg_name_cmp(m.qname, chain[0]) != 0)
 		return -EBADMSG;
 	if (m.rcode != DNS_R_NOERROR && m.rcode != DNS_R_NXDOMAIN)
 		return -EBADMSG;
 
 	/* The chain: chain[nchain] is where it ends. */
-	snprintf(chain[0], sizeof(chain[0]), "%s", qname);
 	for (;;) {
 		followed = false;
 		if (qtype == DNS_T_CNAME)

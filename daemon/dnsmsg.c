@@ -277,6 +277,37 @@ dnsmsg_name(const uint8_t *buf, size_t len, size_t off, char *out,
 	return (int)w.off;
 }
 
+int
+dnsmsg_name_normalize(const char *in, char *out, size_t outlen)
+{
+	struct wr	w;
+	const char	*p;
+	bool		 first = true;
+
+	/*
+	 * Labels as c-ares 1.18 puts them on the wire: split at unescaped
+	 * dots, a backslash takes the next byte as it is.  Then written back
+	 * as dnsmsg_name writes names read from a message.
+	 */
+	wr_init(&w, out, outlen);
+	for (p = in; *p; ) {
+		if (*p == '.') {
+			p++;
+			if (*p == '\0')
+				break;		/* the trailing dot of an absolute name */
+			wr_char(&w, '.');
+			continue;
+		}
+		if (*p == '\\' && p[1] != '\0')
+			p++;
+		wr_label_byte(&w, (uint8_t)*p++);
+		first = false;
+	}
+	if (first)
+		wr_char(&w, '.');
+	return w.err ? w.err : (int)w.off;
+}
+
 /* A name through rd: read in place, rd moves past its encoding. */
 static void
 rd_name(struct rd *rd, struct wr *w, bool absolute)

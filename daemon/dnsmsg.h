@@ -107,6 +107,15 @@ int	dnsmsg_next_rr(const struct dnsmsg *, struct dnsmsg_iter *, struct dnsmsg_rr
 int	dnsmsg_name(const uint8_t *buf, size_t len, size_t off, char *out,
 	    size_t outlen, size_t *ret_next);
 
+/*
+ * A name as a client wrote it, in the form dnsmsg_name gives names read
+ * from a message, so the two compare: labels split at unescaped dots, a
+ * backslash taking the next byte literally (as c-ares 1.18 encodes names),
+ * then escaped as dnsmsg_name escapes.  No trailing dot.  Returns the
+ * length, or -ENOSPC.
+ */
+int	dnsmsg_name_normalize(const char *in, char *out, size_t outlen);
+
 /* Case-insensitive (ASCII) comparison of two presentation-form names,
  * ignoring one trailing dot on either.  0 when equal. */
 int	dnsmsg_name_cmp(const char *a, const char *b);

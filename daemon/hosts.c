@@ -9,8 +9,8 @@
  *
  * Parsing follows glibc 2.36's nss_files (files-parse.c, files-hosts.c,
  * nss_readline.c): a line ends at '\n' or at a NUL byte; leading blanks are
- * skipped; an empty line or one starting with '#' is skipped; '#' anywhere
- * ends the line; the first field is the address, which inet_pton must take
+ * skipped (with nss_readline's quirk: see copy_readline_quirk); an empty
+ * line or one starting with '#' is skipped; '#' anywhere ends the line; the first field is the address, which inet_pton must take
  * as IPv4 or else IPv6, or the line is skipped; the next field is the
  * canonical name (possibly empty) and the rest are aliases.  Blanks are
  * C-locale isspace().  Names match case-insensitively in ASCII.
@@ -241,6 +241,29 @@ hosts_free(struct hosts *h)
 }
 
 /*
+ * glibc 2.36's nss_readline drops a line's leading blanks with
+ * memmove(buf, p, strlen(p)), which does not move the terminator: when the
+ * string holds no '\n' to cut at (a NUL inside the line, or a last line
+ * without one), the last k bytes stay behind and the line reads k bytes
+ * longer.  "Exactly as glibc" includes this: line[0..len) becomes
+ * line[k..len) followed by line[len-k..len).
+ */
+static int
+copy_readline_quirk(char *line, size_t len, size_t k)
+{
+	char	 small[64], *tail = small;
+
+	if (k > sizeof(small) && (tail = malloc(k)) == NULL)
+		return -ENOMEM;
+	memcpy(tail, line + len - k, k);
+	memmove(line, line + k, len - k);
+	memcpy(line + len - k, tail, k);
+	if (tail != small)
+		free(tail);
+	return 0;
+}
+
+/*
  * Pass 1: lines to entries, compacting the names to the front of the text.
  * Returns the number of non-empty names and aliases, or -ENOMEM.
  */
@@ -270,18 +293,26 @@ parse_lines(struct hosts *h, char *d, size_t len)
 		r += linelen + (nl ? 1 : 0);
 		h->info.lines++;
 
-		/* As fgets and strpbrk(line, "#\n") see it. */
+		/* As fgets sees it: the string ends at a NUL, or after the '\n'. */
 		end = line + linelen;
-		if ((cut = memchr(line, '\0', linelen)) != NULL)
+		if ((cut = memchr(line, '\0', linelen)) != NULL) {
 			end = cut;
-		if ((cut = memchr(line, '#', (size_t)(end - line))) != NULL)
-			end = cut;
-		*end = '\0';
-
+			nl = NULL;	/* the string holds no '\n' */
+		}
 		for (p = line; p < end && blank(*p); p++)
 			;
-		if (p == end)
+		if (p == end || *p == '#')
 			continue;
+		if (p > line && nl == NULL &&
+		    copy_readline_quirk(line, (size_t)(end - line),
+		    (size_t)(p - line)) < 0)
+			return -ENOMEM;
+		if (p > line && nl == NULL)
+			p = line;
+		/* As strpbrk(line, "#\n") cuts it. */
+		if ((cut = memchr(p, '#', (size_t)(end - p))) != NULL)
+			end = cut;
+		*end = '\0';
 
 		tok = p;
 		while (p < end && !blank(*p))

@@ -99,6 +99,7 @@ struct lookup {
 							   while its waiters wake */
 	uint8_t			 tmp[2][PROTO_FRAME_MAX];	/* cache hits */
 	uint8_t			 respelled[PROTO_FRAME_MAX];
+	char			 spelled[NCAND][DNSMSG_NAME_STRLEN];
 };
 
 static void fetch_next(struct fetch *);
@@ -206,8 +207,14 @@ put_respelled(struct lookup *lk, struct proto_wr *w, const uint8_t *p, size_t le
 	int		 i, n;
 
 	n = candidates(lk, asked, cand, &asis);
-	for (i = 0; i < n; i++)
-		names[i] = cand[i];
+	for (i = 0; i < n; i++) {
+		/* Spelled as names read from replies are, escapes and all. */
+		if (dnsmsg_name_normalize(cand[i], lk->spelled[i],
+		    sizeof(lk->spelled[i])) < 0)
+			memcpy(lk->spelled[i], cand[i], strnlen(cand[i],
+			    sizeof(cand[i]) - 1) + 1);
+		names[i] = lk->spelled[i];
+	}
 	/* An absolute name's spelling keeps its dot out of the comparison. */
 	proto_wr_init(&rw, lk->respelled, sizeof(lk->respelled));
 	if (answer_respell(p, len, names, (size_t)n, &rw) == 0)

@@ -1097,6 +1097,27 @@ test_name_escapes(void **state)
 	}
 }
 
+/* A client's name in the form names read from messages take. */
+static void
+test_name_normalize(void **state)
+{
+	char out[DNSMSG_NAME_STRLEN];
+
+	assert_int_equal(dnsmsg_name_normalize("www.Example.com.", out, sizeof(out)), 15);
+	assert_string_equal(out, "www.Example.com");
+	dnsmsg_name_normalize("semi;colon.example", out, sizeof(out));
+	assert_string_equal(out, "semi\\;colon.example");
+	dnsmsg_name_normalize("caf\xc3\xa9.example", out, sizeof(out));
+	assert_string_equal(out, "caf\\195\\169.example");
+	dnsmsg_name_normalize("a\\.b.c", out, sizeof(out));	/* an escaped dot */
+	assert_string_equal(out, "a\\.b.c");
+	dnsmsg_name_normalize("star*.x", out, sizeof(out));
+	assert_string_equal(out, "star*.x");
+	dnsmsg_name_normalize(".", out, sizeof(out));
+	assert_string_equal(out, ".");
+	assert_int_equal(dnsmsg_name_normalize("abc", out, 3), -ENOSPC);
+}
+
 static void
 test_name_cmp(void **state)
 {
@@ -1333,6 +1354,7 @@ main(void)
 		cmocka_unit_test(test_pointer_chain),
 		cmocka_unit_test(test_name_limits),
 		cmocka_unit_test(test_name_escapes),
+		cmocka_unit_test(test_name_normalize),
 		cmocka_unit_test(test_name_cmp),
 		cmocka_unit_test(test_types),
 		cmocka_unit_test(test_realistic),
