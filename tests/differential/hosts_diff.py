@@ -60,7 +60,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, ".."))
 import hostsgen  # noqa: E402
+import nclib  # noqa: E402
 
 NS_MARK = "NAMECACHE_DIFF_IN_NS"
 SKIP, HARNESS = 77, 99
@@ -547,6 +549,12 @@ class Run:
         env["LC_ALL"] = "C"
         env["LD_LIBRARY_PATH"] = args.nss_dir
         env["NAMECACHE_SOCKET"] = self.daemon.sock
+        # A sanitizer build's module must have its runtime loaded first; the
+        # same preload goes to the files side, so both run alike.
+        pre = nclib.sanitizer_preload(args.build)
+        if pre:
+            env["LD_PRELOAD"] = pre
+            env["ASAN_OPTIONS"] = "detect_leaks=0:verify_asan_link_order=0"
         self.getent = Getent(env)
         self.pool = ThreadPoolExecutor(max_workers=args.jobs)
         self.last_stamp = None
