@@ -282,6 +282,38 @@ print_failure(const char *key, const struct ncc_reply *rep)
 	fputc('\n', stderr);
 }
 
+/*
+ * Asks, timing the round trip.  Returns EXIT_OK with an OK reply in *rep
+ * (caller frees), or the exit status, the failure already printed.
+ */
+static int
+ask(const char *key, const uint8_t *req, int len, struct ncc_reply *rep,
+    double *ret_ms)
+{
+	struct timespec	ts0, ts1;
+	int		r;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts0);
+	if ((r = call(req, len, rep)) < 0)
+		return -r;
+	clock_gettime(CLOCK_MONOTONIC, &ts1);
+	*ret_ms = (ts1.tv_sec - ts0.tv_sec) * 1e3 + (ts1.tv_nsec - ts0.tv_nsec) / 1e6;
+	if (rep->hdr.status != PROTO_OK) {
+		print_failure(key, rep);
+		ncc_reply_free(rep);
+		return EXIT_FAILED;
+	}
+	return EXIT_OK;
+}
+
+static int
+bad_answer(const char *key, struct ncc_reply *rep)
+{
+	fprintf(stderr, "namecachectl: %s: malformed answer from the daemon\n", key);
+	ncc_reply_free(rep);
+	return EXIT_FAILED;
+}
+
 static int
 query_records(const char *key)
 {
@@ -290,7 +322,6 @@ query_records(const char *key)
 	struct proto_record rec;
 	struct ncc_reply rep;
 	struct proto_wr	 w;
-	struct timespec	 ts0, ts1;
 	const char	*why = NULL;
 	char		 tbuf[16];
 	size_t		 cur = 0;
@@ -303,22 +334,11 @@ query_records(const char *key)
 		return EXIT_FAILED;
 	}
 	proto_wr_init(&w, buf, sizeof(buf));
-	clock_gettime(CLOCK_MONOTONIC, &ts0);
-	if ((r = call(buf, proto_query_rr_encode(&w, ncc_next_id(), (uint16_t)rrtype,
-	    key), &rep)) < 0)
-		return -r;
-	clock_gettime(CLOCK_MONOTONIC, &ts1);
-	ms = (ts1.tv_sec - ts0.tv_sec) * 1e3 + (ts1.tv_nsec - ts0.tv_nsec) / 1e6;
-	if (rep.hdr.status != PROTO_OK) {
-		print_failure(key, &rep);
-		ncc_reply_free(&rep);
-		return EXIT_FAILED;
-	}
-	if (proto_records_decode(rep.body, rep.body_len, &recs) < 0) {
-		fprintf(stderr, "namecachectl: %s: malformed answer from the daemon\n", key);
-		ncc_reply_free(&rep);
-		return EXIT_FAILED;
-	}
+	if ((r = ask(key, buf, proto_query_rr_encode(&w, ncc_next_id(),
+	    (uint16_t)rrtype, key), &rep, &ms)) != EXIT_OK)
+		return r;
+	if (proto_records_decode(rep.body, rep.body_len, &recs) < 0)
+		return bad_answer(key, &rep);
 	if (json) {
 		printf("{\"name\":");
 		json_cstr(stdout, key);
@@ -361,7 +381,6 @@ query_one(const char *key)
 	struct ncc_reply rep;
 	struct proto_wr	 w;
 	const char	*why = NULL;
-	struct timespec	 ts0, ts1;
 	bool		 reverse = true;
 	double		 ms;
 	int		 len, r;
@@ -381,21 +400,10 @@ query_one(const char *key)
 		}
 		len = proto_lookup_name_encode(&w, ncc_next_id(), (uint8_t)family, key);
 	}
-	clock_gettime(CLOCK_MONOTONIC, &ts0);
-	if ((r = call(buf, len, &rep)) < 0)
-		return -r;
-	clock_gettime(CLOCK_MONOTONIC, &ts1);
-	ms = (ts1.tv_sec - ts0.tv_sec) * 1e3 + (ts1.tv_nsec - ts0.tv_nsec) / 1e6;
-	if (rep.hdr.status != PROTO_OK) {
-		print_failure(key, &rep);
-		ncc_reply_free(&rep);
-		return EXIT_FAILED;
-	}
-	if (proto_answer_decode(rep.body, rep.body_len, &a) < 0) {
-		fprintf(stderr, "namecachectl: %s: malformed answer from the daemon\n", key);
-		ncc_reply_free(&rep);
-		return EXIT_FAILED;
-	}
+	if ((r = ask(key, buf, len, &rep, &ms)) != EXIT_OK)
+		return r;
+	if (proto_answer_decode(rep.body, rep.body_len, &a) < 0)
+		return bad_answer(key, &rep);
 	if (json)
 		print_json_answer(key, &a, ms);
 	else

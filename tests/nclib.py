@@ -31,3 +31,207 @@ def nss_env(build, sock, base=None):
         # getent itself is not ours to leak-check.
         env["ASAN_OPTIONS"] = "detect_leaks=0:verify_asan_link_order=0"
     return env
+
+
+# --- a daemon of the test's own ------------------------------------------------
+
+import json  # noqa: E402
+import signal  # noqa: E402
+import socket  # noqa: E402
+import struct  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "dns"))
+import dnsenv  # noqa: E402
+
+
+class Daemon:
+    """One namecached in a folder of its own, with its own hosts file and config.
+
+    DNS stays on loopback: pass resolv (a resolv.conf the test wrote) and
+    upstream ("127.0.0.1:PORT"), or upstream=False to use resolv's own
+    nameservers (loopback ones: the caller checks); with neither, a server of
+    the daemon's own on loopback answers NXDOMAIN to everything.  Never the
+    machine's resolv.conf."""
+
+    def __init__(self, build, tmp, hosts_text="127.0.0.1 localhost\n", conf_text="",
+                 args=(), resolv=None, upstream=None):
+        self.build = build
+        self.tmp = tmp
+        self.sock = os.path.join(tmp, "sock")
+        self.hosts = os.path.join(tmp, "hosts")
+        self.conf = os.path.join(tmp, "namecached.conf")
+        self.log = os.path.join(tmp, "daemon.log")
+        if hosts_text is not None:
+            with open(self.hosts, "w") as f:
+                f.write(hosts_text)
+        with open(self.conf, "w") as f:
+            f.write(conf_text or "")
+        self.args = list(args)
+        self.proc = None
+        self.logf = None
+        self.dns = None
+        self.upstream = upstream
+        self.resolv = resolv
+        if resolv is None:
+            self.resolv = os.path.join(tmp, "resolv.conf")
+            with open(self.resolv, "w") as f:
+                f.write("nameserver 127.0.0.1\noptions timeout:1 attempts:1\n")
+
+    def start(self, wait=True):
+        if self.upstream is None and self.dns is None:
+            self.dns = dnsenv.FaultServer()
+            self.dns.set_default("nxdomain", soa=True)
+        if self.upstream is False:
+            upstream = []
+        else:
+            upstream = ["--upstream", self.upstream or "127.0.0.1:%d" % self.dns.port]
+        self.logf = open(self.log, "ab")
+        self.proc = subprocess.Popen(
+            [os.path.join(self.build, "daemon", "namecached"), "--config", self.conf,
+             "--socket", self.sock, "--hosts-file", self.hosts,
+             "--resolv-conf", self.resolv] + upstream + self.args,
+            stdout=self.logf, stderr=self.logf)
+        if wait:
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                if self.proc.poll() is not None:
+                    raise AssertionError("daemon exited: %s" % self.read_log())
+                try:
+                    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                        s.connect(self.sock)
+                    return self
+                except OSError:
+                    time.sleep(0.01)
+            raise AssertionError("daemon did not start: %s" % self.read_log())
+        return self
+
+    def read_log(self):
+        with open(self.log, "rb") as f:
+            return f.read().decode(errors="replace")
+
+    def stop(self):
+        """SIGTERM; the exit status (0 for a clean stop, leak-free under ASan)."""
+        if self.dns:
+            self.dns.stop()
+            self.dns = None
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.logf:
+            self.logf.close()
+            self.logf = None
+        return self.proc.returncode if self.proc else None
+
+    def ctl(self, *args):
+        return subprocess.run([os.path.join(self.build, "cli", "namecachectl"), "--socket",
+                               self.sock] + list(args), capture_output=True, text=True,
+                              timeout=60)
+
+    def ctl_json(self, *args):
+        r = self.ctl("--json", *args)
+        assert r.returncode == 0, (args, r.returncode, r.stdout, r.stderr)
+        return json.loads(r.stdout)
+
+    def getent(self, *args, service="namecache", sock=None):
+        return subprocess.run(["getent", "-s", service] + list(args), capture_output=True,
+                              text=True, env=nss_env(self.build, sock or self.sock))
+
+    def write_hosts(self, text):
+        """Rewrites the file in place, as `cat > /etc/hosts` would."""
+        with open(self.hosts, "w") as f:
+            f.write(text)
+
+
+# --- raw protocol frames ----------------------------------------------------------
+
+LOOKUP_NAME, LOOKUP_ADDR, STATISTICS, STATUS = 1, 2, 3, 4
+REPLY = 0x80
+OK, NOTFOUND, NODATA, TRYAGAIN, BADREQUEST, BADNAME, UNSUPPORTED = range(7)
+SOURCES = {1: "hosts", 2: "dns", 3: "cache", 4: "stale"}
+
+
+def frame(ftype, body=b"", fid=1, version=1, status=0, length=None):
+    n = 12 + len(body) if length is None else length
+    return struct.pack(">IBBHI", n, version, ftype, status, fid) + body
+
+
+def name_req(name, family=0, fid=1):
+    if isinstance(name, str):
+        name = name.encode()
+    return frame(LOOKUP_NAME, struct.pack(">BBH", family, 0, len(name)) + name, fid)
+
+
+def recv_exact(s, n):
+    buf = b""
+    while len(buf) < n:
+        try:
+            chunk = s.recv(n - len(buf))
+        except ConnectionResetError:
+            return None     # closed with our request unread: a reset
+        if not chunk:
+            return None
+        buf += chunk
+    return buf
+
+
+def read_frame(s):
+    head = recv_exact(s, 12)
+    if head is None:
+        return None
+    n, version, ftype, status, fid = struct.unpack(">IBBHI", head)
+    body = recv_exact(s, n - 12)
+    return {"type": ftype, "status": status, "id": fid, "body": body, "version": version}
+
+
+def parse_answer(body):
+    """An answer body: ttl, source (a name), canonical name, addresses, aliases."""
+    ttl, source, flags, naddr, nalias = struct.unpack(">IBBHH", body[:10])
+    off = 10
+    (n,) = struct.unpack(">H", body[off:off + 2])
+    canon = body[off + 2:off + 2 + n].decode()
+    off += 2 + n
+    addrs = []
+    for _ in range(naddr):
+        fam = body[off]
+        alen = 4 if fam == 4 else 16
+        addrs.append(socket.inet_ntop(socket.AF_INET if fam == 4 else socket.AF_INET6,
+                                      body[off + 1:off + 1 + alen]))
+        off += 1 + alen
+    aliases = []
+    for _ in range(nalias):
+        (n,) = struct.unpack(">H", body[off:off + 2])
+        aliases.append(body[off + 2:off + 2 + n].decode())
+        off += 2 + n
+    return {"ttl": ttl, "source": SOURCES.get(source), "canon": canon, "addrs": addrs,
+            "aliases": aliases}
+
+
+def connect(d, timeout=5):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    s.connect(d.sock)
+    return s
+
+
+def wait_for(pred, timeout=1.0, step=0.005):
+    """Polls pred until true; returns the seconds it took, or None."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        if pred():
+            return time.monotonic() - t0
+        time.sleep(step)
+    return None
+
+
+def rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0

@@ -518,8 +518,8 @@ def config_seeds():
         b'upstream = 127.0.0.1:5353 [::1]:5353 192.0.2.1 2001:db8::53, '
         b'[2001:db8::1] 10.0.0.1:53\n')
     s['upstream-too-many'] = (
-        b'upstream = 1.1.1.1 1.1.1.2 1.1.1.3 1.1.1.4 1.1.1.5 1.1.1.6 '
-        b'1.1.1.7 1.1.1.8 1.1.1.9\n')
+        b'upstream = 192.0.2.1 192.0.2.2 192.0.2.3 192.0.2.4 192.0.2.5 192.0.2.6 '
+        b'192.0.2.7 192.0.2.8 192.0.2.9\n')
     s['upstream-bad'] = b'upstream = [::1:53 1.2.3.4:0 1.2.3.4:65536\n'
     s['upstream-port-junk'] = b'upstream = 1.2.3.4:53x\n'
     s['unknown-key'] = b'# comment\ncache_size = 10\nfoo = bar\n'

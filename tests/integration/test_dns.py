@@ -19,9 +19,7 @@ import ipaddress
 import json
 import math
 import os
-import signal
 import socket
-import struct
 import subprocess
 import sys
 import tempfile
@@ -30,6 +28,10 @@ import time
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import nclib  # noqa: E402
+from nclib import (LOOKUP_NAME, OK, NOTFOUND, NODATA, TRYAGAIN,  # noqa: E402
+                   name_req, parse_answer, read_frame, recv_exact, wait_for)
 sys.path.insert(0, os.path.join(HERE, "..", "dns"))
 import dnsenv  # noqa: E402
 
@@ -37,12 +39,9 @@ BUILD = None
 TESTS = []
 
 T = dnsenv.TEST_ZONE.origin.rstrip(".")        # "test.example"
-# glibc's options, and (as a second spelling) the BSD-style ones that the
-# c-ares 1.18 on these machines understands instead: without them a dead
-# upstream costs 5 s x 4 attempts a lookup.  The daemon should read
-# timeout:/attempts: itself: see resolv_conf_timeout_and_attempts.
-OPTIONS = "timeout:1 attempts:1 retrans:1000 retry:1"
-PROTO_SRC = {1: "hosts", 2: "dns", 3: "cache", 4: "stale"}
+# glibc's options: the daemon reads timeout: and attempts: itself (c-ares
+# 1.18 does not), see resolv_conf_timeout_and_attempts.
+OPTIONS = "timeout:1 attempts:1"
 
 
 def test(fn):
@@ -93,15 +92,13 @@ class Env:
         os.mkdir(d_dir)
         resolv = os.path.join(d_dir, "resolv.conf")
         write_resolv(resolv, search=search, options=options, nameserver=nameserver)
-        args = ["--resolv-conf", resolv, "--log-level", "debug"]
-        if upstream:
-            args += ["--upstream", "127.0.0.1:%d" % upstream_port]
-        else:
+        args = ["--log-level", "debug"]
+        if not upstream:
             # Nothing but loopback may be named in a test's resolv.conf.
             assert all(ns.startswith("127.") or ns == "::1" for ns in nameserver.split())
         d = DnsDaemon(d_dir, hosts if hosts is not None else "127.0.0.1 localhost\n",
-                      conf_text=conf, args=args)
-        d.resolv = resolv
+                      conf_text=conf, args=args, resolv=resolv,
+                      upstream="127.0.0.1:%d" % upstream_port if upstream else False)
         self.daemons.append(d)
         d.start()
         st = d.ctl_json("status")
@@ -128,68 +125,12 @@ def write_resolv(path, search=None, options=OPTIONS, nameserver="127.0.0.1", ren
             f.write(text)
 
 
-class DnsDaemon:
-    """One namecached, as test_daemon.py starts it, plus DNS flags and helpers."""
+class DnsDaemon(nclib.Daemon):
+    """One namecached with the test's own resolv.conf and upstream, plus helpers."""
 
-    def __init__(self, tmp, hosts_text, conf_text="", args=()):
-        self.tmp = tmp
-        self.sock = os.path.join(tmp, "sock")
-        self.hosts = os.path.join(tmp, "hosts")
-        self.conf = os.path.join(tmp, "namecached.conf")
-        self.log = os.path.join(tmp, "daemon.log")
-        with open(self.hosts, "w") as f:
-            f.write(hosts_text)
-        with open(self.conf, "w") as f:
-            f.write(conf_text or "")
-        self.args = list(args)
-        self.proc = None
-        self.logf = None
-
-    def start(self):
-        self.logf = open(self.log, "ab")
-        self.proc = subprocess.Popen(
-            [os.path.join(BUILD, "daemon", "namecached"), "--config", self.conf,
-             "--socket", self.sock, "--hosts-file", self.hosts] + self.args,
-            stdout=self.logf, stderr=self.logf)
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError("daemon exited: %s" % self.read_log())
-            try:
-                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-                    s.connect(self.sock)
-                return self
-            except OSError:
-                time.sleep(0.01)
-        raise AssertionError("daemon did not start: %s" % self.read_log())
-
-    def read_log(self):
-        with open(self.log, "rb") as f:
-            return f.read().decode(errors="replace")
-
-    def stop(self):
-        """SIGTERM; returns the exit status (0 for a clean stop, leak-free under ASan)."""
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        if self.logf:
-            self.logf.close()
-            self.logf = None
-        return self.proc.returncode if self.proc else None
-
-    def ctl(self, *args):
-        return subprocess.run([os.path.join(BUILD, "cli", "namecachectl"), "--socket",
-                               self.sock] + list(args), capture_output=True, text=True,
-                              timeout=60)
-
-    def ctl_json(self, *args):
-        r = self.ctl("--json", *args)
-        assert r.returncode == 0, (args, r.returncode, r.stdout, r.stderr)
-        return json.loads(r.stdout)
+    def __init__(self, tmp, hosts_text, conf_text="", args=(), resolv=None, upstream=None):
+        super().__init__(BUILD, tmp, hosts_text, conf_text, args, resolv=resolv,
+                         upstream=upstream)
 
     def query(self, *args):
         """namecachectl --json query ARGS: (exit status, the JSON object or None)."""
@@ -226,66 +167,8 @@ class DnsDaemon:
         return [e for e in self.cache() if e["name"] == name and (kind is None or e["kind"] == kind)]
 
 
-# --- raw protocol (as in test_daemon.py) ----------------------------------------
-
-LOOKUP_NAME = 1
-OK, NOTFOUND, NODATA, TRYAGAIN = 0, 1, 2, 3
-
-
-def name_req(name, family=0, fid=1):
-    name = name.encode()
-    body = struct.pack(">BBH", family, 0, len(name)) + name
-    return struct.pack(">IBBHI", 12 + len(body), 1, LOOKUP_NAME, 0, fid) + body
-
-
-def recv_exact(s, n):
-    buf = b""
-    while len(buf) < n:
-        chunk = s.recv(n - len(buf))
-        if not chunk:
-            return None
-        buf += chunk
-    return buf
-
-
-def read_frame(s):
-    head = recv_exact(s, 12)
-    if head is None:
-        return None
-    n, version, ftype, status, fid = struct.unpack(">IBBHI", head)
-    return {"type": ftype, "status": status, "id": fid, "body": recv_exact(s, n - 12)}
-
-
-def parse_answer(body):
-    ttl, source, flags, naddr, nalias = struct.unpack(">IBBHH", body[:10])
-    (n,) = struct.unpack(">H", body[10:12])
-    canon = body[12:12 + n].decode()
-    off = 12 + n
-    addrs = []
-    for _ in range(naddr):
-        fam = body[off]
-        alen = 4 if fam == 4 else 16
-        addrs.append(socket.inet_ntop(socket.AF_INET if fam == 4 else socket.AF_INET6,
-                                      body[off + 1:off + 1 + alen]))
-        off += 1 + alen
-    return {"ttl": ttl, "source": PROTO_SRC.get(source), "canon": canon, "addrs": addrs}
-
-
 def connect(d):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(10)
-    s.connect(d.sock)
-    return s
-
-
-def wait_for(pred, timeout=1.0, step=0.01):
-    """Polls pred until true; returns the seconds it took, or None."""
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < timeout:
-        if pred():
-            return time.monotonic() - t0
-        time.sleep(step)
-    return None
+    return nclib.connect(d, timeout=10)
 
 
 def sleep_until(t):
