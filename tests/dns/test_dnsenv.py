@@ -552,13 +552,15 @@ def netns_options_and_exit_status(env):
     p = netns("true", nsd=False)
     eq(p.returncode, 0, "--no-nsd")
     # Without the extra addresses on lo, AI_ADDRCONFIG refuses AF_INET.
-    p = netns("sh", "-c", "getent -s dns ahostsv4 www; echo $?; getent -s dns ahosts www | wc -l",
-              addresses=False)
-    eq(p.stdout.split(), ["2", "6"], "--no-addresses")
+    p = netns("sh", "-c", "getent -s dns ahostsv4 www; echo $?; getent -s dns ahosts www | wc -l;"
+              " echo $DNSENV_DIR", addresses=False)
+    out = p.stdout.split()
+    eq(out[:2], ["2", "6"], "--no-addresses")
     mounts = read_bytes("/proc/self/mountinfo").decode()
     assert "dnsenv-netns" not in mounts, "bind mount leaked into this namespace"
-    assert not [d for d in os.listdir(tempfile.gettempdir()) if d.startswith("dnsenv-netns-")], \
-        "temporary folder left behind"
+    # Its own folder, not others': other tests may be in a namespace right now.
+    assert len(out) == 3 and out[2].startswith(tempfile.gettempdir()), out
+    assert not os.path.exists(out[2]), "temporary folder left behind: %s" % out[2]
 
 
 @test
