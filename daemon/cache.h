@@ -46,6 +46,8 @@ struct cache_hit {
 	const uint8_t	*data;		/* borrowed, valid until the next cache call */
 	size_t		 len;
 	uint32_t	 ttl_left;	/* seconds, rounded up; 0 once expired */
+	uint32_t	 ttl;		/* seconds it was stored for */
+	int64_t		 expires;	/* when, on the cache's clock (ms) */
 	bool		 stale_ok;	/* expired positive data within serve_stale */
 };
 

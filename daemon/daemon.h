@@ -13,6 +13,7 @@ struct event_base;
 struct hostsrc;
 struct lookup;
 struct resolver;
+struct shm;
 
 struct daemon {
 	struct event_base	*base;
@@ -21,8 +22,10 @@ struct daemon {
 	struct hostsrc		*hosts;
 	struct resolver		*resolver;
 	struct lookup		*lookup;
+	struct shm		*shm;		/* NULL: shared = no */
 	struct server		*server;
 	void			(*reload)(void);	/* as SIGHUP */
+	void			(*shared_reset)(void);	/* published answers go */
 	struct stats		 stats;
 	struct timespec		 started;	/* CLOCK_MONOTONIC */
 };

@@ -228,6 +228,7 @@ admin(struct daemon *d, struct server_req *req)
 		count.key = "flushed";
 		count.n = cache_count(lookup_cache(d->lookup));
 		cache_flush(lookup_cache(d->lookup));
+		d->shared_reset();
 		log_info("cache flushed by pid %d: %llu entries", (int)req->cred.pid,
 		    (unsigned long long)count.n);
 		break;
@@ -239,6 +240,7 @@ admin(struct daemon *d, struct server_req *req)
 		}
 		count.key = "invalidated";
 		count.n = cache_invalidate(lookup_cache(d->lookup), name);
+		d->shared_reset();
 		break;
 	case PROTO_RESET_STATISTICS:
 		memset(&d->stats, 0, sizeof(d->stats));

@@ -25,6 +25,8 @@
 #include "log.h"
 #include "lookup.h"
 #include "resolver.h"
+#include "shm.h"
+#include "shmfmt.h"
 #include "stats.h"
 
 #define FETCH_BUCKETS	4096
@@ -44,13 +46,24 @@ struct result {
 	int		 status;	/* R_* */
 	uint8_t		 source;	/* PROTO_SRC_DNS, _CACHE or _STALE */
 	uint32_t	 ttl;		/* what the client is told */
+	uint32_t	 ttl_full;	/* what it was stored for: the 10% rule */
+	int64_t		 expires_ms;	/* on the cache's clock */
 	const uint8_t	*data;
 	size_t		 len;
 	uint8_t		*owned;		/* data, when a waiter keeps it */
 };
 
+/* What a reply is published under in the shared segment; kind 0: nothing. */
+struct pubkey {
+	uint8_t		kind;		/* SHM_NAME, SHM_ADDR */
+	uint8_t		family;
+	size_t		len;
+	uint8_t		key[PROTO_NAME_MAX + 2];
+};
+
 struct waiter {
 	struct server_hold	*hold;
+	struct pubkey		 pk;
 	char			 asked[PROTO_NAME_MAX + 2];	/* for W_NAME */
 	int			 what;		/* W_* */
 	uint8_t			 family;	/* for W_NAME */
@@ -90,6 +103,7 @@ struct fetch {
 struct lookup {
 	struct lookup_env	 env;
 	struct cache		*cache;
+	struct shm		*shm;		/* NULL: shared = no */
 	bool			 prefetch;
 	struct fetch		*fetches[FETCH_BUCKETS];
 	unsigned		 nfetches;
@@ -223,9 +237,40 @@ put_respelled(struct lookup *lk, struct proto_wr *w, const uint8_t *p, size_t le
 		proto_put_bytes(w, p, len);
 }
 
+/*
+ * Publishes a reply (a whole frame in lk->frame) for readers of the shared
+ * segment: answers until they expire, negative answers as well; never a
+ * stale answer or a failure.  A DNS answer's names are spelled as this
+ * client spelled its question, so it matches that spelling only.
+ */
+static void
+publish(struct lookup *lk, const struct pubkey *pk, uint16_t status, uint8_t source,
+    bool exact, const struct result *r, unsigned n, size_t len)
+{
+	int64_t		 expires = INT64_MAX;
+	uint32_t	 ttl = UINT32_MAX;
+	unsigned	 i;
+
+	if (lk->shm == NULL || pk == NULL || pk->kind == 0 || source == PROTO_SRC_STALE ||
+	    (status != PROTO_OK && status != PROTO_NOTFOUND && status != PROTO_NODATA))
+		return;
+	for (i = 0; i < n; i++) {
+		if (status == PROTO_OK && r[i].status != R_POSITIVE)
+			continue;
+		if (r[i].expires_ms < expires)
+			expires = r[i].expires_ms;
+		if (r[i].ttl_full < ttl)
+			ttl = r[i].ttl_full;
+	}
+	if (expires == INT64_MAX || expires <= lk->env.now(lk->env.now_arg))
+		return;
+	shm_put(lk->shm, pk->kind, pk->family, pk->key, pk->len, exact, (uint8_t)status,
+	    expires * 1000000, ttl, lk->frame + PROTO_HDR_LEN, len - PROTO_HDR_LEN);
+}
+
 static size_t
 build_reply(struct lookup *lk, uint8_t type, uint32_t id, int what,
-    const char *asked, const struct result *r, unsigned n)
+    const char *asked, const struct pubkey *pk, const struct result *r, unsigned n)
 {
 	const struct result	*pos[2] = { NULL, NULL };
 	struct proto_wr		 w;
@@ -291,7 +336,10 @@ build_reply(struct lookup *lk, uint8_t type, uint32_t id, int what,
 	if ((len = proto_frame_end(&w)) < 0) {
 		proto_frame_begin(&w, type | PROTO_REPLY, PROTO_TOOBIG, id);
 		len = proto_frame_end(&w);
+		status = PROTO_TOOBIG;
 	}
+	publish(lk, pk, status, source, what == W_NAME && status == PROTO_OK, r, n,
+	    (size_t)len);
 	/* One count per reply, by where its answer came from. */
 	if (status == PROTO_OK && source == PROTO_SRC_STALE)
 		lk->env.stats->stale_served++;
@@ -322,7 +370,7 @@ waiter_done(struct lookup *lk, struct waiter *w)
 	size_t len;
 
 	len = build_reply(lk, server_hold_type(w->hold), server_hold_id(w->hold),
-	    w->what, w->asked, w->slot, w->nslots);
+	    w->what, w->asked, &w->pk, w->slot, w->nslots);
 	server_hold_reply(w->hold, lk->frame, len);
 	waiter_free(w);
 }
@@ -423,6 +471,8 @@ fetch_negative(struct fetch *f)
 	}
 	r.source = PROTO_SRC_DNS;
 	r.ttl = cache_clamp_ttl(lk->cache, r.status, f->neg_ttl);
+	r.ttl_full = r.ttl;
+	r.expires_ms = lk->env.now(lk->env.now_arg) + (int64_t)r.ttl * 1000;
 	/* With no SOA to say for how long, a negative answer is not kept. */
 	if (f->neg_cacheable && f->any_negative)
 		cache_put(lk->cache, f->key, f->kind, r.status, f->neg_ttl, NULL, 0);
@@ -464,6 +514,9 @@ fetch_cb(void *arg, int status, const uint8_t *reply, size_t len)
 			r.status = R_POSITIVE;
 			r.source = PROTO_SRC_DNS;
 			r.ttl = cache_clamp_ttl(lk->cache, CACHE_POSITIVE, ans.ttl);
+			r.ttl_full = r.ttl;
+			r.expires_ms = lk->env.now(lk->env.now_arg) +
+			    (int64_t)r.ttl * 1000;
 			r.data = lk->fetched;
 			r.len = w.off;
 			cache_put(lk->cache, f->key, f->kind, CACHE_POSITIVE, ans.ttl,
@@ -602,6 +655,8 @@ from_cache(struct lookup *lk, const struct kind_req *k, uint8_t family,
 		r->status = hit.status;
 		r->source = PROTO_SRC_CACHE;
 		r->ttl = hit.ttl_left;
+		r->ttl_full = hit.ttl;
+		r->expires_ms = hit.expires;
 		break;
 	case CACHE_FAILING:
 		if (hit.stale_ok) {
@@ -631,7 +686,8 @@ from_cache(struct lookup *lk, const struct kind_req *k, uint8_t family,
 /* Answers from the cache what it can, and waits for upstream on the rest. */
 static void
 resolve(struct lookup *lk, struct server_req *req, int what, uint8_t family,
-    const uint8_t *addr, const struct kind_req *k, unsigned n)
+    const uint8_t *addr, const struct kind_req *k, unsigned n,
+    const struct pubkey *pk)
 {
 	const char *asked = k[0].key;
 	struct result	 now[2];
@@ -645,14 +701,15 @@ resolve(struct lookup *lk, struct server_req *req, int what, uint8_t family,
 		    lk->tmp[i]) != 0))
 			need++;
 	if (need == 0) {
-		len = build_reply(lk, req->hdr.type, req->hdr.id, what, asked, now, n);
+		len = build_reply(lk, req->hdr.type, req->hdr.id, what, asked, pk,
+		    now, n);
 		server_reply(req, lk->frame, len);
 		return;
 	}
 	if ((w = calloc(1, sizeof(*w))) == NULL ||
 	    (w->hold = server_hold(req)) == NULL) {
 		free(w);
-		len = build_reply(lk, req->hdr.type, req->hdr.id, what, asked,
+		len = build_reply(lk, req->hdr.type, req->hdr.id, what, asked, NULL,
 		    &(struct result){ .status = R_FAILED }, 1);
 		server_reply(req, lk->frame, len);
 		return;
@@ -660,6 +717,8 @@ resolve(struct lookup *lk, struct server_req *req, int what, uint8_t family,
 	w->what = what;
 	w->family = family;
 	snprintf(w->asked, sizeof(w->asked), "%s", asked);
+	if (pk)
+		w->pk = *pk;
 	w->nslots = n;
 	w->pending = n;
 	/* Count the pending fetches first: a fetch may finish at once. */
@@ -681,6 +740,7 @@ lookup_name(struct lookup *lk, struct server_req *req,
 {
 	struct kind_req	 k[2];
 	struct proto_wr	 w;
+	struct pubkey	 pk;
 	unsigned	 n = 0;
 	int		 r, len;
 
@@ -688,8 +748,17 @@ lookup_name(struct lookup *lk, struct server_req *req,
 	proto_wr_init(&w, lk->frame, sizeof(lk->frame));
 	proto_frame_begin(&w, req->hdr.type | PROTO_REPLY, PROTO_OK, req->hdr.id);
 	r = hosts_lookup_name(hostsrc_get(lk->env.hosts), q->name, q->family, &w);
+	pk.kind = SHM_NAME;
+	pk.family = q->family;
+	pk.len = q->name_len;
+	memcpy(pk.key, q->name, q->name_len);
 	if (r > 0 && (len = proto_frame_end(&w)) > 0) {
 		lk->env.stats->hosts_answers++;
+		/* Hosts answers last until the file changes (a reload resets). */
+		if (lk->shm)
+			shm_put(lk->shm, SHM_NAME, q->family, q->name, q->name_len,
+			    false, PROTO_OK, SHM_FOREVER, 0, lk->frame + PROTO_HDR_LEN,
+			    (size_t)len - PROTO_HDR_LEN);
 		server_reply(req, lk->frame, (size_t)len);
 		return;
 	}
@@ -706,7 +775,7 @@ lookup_name(struct lookup *lk, struct server_req *req,
 	if (q->family != PROTO_AF_INET)
 		k[n++] = (struct kind_req){ q->name, DNS_T_AAAA, DNS_T_AAAA,
 		    ANSWER_ADDR, true };
-	resolve(lk, req, W_NAME, q->family, NULL, k, n);
+	resolve(lk, req, W_NAME, q->family, NULL, k, n, &pk);
 }
 
 void
@@ -715,14 +784,23 @@ lookup_addr(struct lookup *lk, struct server_req *req,
 {
 	struct kind_req	 k;
 	struct proto_wr	 w;
+	struct pubkey	 pk;
 	char		 name[80];
 	int		 r, len;
 
 	proto_wr_init(&w, lk->frame, sizeof(lk->frame));
 	proto_frame_begin(&w, req->hdr.type | PROTO_REPLY, PROTO_OK, req->hdr.id);
 	r = hosts_lookup_addr(hostsrc_get(lk->env.hosts), q->family, q->addr, &w);
+	pk.kind = SHM_ADDR;
+	pk.family = q->family;
+	pk.len = q->family == PROTO_AF_INET ? 4 : 16;
+	memcpy(pk.key, q->addr, pk.len);
 	if (r > 0 && (len = proto_frame_end(&w)) > 0) {
 		lk->env.stats->hosts_answers++;
+		if (lk->shm)
+			shm_put(lk->shm, SHM_ADDR, q->family, q->addr, pk.len, false,
+			    PROTO_OK, SHM_FOREVER, 0, lk->frame + PROTO_HDR_LEN,
+			    (size_t)len - PROTO_HDR_LEN);
 		server_reply(req, lk->frame, (size_t)len);
 		return;
 	}
@@ -739,12 +817,12 @@ lookup_addr(struct lookup *lk, struct server_req *req,
 	    memcmp(q->addr + 12, "\0\0\0\0", 4) != 0))) {
 		answer_ptr_name(PROTO_AF_INET, q->addr + 12, name, sizeof(name));
 		k = (struct kind_req){ name, DNS_T_PTR, DNS_T_PTR, ANSWER_PTR, false };
-		resolve(lk, req, W_ADDR, PROTO_AF_INET, q->addr + 12, &k, 1);
+		resolve(lk, req, W_ADDR, PROTO_AF_INET, q->addr + 12, &k, 1, &pk);
 		return;
 	}
 	answer_ptr_name(q->family, q->addr, name, sizeof(name));
 	k = (struct kind_req){ name, DNS_T_PTR, DNS_T_PTR, ANSWER_PTR, false };
-	resolve(lk, req, W_ADDR, q->family, q->addr, &k, 1);
+	resolve(lk, req, W_ADDR, q->family, q->addr, &k, 1, &pk);
 }
 
 void
@@ -753,7 +831,7 @@ lookup_rr(struct lookup *lk, struct server_req *req, const struct proto_query_rr
 	struct kind_req k = { q->name, CACHE_KIND_RR | q->type, q->type, ANSWER_RR,
 	    true };
 
-	resolve(lk, req, W_RR, PROTO_AF_UNSPEC, NULL, &k, 1);
+	resolve(lk, req, W_RR, PROTO_AF_UNSPEC, NULL, &k, 1, NULL);
 }
 
 struct lookup *
@@ -788,6 +866,12 @@ lookup_free(struct lookup *lk)
 	/* Fetches still in flight end when the resolver is freed (ECANCELED). */
 	cache_free(lk->cache);
 	free(lk);
+}
+
+void
+lookup_set_shm(struct lookup *lk, struct shm *shm)
+{
+	lk->shm = shm;
 }
 
 struct cache *

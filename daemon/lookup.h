@@ -42,6 +42,10 @@ void	 lookup_addr(struct lookup *, struct server_req *,
 	    const struct proto_lookup_addr *);
 void	 lookup_rr(struct lookup *, struct server_req *, const struct proto_query_rr *);
 
+/* Where answers are published for clients to read without asking; NULL: nowhere. */
+struct shm;
+void	 lookup_set_shm(struct lookup *, struct shm *);
+
 /* Borrowed, for admin operations and statistics. */
 struct cache *lookup_cache(struct lookup *);
 unsigned lookup_in_flight(const struct lookup *);

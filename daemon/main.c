@@ -19,6 +19,8 @@
 #include "log.h"
 #include "lookup.h"
 #include "resolver.h"
+#include "shm.h"
+#include "shmfmt.h"
 
 #define HOST_CONF	"/etc/host.conf"
 
@@ -32,6 +34,7 @@ static struct daemon	 daemon_ctx;
 static struct flag	 flags[8];
 static int		 nflags;
 static struct event	*watchdog_ev;
+static struct event	*heartbeat_ev;
 
 static void
 usage(FILE *f)
@@ -105,6 +108,15 @@ clock_ms(void *arg)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Published answers go at once: after a hosts reload, a flush, a new search list. */
+static void
+shared_reset(void)
+{
+	if (daemon_ctx.shm && shm_reset(daemon_ctx.shm) < 0)
+		log_warning("shared segment: cannot start a new one: %s",
+		    strerror(errno));
+}
+
 /* Answers found through the old search list may no longer be what it finds. */
 static void
 search_changed(void *arg)
@@ -114,6 +126,50 @@ search_changed(void *arg)
 	log_info("search list or ndots changed: flushing %zu cached answers",
 	    cache_count(c));
 	cache_flush(c);
+	shared_reset();
+}
+
+static void
+hosts_changed(void *arg)
+{
+	shared_reset();
+}
+
+static void
+heartbeat_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	shm_heartbeat(daemon_ctx.shm, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+}
+
+/*
+ * The segment clients map, beside the socket.  Failing to make one is not
+ * fatal: clients then ask the socket for everything.
+ */
+static void
+shared_open(void)
+{
+	static const struct timeval second = { 1, 0 };
+	char path[4096];
+
+	if (!daemon_ctx.config->shared)
+		return;
+	if (shm_path(daemon_ctx.config->socket, path, sizeof(path)) < 0 ||
+	    (daemon_ctx.shm = shm_new(path,
+	    daemon_ctx.config->cache_size * 4 > (1u << 30) ? 1u << 30 :
+	    daemon_ctx.config->cache_size * 4,
+	    (size_t)daemon_ctx.config->cache_size * 512 + (16u << 20))) == NULL) {
+		log_warning("shared segment %s: %s; clients will ask the socket",
+		    path, strerror(errno));
+		return;
+	}
+	lookup_set_shm(daemon_ctx.lookup, daemon_ctx.shm);
+	heartbeat_ev = event_new(daemon_ctx.base, -1, EV_PERSIST, heartbeat_cb, NULL);
+	if (heartbeat_ev)
+		event_add(heartbeat_ev, &second);
+	log_info("publishing answers in %s", path);
 }
 
 static void
@@ -165,6 +221,7 @@ reload(void)
 			}
 		}
 		config_free(old);
+		shared_reset();
 	}
 	sd_notify(0, "READY=1");
 	notify_status();
@@ -281,6 +338,7 @@ main(int argc, char **argv)
 		}
 	}
 	daemon_ctx.reload = reload;
+	daemon_ctx.shared_reset = shared_reset;
 	if ((daemon_ctx.hosts = hostsrc_new(daemon_ctx.base, &daemon_ctx.stats)) == NULL ||
 	    (daemon_ctx.server = server_new(daemon_ctx.base, &daemon_ctx.stats,
 	    dispatch_request, &daemon_ctx)) == NULL ||
@@ -327,6 +385,8 @@ main(int argc, char **argv)
 		free(err);
 		goto done;
 	}
+	shared_open();
+	hostsrc_on_change(daemon_ctx.hosts, hosts_changed, NULL);
 	if (sd_watchdog_enabled(0, &wd_usec) > 0 && wd_usec > 0) {
 		struct timeval tv = { (time_t)(wd_usec / 2 / 1000000),
 		    (suseconds_t)(wd_usec / 2 % 1000000) };
@@ -350,6 +410,10 @@ done:
 	/* The resolver first: its queries end (ECANCELED) while all else lives. */
 	resolver_free(daemon_ctx.resolver);
 	lookup_free(daemon_ctx.lookup);
+	if (heartbeat_ev)
+		event_free(heartbeat_ev);
+	/* Retired, so readers go to the socket (and find nobody) at once. */
+	shm_free(daemon_ctx.shm, !server_socket_activated(daemon_ctx.server));
 	server_free(daemon_ctx.server);
 	hostsrc_free(daemon_ctx.hosts);
 	for (i = 0; i < 3; i++)

@@ -28,6 +28,8 @@
 
 #include "client.h"
 #include "proto.h"
+#include "shared.h"
+#include "shmfmt.h"
 
 #define NSS_TIMEOUT_MS	15000
 #define EXPORT		__attribute__((visibility("default")))
@@ -71,6 +73,48 @@ erange(int *errnop, int *h_errnop)
 	*errnop = ERANGE;
 	*h_errnop = NETDB_INTERNAL;
 	return NSS_STATUS_TRYAGAIN;
+}
+
+/* Where an answer's bytes are: the shared segment, or a socket reply. */
+struct src {
+	struct ncc_shared_hit	hit;
+	struct ncc_reply	rep;
+};
+
+static void
+src_free(struct src *s)
+{
+	ncc_shared_release(&s->hit);
+	ncc_reply_free(&s->rep);
+}
+
+/*
+ * The shared segment first: a hit there costs no system call.  SUCCESS
+ * with *ans decoded from the mapping, NOTFOUND for a negative answer, or
+ * UNAVAIL (with nothing held) to mean "ask the socket".
+ */
+static enum nss_status
+ask_shared(uint8_t kind, uint8_t family, const void *key, size_t key_len,
+    struct src *s, struct proto_answer *ans, int *errnop, int *h_errnop)
+{
+	if (!ncc_shared_lookup(ncc_socket_path(), kind, family, key, key_len, &s->hit))
+		return NSS_STATUS_UNAVAIL;
+	switch (s->hit.status) {
+	case PROTO_OK:
+		if (proto_answer_decode(s->hit.body, s->hit.body_len, ans) == 0) {
+			ans->ttl = s->hit.ttl_left;	/* counting down since then */
+			return NSS_STATUS_SUCCESS;
+		}
+		break;
+	case PROTO_NOTFOUND:
+	case PROTO_NODATA:
+		*errnop = ENOENT;
+		*h_errnop = s->hit.status == PROTO_NODATA ? NO_DATA : HOST_NOT_FOUND;
+		ncc_shared_release(&s->hit);
+		return NSS_STATUS_NOTFOUND;
+	}
+	ncc_shared_release(&s->hit);
+	return NSS_STATUS_UNAVAIL;
 }
 
 /*
@@ -120,18 +164,23 @@ ask(const uint8_t *req, int len, struct ncc_reply *rep, struct proto_answer *ans
 }
 
 static enum nss_status
-ask_name(const char *name, uint8_t family, struct ncc_reply *rep,
+ask_name(const char *name, uint8_t family, struct src *s,
     struct proto_answer *ans, int *errnop, int *h_errnop)
 {
 	uint8_t		buf[PROTO_HDR_LEN + 4 + PROTO_NAME_MAX + 1];
 	struct proto_wr	w;
+	enum nss_status	st;
+	size_t		len = strlen(name);
 
 	/* A name the daemon would refuse goes to the next source instead. */
-	if (proto_name_check(name, strlen(name), NULL) < 0)
+	if (proto_name_check(name, len, NULL) < 0)
 		return unavail(EINVAL, errnop, h_errnop);
+	st = ask_shared(SHM_NAME, family, name, len, s, ans, errnop, h_errnop);
+	if (st != NSS_STATUS_UNAVAIL)
+		return st;
 	proto_wr_init(&w, buf, sizeof(buf));
 	return ask(buf, proto_lookup_name_encode(&w, ncc_next_id(), family, name),
-	    rep, ans, errnop, h_errnop);
+	    &s->rep, ans, errnop, h_errnop);
 }
 
 static char *
@@ -201,7 +250,7 @@ _nss_namecache_gethostbyname4_r(const char *name, struct gaih_addrtuple **pat,
     char *buffer, size_t buflen, int *errnop, int *h_errnop, int32_t *ttlp)
 {
 	struct proto_answer	 a;
-	struct ncc_reply	 rep;
+	struct src		 rep = { 0 };
 	struct gaih_addrtuple	*t;
 	enum nss_status		 st;
 	size_t			 pad, need, cur = 0, i = 0;
@@ -242,7 +291,7 @@ _nss_namecache_gethostbyname4_r(const char *name, struct gaih_addrtuple **pat,
 		if (ttlp && a.source != PROTO_SRC_HOSTS)
 			*ttlp = (int32_t)(a.ttl > INT32_MAX ? INT32_MAX : a.ttl);
 	}
-	ncc_reply_free(&rep);
+	src_free(&rep);
 out:
 	return finish(st, saved, errnop);
 }
@@ -253,7 +302,7 @@ _nss_namecache_gethostbyname3_r(const char *name, int af, struct hostent *host,
     char **canonp)
 {
 	struct proto_answer	a;
-	struct ncc_reply	rep;
+	struct src		rep = { 0 };
 	enum nss_status		st;
 	int			saved = errno;
 
@@ -268,7 +317,7 @@ _nss_namecache_gethostbyname3_r(const char *name, int af, struct hostent *host,
 	st = fill_hostent(&a, af, host, buffer, buflen, errnop, h_errnop, canonp);
 	if (st == NSS_STATUS_SUCCESS && ttlp && a.source != PROTO_SRC_HOSTS)
 		*ttlp = (int32_t)(a.ttl > INT32_MAX ? INT32_MAX : a.ttl);
-	ncc_reply_free(&rep);
+	src_free(&rep);
 out:
 	return finish(st, saved, errnop);
 }
@@ -295,7 +344,7 @@ _nss_namecache_gethostbyaddr2_r(const void *addr, socklen_t len, int af,
     int *h_errnop, int32_t *ttlp)
 {
 	struct proto_answer	a;
-	struct ncc_reply	rep;
+	struct src		rep = { 0 };
 	struct proto_wr		w;
 	enum nss_status		st;
 	uint8_t			buf[PROTO_HDR_LEN + 2 + 16];
@@ -305,10 +354,14 @@ _nss_namecache_gethostbyaddr2_r(const void *addr, socklen_t len, int af,
 		st = unavail(EAFNOSUPPORT, errnop, h_errnop);
 		goto out;
 	}
-	proto_wr_init(&w, buf, sizeof(buf));
-	st = ask(buf, proto_lookup_addr_encode(&w, ncc_next_id(),
-	    af == AF_INET ? PROTO_AF_INET : PROTO_AF_INET6, addr),
-	    &rep, &a, errnop, h_errnop);
+	st = ask_shared(SHM_ADDR, af == AF_INET ? PROTO_AF_INET : PROTO_AF_INET6,
+	    addr, len, &rep, &a, errnop, h_errnop);
+	if (st == NSS_STATUS_UNAVAIL) {
+		proto_wr_init(&w, buf, sizeof(buf));
+		st = ask(buf, proto_lookup_addr_encode(&w, ncc_next_id(),
+		    af == AF_INET ? PROTO_AF_INET : PROTO_AF_INET6, addr),
+		    &rep.rep, &a, errnop, h_errnop);
+	}
 	if (st != NSS_STATUS_SUCCESS)
 		goto out;
 	/*
@@ -321,7 +374,7 @@ _nss_namecache_gethostbyaddr2_r(const void *addr, socklen_t len, int af,
 	st = fill_hostent(&a, af, host, buffer, buflen, errnop, h_errnop, NULL);
 	if (st == NSS_STATUS_SUCCESS && ttlp && a.source != PROTO_SRC_HOSTS)
 		*ttlp = (int32_t)(a.ttl > INT32_MAX ? INT32_MAX : a.ttl);
-	ncc_reply_free(&rep);
+	src_free(&rep);
 out:
 	return finish(st, saved, errnop);
 }

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/* client-lib/shared.c - answers from the daemon's shared segment, without a system call. */
+
+/*
+ * The mapping's lifetime, across the threads of one process.  A handful of
+ * mapping descriptors live in a static array and are never freed; `current'
+ * points at the one in use.  A reader
+ *
+ *	1. loads current,
+ *	2. adds one to that descriptor's user count,
+ *	3. checks current still points at it (else: takes the one back, retries),
+ *	4. reads the segment, and takes its one back when done.
+ *
+ * Remapping (under a mutex, a few times in a process's life) maps the new
+ * file, points current at a free descriptor, and unmaps descriptors that
+ * are not current and have no users.  A reader between steps 1 and 3 on a
+ * descriptor being unmapped or reused fails step 3 (or finds the new
+ * mapping, which is then current and safe), so no thread ever reads a
+ * mapping that is gone.  Users counts are only ever added to and taken
+ * from by readers, never stored, so a count cannot be lost.
+ *
+ * A hit is an atomic add, a few loads, clock_gettime (vDSO) and an atomic
+ * subtract: no system call, no lock.  Failures to open are retried at most
+ * once a second, so a host without the daemon does not pay for them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "proto.h"
+#include "shared.h"
+#include "shmfmt.h"
+
+#define NMAPS		8
+#define RETRY_NS	1000000000LL
+
+struct map {
+	void	*base;
+	size_t	 len;
+	long	 users;		/* atomic */
+	char	 path[128];
+};
+
+static struct map	 maps[NMAPS];
+static struct map	*current;	/* atomic */
+static int64_t		 retry_at;	/* atomic: no open before this */
+static pthread_mutex_t	 lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t	 once = PTHREAD_ONCE_INIT;
+
+static int64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* In the child: the only thread left is not reading. */
+static void
+atfork_child(void)
+{
+	int i;
+
+	pthread_mutex_init(&lock, NULL);
+	for (i = 0; i < NMAPS; i++)
+		maps[i].users = 0;
+}
+
+static void
+init_once(void)
+{
+	pthread_atfork(NULL, NULL, atfork_child);
+}
+
+static bool
+usable(const struct map *m, const char *path, int64_t now)
+{
+	const struct shm_header *h = m->base;
+
+	return strcmp(m->path, path) == 0 &&
+	    __atomic_load_n(&h->state, __ATOMIC_ACQUIRE) == SHM_LIVE &&
+	    now - __atomic_load_n(&h->heartbeat_ns, __ATOMIC_ACQUIRE) < SHM_STALE_NS;
+}
+
+static void
+put(struct map *m)
+{
+	__atomic_sub_fetch(&m->users, 1, __ATOMIC_RELEASE);
+}
+
+/* Under lock: unmaps what no thread uses and is not current. */
+static void
+sweep(const struct map *keep)
+{
+	int i;
+
+	for (i = 0; i < NMAPS; i++) {
+		struct map *m = &maps[i];
+
+		if (m == keep || m->base == NULL ||
+		    __atomic_load_n(&m->users, __ATOMIC_ACQUIRE) != 0)
+			continue;
+		munmap(m->base, m->len);
+		m->base = NULL;
+		m->path[0] = '\0';
+	}
+}
+
+/*
+ * Maps the segment at path and makes it current.  Returns false when it
+ * cannot be used (and then nothing is tried again for a second).
+ */
+static bool
+remap(const char *path, int64_t now)
+{
+	struct map	*m, *cur;
+	struct stat	 st;
+	void		*base;
+	int		 fd, i;
+	bool		 ok = false;
+
+	if (now < __atomic_load_n(&retry_at, __ATOMIC_RELAXED))
+		return false;
+	pthread_mutex_lock(&lock);
+	cur = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+	if (cur && usable(cur, path, now)) {
+		pthread_mutex_unlock(&lock);
+		return true;		/* another thread did it */
+	}
+	__atomic_store_n(&retry_at, now + RETRY_NS, __ATOMIC_RELAXED);
+	if (strlen(path) >= sizeof(maps[0].path))
+		goto done;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+		goto done;
+	/* Ours: a regular file that nobody but its owner may write. */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH)) || st.st_size < SHM_HEADER_SIZE ||
+	    (base = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0)) ==
+	    MAP_FAILED) {
+		close(fd);
+		goto done;
+	}
+	close(fd);
+	if (shm_check(base, (size_t)st.st_size) == NULL) {
+		munmap(base, (size_t)st.st_size);
+		goto done;
+	}
+	sweep(cur);
+	for (m = NULL, i = 0; i < NMAPS && m == NULL; i++)
+		if (maps[i].base == NULL)
+			m = &maps[i];
+	if (m == NULL) {
+		/* Every descriptor still read by some thread: try later. */
+		munmap(base, (size_t)st.st_size);
+		goto done;
+	}
+	m->base = base;
+	m->len = (size_t)st.st_size;
+	memcpy(m->path, path, strlen(path) + 1);
+	__atomic_store_n(&current, m, __ATOMIC_RELEASE);
+	sweep(m);
+	ok = usable(m, path, now);
+	if (ok)
+		__atomic_store_n(&retry_at, 0, __ATOMIC_RELAXED);
+done:
+	pthread_mutex_unlock(&lock);
+	return ok;
+}
+
+/* The current mapping, held (steps 1 to 3 above), or NULL. */
+static struct map *
+get(const char *path, int64_t now)
+{
+	struct map	*m;
+	int		 tries;
+
+	for (tries = 0; tries < 4; tries++) {
+		m = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+		if (m == NULL) {
+			if (!remap(path, now))
+				return NULL;
+			continue;
+		}
+		__atomic_add_fetch(&m->users, 1, __ATOMIC_ACQ_REL);
+		if (__atomic_load_n(&current, __ATOMIC_ACQUIRE) != m) {
+			put(m);
+			continue;
+		}
+		if (usable(m, path, now))
+			return m;
+		put(m);
+		if (!remap(path, now))
+			return NULL;
+	}
+	return NULL;
+}
+
+int
+ncc_shared_lookup(const char *sockpath, uint8_t kind, uint8_t family,
+    const void *key, size_t key_len, struct ncc_shared_hit *ret)
+{
+	const struct shm_rec	*r;
+	struct map		*m;
+	char			 path[128];
+	int64_t			 now, left;
+	int			 saved = errno;
+
+	if (shm_path(sockpath, path, sizeof(path)) < 0)
+		return 0;
+	pthread_once(&once, init_once);
+	now = now_ns();
+	if ((m = get(path, now)) == NULL) {
+		errno = saved;
+		return 0;
+	}
+	r = shm_find(m->base, m->len, kind, family, key, key_len);
+	left = r ? r->expires_ns - now : 0;
+	/*
+	 * Expired, or in the last 10% of its TTL: the socket answers, and the
+	 * daemon refreshes it (so popular names never expire for readers).
+	 */
+	if (r == NULL || left <= 0 || (r->expires_ns != SHM_FOREVER &&
+	    left / 100000000 < (int64_t)r->ttl)) {
+		put(m);
+		errno = saved;
+		return 0;
+	}
+	ret->map = m;
+	ret->status = r->status;
+	ret->body = shm_rec_body(r);
+	ret->body_len = r->body_len;
+	ret->ttl_left = r->expires_ns == SHM_FOREVER ? 0 :
+	    (uint32_t)((left + 999999999) / 1000000000);
+	errno = saved;
+	return 1;
+}
+
+void
+ncc_shared_release(struct ncc_shared_hit *hit)
+{
+	if (hit->map)
+		put(hit->map);
+	hit->map = NULL;
+}
+
+void
+ncc_shared_forget(void)
+{
+	pthread_mutex_lock(&lock);
+	__atomic_store_n(&current, NULL, __ATOMIC_RELEASE);
+	sweep(NULL);
+	__atomic_store_n(&retry_at, 0, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&lock);
+}

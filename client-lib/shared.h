@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/* client-lib/shared.h - answers from the daemon's shared segment, without a system call. */
+#ifndef NAMECACHE_SHARED_H
+#define NAMECACHE_SHARED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A hit: borrowed from the mapping until ncc_shared_release(). */
+struct ncc_shared_hit {
+	void		*map;		/* private: the mapping held */
+	uint8_t		 status;	/* PROTO_OK, PROTO_NOTFOUND, PROTO_NODATA */
+	const uint8_t	*body;		/* an answer body, for PROTO_OK */
+	size_t		 body_len;
+	uint32_t	 ttl_left;	/* seconds, rounded up; 0 for hosts answers */
+};
+
+/*
+ * Looks (kind, family, key) up in the segment beside the daemon socket at
+ * sockpath (its folder's "cache" file), mapping it on first use.  Returns
+ * 1 with *ret (release it with ncc_shared_release), or 0 when the answer
+ * is not there, is about to expire (the daemon then refreshes it), or the
+ * segment cannot be used: ask the socket.  A hit makes no system call
+ * beyond clock_gettime (vDSO).  Thread-safe, fork-safe; errno preserved.
+ */
+int	ncc_shared_lookup(const char *sockpath, uint8_t kind, uint8_t family,
+	    const void *key, size_t key_len, struct ncc_shared_hit *ret);
+void	ncc_shared_release(struct ncc_shared_hit *);
+
+/* Unmaps what can be (tests; a process about to exec). */
+void	ncc_shared_forget(void);
+
+#endif

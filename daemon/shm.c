@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: MIT */
+/* daemon/shm.c - publishes answers in the shared segment clients map (the writer). */
+
+/*
+ * Single-threaded: the event loop is the only writer (proto/shmfmt.h has
+ * the format and why readers never see a torn record).  A segment is
+ * written in a temporary file beside the path and renamed over it, so a
+ * reader opening the path always finds a whole segment; the one it
+ * replaces is then marked retired.  The file is sparse: pages of the data
+ * area cost memory only once records reach them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shm.h"
+#include "shmfmt.h"
+
+struct shm {
+	char		*path;
+	uint32_t	 nslots;
+	size_t		 data_size;
+	uint8_t		*base;		/* the live segment, mapped read-write */
+	size_t		 len;
+	size_t		 used;		/* bytes of the data area */
+	struct shm_stats stats;
+};
+
+static struct shm_header *
+hdr(const struct shm *s)
+{
+	return (struct shm_header *)(void *)s->base;
+}
+
+static void
+retire(uint8_t *base)
+{
+	__atomic_store_n(&((struct shm_header *)(void *)base)->state, SHM_RETIRED,
+	    __ATOMIC_RELEASE);
+}
+
+/* A previous daemon's segment: tell its readers to look again, at once. */
+static void
+retire_old(const char *path)
+{
+	struct stat	 st;
+	void		*p;
+	int		 fd;
+
+	if ((fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)) < 0)
+		return;
+	if (fstat(fd, &st) == 0 && st.st_size >= SHM_HEADER_SIZE &&
+	    (p = mmap(NULL, SHM_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+	    fd, 0)) != MAP_FAILED) {
+		if (((struct shm_header *)p)->magic == SHM_MAGIC)
+			retire(p);
+		munmap(p, SHM_HEADER_SIZE);
+	}
+	close(fd);
+}
+
+static int64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Writes a new empty segment and renames it over the path. */
+static int
+make_segment(struct shm *s)
+{
+	struct shm_header	*h;
+	char			*tmp = NULL;
+	size_t			 slots_off = SHM_HEADER_SIZE;
+	size_t			 data_off = (slots_off + (size_t)s->nslots * 8 + 4095) & ~(size_t)4095;
+	size_t			 len = data_off + s->data_size;
+	uint8_t			*base;
+	int			 fd, r;
+
+	if (asprintf(&tmp, "%s.XXXXXX", s->path) < 0)
+		return -ENOMEM;
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
+		r = -errno;
+		free(tmp);
+		return r;
+	}
+	/* Readable by every client, as nscd's database is; written by us only. */
+	if (fchmod(fd, 0644) < 0 || ftruncate(fd, (off_t)len) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED) {
+		r = -errno;
+		goto fail;
+	}
+	h = (struct shm_header *)(void *)base;
+	h->magic = SHM_MAGIC;
+	h->version = SHM_VERSION;
+	h->header_size = SHM_HEADER_SIZE;
+	h->file_size = len;
+	h->nslots = s->nslots;
+	h->slots_off = slots_off;
+	h->data_off = data_off;
+	h->data_size = s->data_size;
+	h->heartbeat_ns = now_ns();
+	h->state = SHM_LIVE;
+	if (getrandom(h->key, sizeof(h->key), GRND_NONBLOCK) != sizeof(h->key) ||
+	    getrandom(&h->generation, sizeof(h->generation), GRND_NONBLOCK) !=
+	    sizeof(h->generation)) {
+		h->key[0] = (uint64_t)now_ns() ^ (uint64_t)(uintptr_t)base;
+		h->key[1] = (uint64_t)getpid() * 0x9e3779b97f4a7c15ULL;
+		h->generation = (uint64_t)now_ns();
+	}
+	if (rename(tmp, s->path) < 0) {
+		r = -errno;
+		munmap(base, len);
+		goto fail;
+	}
+	close(fd);
+	free(tmp);
+	if (s->base) {
+		retire(s->base);
+		munmap(s->base, s->len);
+	}
+	s->base = base;
+	s->len = len;
+	s->used = 0;
+	s->stats.generation = h->generation;
+	return 0;
+fail:
+	close(fd);
+	unlink(tmp);
+	free(tmp);
+	return r;
+}
+
+struct shm *
+shm_new(const char *path, uint32_t nslots, size_t data_size)
+{
+	struct shm	*s;
+	uint32_t	 n = 1024;
+	int		 r;
+
+	while (n < nslots && n < (1u << 30))
+		n <<= 1;
+	if ((s = calloc(1, sizeof(*s))) == NULL || (s->path = strdup(path)) == NULL) {
+		free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	s->nslots = n;
+	s->data_size = (data_size + 4095) & ~(size_t)4095;
+	retire_old(path);
+	if ((r = make_segment(s)) < 0) {
+		free(s->path);
+		free(s);
+		errno = -r;
+		return NULL;
+	}
+	return s;
+}
+
+void
+shm_free(struct shm *s, bool unlink_file)
+{
+	if (s == NULL)
+		return;
+	if (s->base) {
+		retire(s->base);
+		munmap(s->base, s->len);
+	}
+	if (unlink_file)
+		unlink(s->path);
+	free(s->path);
+	free(s);
+}
+
+int
+shm_reset(struct shm *s)
+{
+	s->stats.resets++;
+	return make_segment(s);
+}
+
+static uint8_t
+fold(uint8_t c)
+{
+	return c >= 'A' && c <= 'Z' ? c + 32 : c;
+}
+
+/* The key a new record would replace: the same bytes, or the same name
+ * case-folded when neither record must match exactly. */
+static bool
+same_key(const struct shm_rec *r, uint8_t kind, uint8_t family, const void *key,
+    size_t key_len, bool exact)
+{
+	const uint8_t	*a = shm_rec_key(r), *b = key;
+	size_t		 i;
+
+	if (r->kind != kind || r->family != family || r->key_len != key_len)
+		return false;
+	if (memcmp(a, b, key_len) == 0)
+		return true;
+	if (exact || (r->flags & SHM_EXACT) || kind != SHM_NAME)
+		return false;
+	for (i = 0; i < key_len; i++)
+		if (fold(a[i]) != fold(b[i]))
+			return false;
+	return true;
+}
+
+int
+shm_put(struct shm *s, uint8_t kind, uint8_t family, const void *key,
+    size_t key_len, bool exact, uint8_t status, int64_t expires_ns, uint32_t ttl,
+    const void *body, size_t body_len)
+{
+	struct shm_header	*h = hdr(s);
+	uint64_t		*slots = (uint64_t *)(void *)(s->base + h->slots_off);
+	uint8_t			*data = s->base + h->data_off;
+	size_t			 need = shm_rec_size(key_len, body_len);
+	struct shm_rec		*r;
+	uint64_t		 hash, v, i, pos = UINT64_MAX;
+
+	if (key_len > UINT16_MAX || body_len > UINT32_MAX || need > s->data_size / 4)
+		return -E2BIG;
+	hash = shm_key_hash(h->key, kind, family, key, key_len);
+	for (i = 0; i < SHM_MAX_PROBE; i++) {
+		uint64_t at = (hash + i) & (h->nslots - 1);
+
+		v = slots[at];
+		if (v == 0 || (v & 0xffffff) != ((hash >> 40) & 0xffffff)) {
+			if (v == 0) {
+				pos = at;
+				break;
+			}
+			continue;
+		}
+		r = (struct shm_rec *)(void *)(data + (v >> 24) * 8);
+		if (same_key(r, kind, family, key, key_len, exact)) {
+			pos = at;	/* replace: the new record takes its slot */
+			break;
+		}
+	}
+	/* No room in the probe window, or in the data: start a new segment. */
+	if (pos == UINT64_MAX || s->used + need > s->data_size) {
+		s->stats.full++;
+		if (shm_reset(s) < 0)
+			return -ENOSPC;
+		return shm_put(s, kind, family, key, key_len, exact, status,
+		    expires_ns, ttl, body, body_len);
+	}
+	r = (struct shm_rec *)(void *)(data + s->used);
+	memset(r, 0, need);
+	r->rec_len = (uint32_t)need;
+	r->body_len = (uint32_t)body_len;
+	r->expires_ns = expires_ns;
+	r->ttl = ttl;
+	r->key_len = (uint16_t)key_len;
+	r->kind = kind;
+	r->family = family;
+	r->status = status;
+	r->flags = exact ? SHM_EXACT : 0;
+	memcpy((uint8_t *)shm_rec_key(r), key, key_len);
+	memcpy((uint8_t *)shm_rec_body(r), body, body_len);
+	/* The record is whole before the slot points at it. */
+	__atomic_store_n(&slots[pos], shm_slot(s->used, hash), __ATOMIC_RELEASE);
+	s->used += need;
+	s->stats.published++;
+	return 0;
+}
+
+void
+shm_heartbeat(struct shm *s, int64_t ns)
+{
+	__atomic_store_n(&hdr(s)->heartbeat_ns, ns, __ATOMIC_RELEASE);
+}
+
+void
+shm_get_stats(const struct shm *s, struct shm_stats *ret)
+{
+	*ret = s->stats;
+	ret->used = s->used;
+	ret->size = s->data_size;
+	ret->nslots = s->nslots;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* daemon/shm.h - publishes answers in the shared segment clients map (the writer). */
+#ifndef NAMECACHE_SHM_H
+#define NAMECACHE_SHM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct shm;
+
+struct shm_stats {
+	uint64_t	published;
+	uint64_t	resets;
+	uint64_t	full;		/* resets because the data area filled */
+	size_t		used;		/* bytes of the data area in use */
+	size_t		size;		/* bytes of the data area */
+	uint32_t	nslots;
+	uint64_t	generation;
+};
+
+/*
+ * Creates the segment at path (world-readable, like nscd's) with nslots
+ * slots (rounded up to a power of two) and data_size bytes of records, and
+ * retires any segment a previous daemon left there.  Returns NULL with
+ * errno set.  Caller frees with shm_free().
+ */
+struct shm *shm_new(const char *path, uint32_t nslots, size_t data_size);
+
+/* Retires the segment (readers stop using it at once); with unlink, removes the file. */
+void	 shm_free(struct shm *, bool unlink);
+
+/*
+ * Publishes an answer body (a proto answer) for (kind, family, key):
+ * status, the time it expires (CLOCK_MONOTONIC ns, or SHM_FOREVER), and
+ * the TTL it was given.  exact: the key matches only as spelled.  Returns
+ * 0, or -errno (-E2BIG: does not fit; nothing is published).
+ */
+int	 shm_put(struct shm *, uint8_t kind, uint8_t family, const void *key,
+	    size_t key_len, bool exact, uint8_t status, int64_t expires_ns,
+	    uint32_t ttl, const void *body, size_t body_len);
+
+/* Replaces the segment with an empty one: published answers vanish at once. */
+int	 shm_reset(struct shm *);
+
+/* Stamps the heartbeat readers check. */
+void	 shm_heartbeat(struct shm *, int64_t now_ns);
+
+void	 shm_get_stats(const struct shm *, struct shm_stats *ret);
+
+#endif

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: MIT */
+/* proto/shmfmt.c - the shared answer segment: layout, hashing, a bounds-checked finder. */
+
+/*
+ * Pure: no I/O, no allocation, errno untouched.  Readers call shm_find on
+ * memory another process writes, so every offset and length is checked
+ * against the mapping before it is used, and shared words are read with
+ * atomic loads (acquire for slots, whose records must be seen whole).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "shmfmt.h"
+
+#define SLOT_TAG_BITS	24
+#define SLOT_TAG_MASK	((1ULL << SLOT_TAG_BITS) - 1)
+
+static inline uint64_t
+rotl(uint64_t x, int b)
+{
+	return (x << b) | (x >> (64 - b));
+}
+
+#define SIPROUND do {						\
+	v0 += v1; v1 = rotl(v1, 13); v1 ^= v0; v0 = rotl(v0, 32);	\
+	v2 += v3; v3 = rotl(v3, 16); v3 ^= v2;				\
+	v0 += v3; v3 = rotl(v3, 21); v3 ^= v0;				\
+	v2 += v1; v1 = rotl(v1, 17); v1 ^= v2; v2 = rotl(v2, 32);	\
+} while (0)
+
+uint64_t
+shm_siphash(const uint64_t k[2], const void *data, size_t len)
+{
+	const uint8_t	*p = data, *end = p + (len & ~(size_t)7);
+	uint64_t	 v0 = 0x736f6d6570736575ULL ^ k[0];
+	uint64_t	 v1 = 0x646f72616e646f6dULL ^ k[1];
+	uint64_t	 v2 = 0x6c7967656e657261ULL ^ k[0];
+	uint64_t	 v3 = 0x7465646279746573ULL ^ k[1];
+	uint64_t	 m, b = (uint64_t)len << 56;
+	size_t		 i;
+
+	for (; p < end; p += 8) {
+		memcpy(&m, p, 8);
+		v3 ^= m;
+		SIPROUND;
+		v0 ^= m;
+	}
+	for (i = 0; i < (len & 7); i++)
+		b |= (uint64_t)p[i] << (8 * i);
+	v3 ^= b;
+	SIPROUND;
+	v0 ^= b;
+	v2 ^= 0xff;
+	SIPROUND;
+	SIPROUND;
+	SIPROUND;
+	return v0 ^ v1 ^ v2 ^ v3;
+}
+
+uint64_t
+shm_key_hash(const uint64_t k[2], uint8_t kind, uint8_t family, const void *key,
+    size_t len)
+{
+	uint8_t		buf[2 + 256];
+	const uint8_t	*p = key;
+	size_t		i;
+
+	/* Long keys never match (names stop at 254): hash them anyhow. */
+	if (len > 256)
+		len = 256;
+	buf[0] = kind;
+	buf[1] = family;
+	for (i = 0; i < len; i++)
+		buf[2 + i] = kind == SHM_NAME && p[i] >= 'A' && p[i] <= 'Z' ?
+		    p[i] + 32 : p[i];
+	return shm_siphash(k, buf, 2 + len);
+}
+
+int
+shm_path(const char *sockpath, char *buf, size_t len)
+{
+	const char	*slash = strrchr(sockpath, '/');
+	size_t		 dir = slash ? (size_t)(slash - sockpath) : 0;
+
+	if (slash == NULL || dir + sizeof("/cache") > len)
+		return -ENAMETOOLONG;
+	memcpy(buf, sockpath, dir);
+	memcpy(buf + dir, "/cache", sizeof("/cache"));
+	return 0;
+}
+
+size_t
+shm_rec_size(size_t key_len, size_t body_len)
+{
+	size_t key_end = sizeof(struct shm_rec) + ((key_len + 7) & ~(size_t)7);
+
+	return key_end + ((body_len + 7) & ~(size_t)7);
+}
+
+uint64_t
+shm_slot(uint64_t off, uint64_t h)
+{
+	return (off / 8) << SLOT_TAG_BITS | ((h >> 40) & SLOT_TAG_MASK);
+}
+
+const uint8_t *
+shm_rec_key(const struct shm_rec *r)
+{
+	return (const uint8_t *)(r + 1);
+}
+
+const uint8_t *
+shm_rec_body(const struct shm_rec *r)
+{
+	return shm_rec_key(r) + ((r->key_len + 7) & ~7u);
+}
+
+const struct shm_header *
+shm_check(const void *base, size_t len)
+{
+	const struct shm_header *h = base;
+	uint64_t slots_end;
+
+	if (base == NULL || len < SHM_HEADER_SIZE ||
+	    (uintptr_t)base % 8 != 0 || h->magic != SHM_MAGIC ||
+	    h->version != SHM_VERSION || h->header_size != SHM_HEADER_SIZE ||
+	    h->file_size > len || h->nslots == 0 ||
+	    (h->nslots & (h->nslots - 1)) != 0 || h->slots_off % 8 != 0 ||
+	    h->data_off % 8 != 0)
+		return NULL;
+	slots_end = h->slots_off + (uint64_t)h->nslots * 8;
+	if (h->slots_off < SHM_HEADER_SIZE || slots_end < h->slots_off ||
+	    slots_end > h->data_off || h->data_off > h->file_size ||
+	    h->data_size > h->file_size - h->data_off)
+		return NULL;
+	return h;
+}
+
+static bool
+key_eq(const uint8_t *a, const uint8_t *b, size_t len, bool fold)
+{
+	size_t i;
+
+	if (!fold)
+		return memcmp(a, b, len) == 0;
+	for (i = 0; i < len; i++) {
+		uint8_t x = a[i] >= 'A' && a[i] <= 'Z' ? a[i] + 32 : a[i];
+		uint8_t y = b[i] >= 'A' && b[i] <= 'Z' ? b[i] + 32 : b[i];
+
+		if (x != y)
+			return false;
+	}
+	return true;
+}
+
+const struct shm_rec *
+shm_find(const void *base, size_t len, uint8_t kind, uint8_t family,
+    const void *key, size_t key_len)
+{
+	const struct shm_header	*h = shm_check(base, len);
+	const uint64_t		*slots;
+	const uint8_t		*data;
+	const struct shm_rec	*r;
+	uint64_t		 hash, v, off, mask, i;
+
+	if (h == NULL)
+		return NULL;
+	slots = (const uint64_t *)((const uint8_t *)base + h->slots_off);
+	data = (const uint8_t *)base + h->data_off;
+	hash = shm_key_hash(h->key, kind, family, key, key_len);
+	mask = h->nslots - 1;
+	for (i = 0; i < SHM_MAX_PROBE; i++) {
+		v = __atomic_load_n(&slots[(hash + i) & mask], __ATOMIC_ACQUIRE);
+		if (v == 0)
+			return NULL;
+		if ((v & SLOT_TAG_MASK) != ((hash >> 40) & SLOT_TAG_MASK))
+			continue;
+		off = (v >> SLOT_TAG_BITS) * 8;
+		if (off > h->data_size || h->data_size - off < sizeof(*r))
+			return NULL;
+		r = (const struct shm_rec *)(data + off);
+		if (r->rec_len > h->data_size - off || r->rec_len % 8 != 0 ||
+		    r->rec_len < shm_rec_size(r->key_len, r->body_len))
+			return NULL;
+		if (r->kind == kind && r->family == family && r->key_len == key_len &&
+		    key_eq(shm_rec_key(r), key, key_len,
+		    kind == SHM_NAME && !(r->flags & SHM_EXACT)))
+			return r;
+	}
+	return NULL;
+}
