@@ -7,6 +7,12 @@
  * way is closed, never pooled, so a late reply can't be mistaken for the
  * next one.  Pooled descriptors are checked with fstat before reuse: a
  * program may have closed all its descriptors and reused the number.
+ *
+ * The pool takes no lock: each slot is claimed with a compare-and-swap,
+ * so a signal handler that looks a name up while its thread is inside the
+ * pool cannot deadlock, and callers need not block signals.  A call is
+ * send, poll, recv (and an fstat for a pooled connection): the reply of a
+ * usual size arrives whole into a buffer in the reply itself.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,16 +32,17 @@
 
 #define POOL_MAX	4
 
+enum { SLOT_EMPTY, SLOT_BUSY, SLOT_FULL };
+
 struct pooled {
+	int	state;		/* atomic: SLOT_* */
 	int	fd;
 	dev_t	dev;
 	ino_t	ino;
 };
 
-static pthread_mutex_t	pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t	pool_once = PTHREAD_ONCE_INIT;
 static struct pooled	pool[POOL_MAX];
-static int		npool;
 static uint32_t		last_id;
 
 int64_t
@@ -163,37 +170,61 @@ ncc_call(int fd, const void *req, size_t len, int64_t deadline_ms,
     struct ncc_reply *ret)
 {
 	struct proto_hdr rq, hdr;
-	uint8_t		 head[PROTO_HDR_LEN], *frame;
+	uint8_t		*frame = ret->small;
+	size_t		 have = 0;
+	ssize_t		 n;
 	int		 saved = errno, r;
 
-	memset(ret, 0, sizeof(*ret));
+	ret->frame = NULL;
+	ret->body = NULL;
+	ret->body_len = 0;
 	if (proto_hdr_decode(req, len, &rq) < 0 || rq.len != len) {
 		r = -EINVAL;
 		goto out;
 	}
-	if ((r = send_all(fd, req, len, deadline_ms)) < 0 ||
-	    (r = recv_all(fd, head, sizeof(head), deadline_ms)) < 0)
+	if ((r = send_all(fd, req, len, deadline_ms)) < 0)
 		goto out;
-	r = proto_hdr_decode(head, sizeof(head), &hdr);
-	if (r < 0 || hdr.id != rq.id || hdr.type != (rq.type | PROTO_REPLY)) {
+	/* The daemon has yet to wake: wait before the first read, not after. */
+	while (have < PROTO_HDR_LEN) {
+		if ((r = wait_fd(fd, POLLIN, deadline_ms)) < 0)
+			goto out;
+		n = recv(fd, frame + have, sizeof(ret->small) - have, MSG_DONTWAIT);
+		if (n == 0) {
+			r = -ECONNRESET;
+			goto out;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+			r = -errno;
+			goto out;
+		}
+		if (n > 0)
+			have += (size_t)n;
+	}
+	r = proto_hdr_decode(frame, have, &hdr);
+	if (r < 0 || hdr.id != rq.id || hdr.type != (rq.type | PROTO_REPLY) ||
+	    have > hdr.len) {
 		r = -EBADMSG;
 		goto out;
 	}
-	if ((frame = malloc(hdr.len)) == NULL) {
-		r = -ENOMEM;
-		goto out;
+	if (hdr.len > sizeof(ret->small)) {
+		if ((frame = malloc(hdr.len)) == NULL) {
+			r = -ENOMEM;
+			goto out;
+		}
+		memcpy(frame, ret->small, have);
+		ret->frame = frame;
 	}
-	memcpy(frame, head, sizeof(head));
-	if ((r = recv_all(fd, frame + sizeof(head), hdr.len - sizeof(head),
-	    deadline_ms)) < 0) {
-		free(frame);
+	if ((r = recv_all(fd, frame + have, hdr.len - have, deadline_ms)) < 0)
 		goto out;
-	}
 	ret->hdr = hdr;
-	ret->frame = frame;
 	ret->body = frame + PROTO_HDR_LEN;
 	ret->body_len = hdr.len - PROTO_HDR_LEN;
+	r = 0;
 out:
+	if (r < 0) {
+		free(ret->frame);
+		ret->frame = NULL;
+	}
 	errno = saved;
 	return r;
 }
@@ -203,18 +234,18 @@ ncc_reply_free(struct ncc_reply *rep)
 {
 	if (rep == NULL)
 		return;
-	free(rep->frame);
+	free(rep->frame);	/* NULL when the reply fit in small */
 	rep->frame = NULL;
 	rep->body = NULL;
 }
 
 static bool
-still_ours(const struct pooled *p)
+still_ours(int fd, dev_t dev, ino_t ino)
 {
 	struct stat st;
 
-	return fstat(p->fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
-	    st.st_dev == p->dev && st.st_ino == p->ino;
+	return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	    st.st_dev == dev && st.st_ino == ino;
 }
 
 /* In a child after fork: the parent's connections are not ours to use. */
@@ -223,11 +254,12 @@ pool_atfork_child(void)
 {
 	int i;
 
-	pthread_mutex_init(&pool_lock, NULL);
-	for (i = 0; i < npool; i++)
-		if (still_ours(&pool[i]))
+	for (i = 0; i < POOL_MAX; i++) {
+		if (pool[i].state == SLOT_FULL &&
+		    still_ours(pool[i].fd, pool[i].dev, pool[i].ino))
 			close(pool[i].fd);
-	npool = 0;
+		pool[i].state = SLOT_EMPTY;
+	}
 }
 
 static void
@@ -236,57 +268,57 @@ pool_init(void)
 	pthread_atfork(NULL, NULL, pool_atfork_child);
 }
 
+/* An idle connection, or -1.  Claimed with a CAS: no lock, signal-safe. */
 static int
-pool_get(void)
+pool_get(dev_t *ret_dev, ino_t *ret_ino)
 {
-	struct pooled	p;
-	int		fd = -1;
+	int i, fd, expect;
 
 	pthread_once(&pool_once, pool_init);
-	pthread_mutex_lock(&pool_lock);
-	while (fd < 0 && npool > 0) {
-		p = pool[--npool];
-		if (still_ours(&p))
-			fd = p.fd;
+	for (i = 0; i < POOL_MAX; i++) {
+		expect = SLOT_FULL;
+		if (!__atomic_compare_exchange_n(&pool[i].state, &expect, SLOT_BUSY,
+		    false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			continue;
+		fd = pool[i].fd;
+		*ret_dev = pool[i].dev;
+		*ret_ino = pool[i].ino;
+		__atomic_store_n(&pool[i].state, SLOT_EMPTY, __ATOMIC_RELEASE);
+		/* The program may have closed it and reused the number. */
+		if (still_ours(fd, *ret_dev, *ret_ino))
+			return fd;
 	}
-	pthread_mutex_unlock(&pool_lock);
-	return fd;
+	return -1;
 }
 
 static void
-pool_put(int fd)
+pool_put(int fd, dev_t dev, ino_t ino)
 {
-	struct stat	st;
-	bool		kept = false;
+	int i, expect;
 
-	if (fstat(fd, &st) < 0) {
-		close(fd);
+	for (i = 0; i < POOL_MAX; i++) {
+		expect = SLOT_EMPTY;
+		if (!__atomic_compare_exchange_n(&pool[i].state, &expect, SLOT_BUSY,
+		    false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			continue;
+		pool[i].fd = fd;
+		pool[i].dev = dev;
+		pool[i].ino = ino;
+		__atomic_store_n(&pool[i].state, SLOT_FULL, __ATOMIC_RELEASE);
 		return;
 	}
-	pthread_mutex_lock(&pool_lock);
-	if (npool < POOL_MAX) {
-		pool[npool].fd = fd;
-		pool[npool].dev = st.st_dev;
-		pool[npool].ino = st.st_ino;
-		npool++;
-		kept = true;
-	}
-	pthread_mutex_unlock(&pool_lock);
-	if (!kept)
-		close(fd);
+	close(fd);
 }
 
 void
 ncc_pool_clear(void)
 {
-	int saved = errno, i;
+	dev_t	dev;
+	ino_t	ino;
+	int	saved = errno, fd;
 
-	pthread_mutex_lock(&pool_lock);
-	for (i = 0; i < npool; i++)
-		if (still_ours(&pool[i]))
-			close(pool[i].fd);
-	npool = 0;
-	pthread_mutex_unlock(&pool_lock);
+	while ((fd = pool_get(&dev, &ino)) >= 0)
+		close(fd);
 	errno = saved;
 }
 
@@ -294,18 +326,30 @@ int
 ncc_pool_call(const char *path, const void *req, size_t len, int timeout_ms,
     struct ncc_reply *ret)
 {
-	int64_t	deadline = ncc_now_ms() + timeout_ms;
-	int	saved = errno, attempt, fd, r = -ECONNRESET;
-	bool	reused;
+	int64_t		deadline = ncc_now_ms() + timeout_ms;
+	struct stat	st;
+	dev_t		dev = 0;
+	ino_t		ino = 0;
+	int		saved = errno, attempt, fd, r = -ECONNRESET;
+	bool		reused;
 
 	for (attempt = 0; attempt < 2; attempt++) {
-		fd = pool_get();
+		fd = pool_get(&dev, &ino);
 		reused = fd >= 0;
-		if (!reused && (r = ncc_connect(path, &fd)) < 0)
-			break;
+		if (!reused) {
+			if ((r = ncc_connect(path, &fd)) < 0)
+				break;
+			if (fstat(fd, &st) < 0) {
+				r = -errno;
+				close(fd);
+				break;
+			}
+			dev = st.st_dev;
+			ino = st.st_ino;
+		}
 		r = ncc_call(fd, req, len, deadline, ret);
 		if (r == 0) {
-			pool_put(fd);
+			pool_put(fd, dev, ino);
 			break;
 		}
 		close(fd);

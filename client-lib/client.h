@@ -16,9 +16,10 @@
 
 struct ncc_reply {
 	struct proto_hdr hdr;
-	uint8_t		*frame;		/* the whole frame, malloc'd */
-	const uint8_t	*body;		/* inside frame */
+	uint8_t		*frame;		/* malloc'd, for a reply larger than small */
+	const uint8_t	*body;		/* inside small or frame */
 	size_t		 body_len;
+	uint8_t		 small[1024];	/* a reply of a usual size lands here */
 };
 
 /* NAMECACHE_SOCKET (read with secure_getenv), else the built-in path. Borrowed. */
@@ -37,7 +38,8 @@ int	ncc_connect(const char *path, int *ret_fd);
 /*
  * Sends the request frame req[0..len) on fd and reads the reply with the
  * same id, before the CLOCK_MONOTONIC deadline (milliseconds).  Returns 0
- * and fills *ret (caller frees with ncc_reply_free()), or -errno:
+ * and fills *ret (caller frees with ncc_reply_free(); the body may point
+ * into *ret itself, so *ret must not be copied), or -errno:
  * -ETIMEDOUT, -ECONNRESET when the daemon hung up, -EBADMSG for a reply
  * that does not parse.
  */

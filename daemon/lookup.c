@@ -113,6 +113,7 @@ struct lookup {
 							   while its waiters wake */
 	uint8_t			 tmp[2][PROTO_FRAME_MAX];	/* cache hits */
 	uint8_t			 respelled[PROTO_FRAME_MAX];
+	uint8_t			 published[PROTO_FRAME_MAX];
 	char			 spelled[NCAND][DNSMSG_NAME_STRLEN];
 };
 
@@ -264,8 +265,17 @@ publish(struct lookup *lk, const struct pubkey *pk, uint16_t status, uint8_t sou
 	}
 	if (expires == INT64_MAX || expires <= lk->env.now(lk->env.now_arg))
 		return;
+	/*
+	 * Stamped alike every time (readers count the TTL down from the
+	 * record's expiry), so asking again finds the same bytes and the
+	 * writer appends nothing.
+	 */
+	len -= PROTO_HDR_LEN;
+	memcpy(lk->published, lk->frame + PROTO_HDR_LEN, len);
+	if (status == PROTO_OK)
+		answer_stamp(lk->published, len, 0, PROTO_SRC_CACHE);
 	shm_put(lk->shm, pk->kind, pk->family, pk->key, pk->len, exact, (uint8_t)status,
-	    expires * 1000000, ttl, lk->frame + PROTO_HDR_LEN, len - PROTO_HDR_LEN);
+	    expires * 1000000, ttl, lk->published, len);
 }
 
 static size_t

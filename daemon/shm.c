@@ -248,6 +248,13 @@ shm_put(struct shm *s, uint8_t kind, uint8_t family, const void *key,
 		}
 		r = (struct shm_rec *)(void *)(data + (v >> 24) * 8);
 		if (same_key(r, kind, family, key, key_len, exact)) {
+			/* The same answer, live already: nothing to append. */
+			if (r->status == status && r->expires_ns == expires_ns &&
+			    r->body_len == body_len && r->key_len == key_len &&
+			    (r->flags & SHM_EXACT) == (exact ? SHM_EXACT : 0) &&
+			    memcmp(shm_rec_key(r), key, key_len) == 0 &&
+			    memcmp(shm_rec_body(r), body, body_len) == 0)
+				return 0;
 			pos = at;	/* replace: the new record takes its slot */
 			break;
 		}

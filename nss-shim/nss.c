@@ -12,14 +12,12 @@
  *		name it refuses, an answer too big for a frame).  With
  *		"namecache [!UNAVAIL=return] files dns" glibc then asks its own
  *		modules, so a process never loses an answer it would have had.
- * errno is preserved on success and signals are blocked around the socket
- * I/O.  glibc passes errnop == &errno, so on failure *errnop is written
+ * errno is preserved on success.  glibc passes errnop == &errno, so on failure *errnop is written
  * last, after errno is restored, or the error (ERANGE above all) is lost.
  */
 #include <errno.h>
 #include <netdb.h>
 #include <nss.h>
-#include <signal.h>
 #include <stdalign.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -126,16 +124,12 @@ static enum nss_status
 ask(const uint8_t *req, int len, struct ncc_reply *rep, struct proto_answer *ans,
     int *errnop, int *h_errnop)
 {
-	sigset_t	all, old;
-	int		r;
+	int r;
 
 	if (len < 0)
 		return unavail(EINVAL, errnop, h_errnop);
-	/* A signal handler must not find this thread inside the pool's lock. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
+	/* The pool takes no lock, so signals need not be blocked around it. */
 	r = ncc_pool_call(ncc_socket_path(), req, (size_t)len, NSS_TIMEOUT_MS, rep);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r < 0)
 		return unavail(-r, errnop, h_errnop);
 
