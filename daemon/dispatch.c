@@ -13,6 +13,7 @@
 #include "log.h"
 #include "lookup.h"
 #include "resolver.h"
+#include "shm.h"
 
 #define SHOW_CACHE_PAGE	48000	/* bytes of entries per show-cache reply */
 
@@ -94,6 +95,15 @@ kv_statistics(struct daemon *d, struct proto_kv_wr *kw, void *arg)
 	proto_kv_u64(kw, "cache_misses", cs.misses);
 	proto_kv_u64(kw, "cache_evictions", cs.evictions);
 	proto_kv_u64(kw, "upstream_in_flight", lookup_in_flight(d->lookup));
+	if (d->shm) {
+		struct shm_stats ss;
+
+		shm_get_stats(d->shm, &ss);
+		proto_kv_u64(kw, "shared_published", ss.published);
+		proto_kv_u64(kw, "shared_resets", ss.resets);
+		proto_kv_u64(kw, "shared_full", ss.full);
+		proto_kv_u64(kw, "shared_used_bytes", ss.used);
+	}
 }
 
 static void
@@ -147,6 +157,14 @@ kv_status(struct daemon *d, struct proto_kv_wr *kw, void *arg)
 	proto_kv_u64(kw, "failure_ttl", d->config->failure_ttl);
 	proto_kv_u64(kw, "serve_stale", d->config->serve_stale);
 	proto_kv_str(kw, "prefetch", d->config->prefetch ? "yes" : "no");
+	proto_kv_str(kw, "shared", d->shm ? "yes" : "no");
+	if (d->shm) {
+		struct shm_stats ss;
+
+		shm_get_stats(d->shm, &ss);
+		proto_kv_u64(kw, "shared_slots", ss.nslots);
+		proto_kv_u64(kw, "shared_data_bytes", ss.size);
+	}
 }
 
 static void
