@@ -33,7 +33,10 @@ void	hostsrc_free(struct hostsrc *);
  */
 int	hostsrc_open(struct hostsrc *, const char *path, const char *host_conf);
 
-/* Reads the file again now (SIGHUP). */
+/*
+ * Reads the file again (SIGHUP): on a worker thread, the new index swapped
+ * in on the loop when it is whole.  The first load runs at once.
+ */
 int	hostsrc_reload(struct hostsrc *);
 
 /* Borrowed, valid until the next return to the event loop. */
