@@ -313,6 +313,8 @@ lookup(struct cache *c, const char *name, uint32_t kind, struct cache_hit *ret,
 	ret->status = e->status;
 	ret->data = entry_data(e);
 	ret->len = e->len;
+	ret->ttl = e->ttl;
+	ret->expires = e->expires;
 	left = e->expires - now;
 	ret->ttl_left = left > 0 ? (uint32_t)((left + 999) / 1000) : 0;
 	/* serve_stale 0 turns stale serving off, even at the instant of expiry. */

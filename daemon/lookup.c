@@ -482,10 +482,14 @@ fetch_negative(struct fetch *f)
 	r.source = PROTO_SRC_DNS;
 	r.ttl = cache_clamp_ttl(lk->cache, r.status, f->neg_ttl);
 	r.ttl_full = r.ttl;
-	r.expires_ms = lk->env.now(lk->env.now_arg) + (int64_t)r.ttl * 1000;
-	/* With no SOA to say for how long, a negative answer is not kept. */
-	if (f->neg_cacheable && f->any_negative)
+	/*
+	 * With no SOA to say for how long (from any candidate), a negative
+	 * answer is not kept, by the cache nor in the shared segment.
+	 */
+	if (f->neg_cacheable && f->any_negative) {
+		r.expires_ms = lk->env.now(lk->env.now_arg) + (int64_t)r.ttl * 1000;
 		cache_put(lk->cache, f->key, f->kind, r.status, f->neg_ttl, NULL, 0);
+	}
 	fetch_finish(f, &r);
 }
 

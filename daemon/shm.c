@@ -199,21 +199,24 @@ fold(uint8_t c)
 	return c >= 'A' && c <= 'Z' ? c + 32 : c;
 }
 
-/* The key a new record would replace: the same bytes, or the same name
- * case-folded when neither record must match exactly. */
+/*
+ * The record a new one replaces: the same address, or the same name in
+ * any spelling.  One record per case-folded name, whatever either's
+ * SHM_EXACT says, so that a reader's probe can meet only one record that
+ * may answer it: an old one, expired or spelled otherwise, never hides
+ * the new one further along.
+ */
 static bool
 same_key(const struct shm_rec *r, uint8_t kind, uint8_t family, const void *key,
-    size_t key_len, bool exact)
+    size_t key_len)
 {
 	const uint8_t	*a = shm_rec_key(r), *b = key;
 	size_t		 i;
 
 	if (r->kind != kind || r->family != family || r->key_len != key_len)
 		return false;
-	if (memcmp(a, b, key_len) == 0)
-		return true;
-	if (exact || (r->flags & SHM_EXACT) || kind != SHM_NAME)
-		return false;
+	if (kind != SHM_NAME)
+		return memcmp(a, b, key_len) == 0;
 	for (i = 0; i < key_len; i++)
 		if (fold(a[i]) != fold(b[i]))
 			return false;
@@ -247,7 +250,7 @@ shm_put(struct shm *s, uint8_t kind, uint8_t family, const void *key,
 			continue;
 		}
 		r = (struct shm_rec *)(void *)(data + (v >> 24) * 8);
-		if (same_key(r, kind, family, key, key_len, exact)) {
+		if (same_key(r, kind, family, key, key_len)) {
 			/* The same answer, live already: nothing to append. */
 			if (r->status == status && r->expires_ns == expires_ns &&
 			    r->body_len == body_len && r->key_len == key_len &&

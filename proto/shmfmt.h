@@ -20,6 +20,8 @@
  *     slot with release order; a reader loads the slot with acquire order,
  *     and so sees the whole record.  No seqlock is needed, and a reader can
  *     never see a torn record.
+ *   - A name has one record, whatever its spelling (SHM_EXACT or not), so
+ *     a reader's probe meets at most one record that may answer it.
  *   - Replacing an answer appends a new record and swaps the slot; the old
  *     record stays, unreferenced, until the segment is replaced.
  *   - When the data area is full, or answers must vanish at once (a hosts

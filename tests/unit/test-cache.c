@@ -106,12 +106,20 @@ expect(struct cache *c, const char *name, uint32_t kind, int state,
 	assert_int_equal(p.state, state);
 	assert_int_equal(p.ttl_left, ttl_left);
 	assert_int_equal(p.stale_ok, stale_ok);
+	if (state == CACHE_FRESH || state == CACHE_REFRESH) {
+		/* The expiry and full TTL the shared segment is stamped with. */
+		assert_true(p.expires > now_ms);
+		assert_int_equal((p.expires - now_ms + 999) / 1000, ttl_left);
+		assert_true(p.ttl >= ttl_left);
+	}
 	cache_lookup(c, name, kind, &l);
 	assert_int_equal(l.state, p.state);
 	assert_int_equal(l.status, p.status);
 	assert_int_equal(l.ttl_left, p.ttl_left);
 	assert_int_equal(l.stale_ok, p.stale_ok);
 	assert_int_equal(l.len, p.len);
+	assert_int_equal(l.expires, p.expires);
+	assert_int_equal(l.ttl, p.ttl);
 	assert_true(l.data == p.data);
 }
 
