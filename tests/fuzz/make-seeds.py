@@ -720,6 +720,254 @@ def answer_seeds():
     return s
 
 
+# ---- shared answer segments (fuzz-shm) -----------------------------------
+#
+# The layout of proto/shmfmt.h, little-endian as on the machines it runs
+# on, written the way daemon/shm.c writes it (SipHash-1-3 of kind, family
+# and the case-folded key; linear probing; a replaced key takes its slot).
+
+SHM_MAGIC = 0x3130484d53434e00
+SHM_NAME, SHM_ADDR, SHM_EXACT = 1, 2, 1
+SHM_FOREVER = (1 << 63) - 1
+SHM_LIVE, SHM_RETIRED = 1, 2
+M64 = (1 << 64) - 1
+
+
+def _rotl(x, b):
+    return ((x << b) | (x >> (64 - b))) & M64
+
+
+def siphash13(k0, k1, data):
+    v0 = 0x736f6d6570736575 ^ k0
+    v1 = 0x646f72616e646f6d ^ k1
+    v2 = 0x6c7967656e657261 ^ k0
+    v3 = 0x7465646279746573 ^ k1
+
+    def rnd():
+        nonlocal v0, v1, v2, v3
+        v0 = (v0 + v1) & M64
+        v1 = _rotl(v1, 13) ^ v0
+        v0 = _rotl(v0, 32)
+        v2 = (v2 + v3) & M64
+        v3 = _rotl(v3, 16) ^ v2
+        v0 = (v0 + v3) & M64
+        v3 = _rotl(v3, 21) ^ v0
+        v2 = (v2 + v1) & M64
+        v1 = _rotl(v1, 17) ^ v2
+        v2 = _rotl(v2, 32)
+
+    end = len(data) & ~7
+    for i in range(0, end, 8):
+        m = int.from_bytes(data[i:i + 8], 'little')
+        v3 ^= m
+        rnd()
+        v0 ^= m
+    b = (len(data) << 56) & M64
+    for i in range(len(data) & 7):
+        b |= data[end + i] << (8 * i)
+    v3 ^= b
+    rnd()
+    v0 ^= b
+    v2 ^= 0xff
+    rnd()
+    rnd()
+    rnd()
+    return v0 ^ v1 ^ v2 ^ v3
+
+
+def shm_key_hash(k, kind, family, key):
+    """The slot hash of key bytes k in a segment whose SipHash key is key."""
+    k = k[:256]
+    if kind == SHM_NAME:
+        k = bytes(c + 32 if 65 <= c <= 90 else c for c in k)
+    return siphash13(key[0], key[1], bytes([kind, family]) + k)
+
+
+def shm_rec_size(klen, blen):
+    return 32 + ((klen + 7) & ~7) + ((blen + 7) & ~7)
+
+
+class Segment:
+    """A segment image as daemon/shm.c writes one."""
+
+    def __init__(self, nslots=16, data_size=2048, key=(0x0706050403020100, 0x0f0e0d0c0b0a0908),
+                 generation=1, state=SHM_LIVE, heartbeat=10 ** 12):
+        self.nslots, self.data_size, self.key = nslots, data_size, key
+        self.slots_off = 128
+        self.data_off = (128 + nslots * 8 + 7) & ~7
+        self.generation, self.state, self.heartbeat = generation, state, heartbeat
+        self.slots = [0] * nslots
+        self.data = bytearray(data_size)
+        self.used = 0
+        self.at = {}        # key bytes -> data offset of its record
+
+    def put(self, kind, family, k, body, exact=False, status=0, expires=SHM_FOREVER, ttl=0,
+            flags=None):
+        if isinstance(k, str):
+            k = k.encode()
+        h = shm_key_hash(k, kind, family, self.key)
+        tag = (h >> 40) & 0xffffff
+        need = shm_rec_size(len(k), len(body))
+        pos = None
+        for i in range(32):
+            at = (h + i) & (self.nslots - 1)
+            v = self.slots[at]
+            if v == 0:
+                pos = at
+                break
+            if v & 0xffffff != tag:
+                continue
+            off = (v >> 24) * 8
+            okind, ofam, oflags = self.data[off + 22], self.data[off + 23], self.data[off + 25]
+            klen = struct.unpack_from('<H', self.data, off + 20)[0]
+            okey = bytes(self.data[off + 32:off + 32 + klen])
+            fold = okey.lower() == k.lower() and kind == SHM_NAME and not exact \
+                and not oflags & SHM_EXACT
+            if okind == kind and ofam == family and (okey == k or fold):
+                pos = at
+                break
+        assert pos is not None and self.used + need <= self.data_size, 'seed too big'
+        off = self.used
+        rec = struct.pack('<IIqIHBBBB6x', need, len(body), expires, ttl, len(k), kind, family,
+                          status, (SHM_EXACT if exact else 0) if flags is None else flags)
+        rec += k + b'\0' * (((len(k) + 7) & ~7) - len(k))
+        rec += body + b'\0' * (((len(body) + 7) & ~7) - len(body))
+        self.data[off:off + need] = rec
+        self.slots[pos] = (off // 8) << 24 | (h >> 40) & 0xffffff
+        self.used += need
+        self.at[k] = off
+        return off
+
+    def image(self):
+        file_size = self.data_off + self.data_size
+        hdr = struct.pack('<QIIQQIIQQQqQQ', SHM_MAGIC, 1, 128, file_size, self.generation,
+                          self.nslots, self.state, self.slots_off, self.data_off,
+                          self.data_size, self.heartbeat, self.key[0], self.key[1])
+        hdr += bytes(128 - len(hdr))
+        slots = b''.join(struct.pack('<Q', v) for v in self.slots)
+        pad = bytes(self.data_off - 128 - len(slots))
+        return bytearray(hdr + slots + pad + bytes(self.data))
+
+
+# Control byte of fuzz-shm: kind, family, plausible header, upper case, short map.
+SK_NAME, SK_ADDR, SK_RAW = 0, 1, 2
+SF_UNSPEC, SF_INET, SF_INET6, SF_RAW = 0, 4, 8, 12
+S_PLAUSIBLE, S_UPPER, S_SHORT = 16, 32, 64
+
+
+def shm_answer(canon, addrs, ttl=0, source=1):
+    return answer(ttl, source, canon, addrs, [])
+
+
+def shm_seeds():
+    s = {}
+    v4 = bytes([192, 0, 2, 1])
+    v6 = bytes.fromhex('20010db8000000000000000000000001')
+
+    def seed(name_, seg_or_img, ctl=SK_NAME | SF_INET, klen=0):
+        img = seg_or_img.image() if isinstance(seg_or_img, Segment) else seg_or_img
+        s[name_] = bytes([ctl, klen]) + bytes(img)
+
+    # What the daemon publishes: hosts answers (folded), DNS answers (exact),
+    # negative answers, addresses.
+    g = Segment(nslots=16, data_size=2048)
+    g.put(SHM_NAME, AF4, b'localhost', shm_answer(b'localhost', [(AF4, bytes([127, 0, 0, 1]))]))
+    g.put(SHM_NAME, 0, b'www.example.com',
+          shm_answer(b'www.example.com', [(AF4, v4), (AF6, v6)], source=3), exact=True,
+          expires=5 * 10 ** 12, ttl=300)
+    g.put(SHM_NAME, AF4, b'WWW.Example.COM',
+          shm_answer(b'WWW.Example.COM', [(AF4, v4)], source=3), exact=True,
+          expires=5 * 10 ** 12, ttl=300)
+    g.put(SHM_NAME, AF6, b'nx.example', b'', status=1, expires=2 * 10 ** 12, ttl=60)
+    g.put(SHM_NAME, AF4, b'nodata.example', b'', status=2, expires=2 * 10 ** 12, ttl=60)
+    g.put(SHM_ADDR, AF4, bytes([127, 0, 0, 1]), shm_answer(b'localhost', [(AF4, bytes([127, 0, 0, 1]))]))
+    g.put(SHM_ADDR, AF6, v6, shm_answer(b'www.example.com', [(AF6, v6)]))
+    g.put(SHM_NAME, AF4, b'a', b'x')
+    g.put(SHM_NAME, AF4, b'', b'empty key')
+    good = g.image()
+    seed('names-v4', good, SK_NAME | SF_INET)
+    seed('names-unspec', good, SK_NAME | SF_UNSPEC)
+    seed('names-v6-upper', good, SK_NAME | SF_INET6 | S_UPPER)
+    seed('addr-v4', good, SK_ADDR | SF_INET, klen=4)
+    seed('plausible', good, SK_NAME | SF_INET | S_PLAUSIBLE | S_UPPER)
+    seed('short-map', good, SK_NAME | SF_INET | S_SHORT)
+    seed('raw-kind', good, SK_RAW | SF_RAW, klen=0x44)
+
+    # A replaced key: the old record stays, unreferenced.
+    r = Segment(nslots=16, data_size=1024)
+    r.put(SHM_NAME, AF4, b'host', b'first')
+    r.put(SHM_NAME, AF4, b'HOST', b'second')
+    r.put(SHM_NAME, AF4, b'Host', b'exact', exact=True)
+    seed('replaced', r, SK_NAME | SF_INET | S_UPPER)
+
+    # A table full enough that probes wrap from the last slot to the first.
+    f = Segment(nslots=16, data_size=4096)
+    for i in range(15):
+        f.put(SHM_NAME, AF4, ('h%d.example' % i).encode(), ('body %d' % i).encode())
+    seed('crowded', f, SK_NAME | SF_INET | S_UPPER)
+    seed('crowded-plausible', f, SK_NAME | SF_INET | S_PLAUSIBLE)
+
+    # Keys up to the longest name, and past the 256 bytes the hash reads.
+    big = Segment(nslots=16, data_size=4096)
+    big.put(SHM_NAME, AF4, b'x' * 253, b'253')
+    big.put(SHM_NAME, AF4, b'y' * 300, b'300', exact=True)
+    big.put(SHM_NAME, AF4, b'y' * 299 + b'z', b'300z', exact=True)
+    seed('long-keys', big, SK_NAME | SF_INET, klen=200)
+
+    # Empty segments, the states a reader meets.
+    seed('empty', Segment(nslots=16, data_size=64))
+    seed('retired', Segment(nslots=16, data_size=64, state=SHM_RETIRED))
+    seed('one-slot', Segment(nslots=1, data_size=64), SK_NAME | SF_INET | S_PLAUSIBLE)
+
+    # Every lie a slot or a record can tell, each alone, on the good segment.
+    lo = g.at[b'localhost']
+    base = g.data_off + lo
+    home = shm_key_hash(b'localhost', SHM_NAME, AF4, g.key) & (g.nslots - 1)
+    slot_at = 128 + home * 8
+    tag = (shm_key_hash(b'localhost', SHM_NAME, AF4, g.key) >> 40) & 0xffffff
+
+    def lie(name_, at, fmt, value, ctl=SK_NAME | SF_INET):
+        img = bytearray(good)
+        struct.pack_into(fmt, img, at, value)
+        seed('lie-' + name_, img, ctl)
+
+    lie('slot-at-end', slot_at, '<Q', (g.data_size // 8) << 24 | tag)
+    lie('slot-header-cut', slot_at, '<Q', ((g.data_size - 24) // 8) << 24 | tag)
+    lie('slot-far', slot_at, '<Q', ((1 << 40) - 1) << 24 | tag)
+    lie('slot-mid-record', slot_at, '<Q', ((lo + 8) // 8) << 24 | tag)
+    lie('rec-len-huge', base, '<I', 0xfffffff8)
+    lie('rec-len-odd', base, '<I', 37)
+    lie('rec-len-small', base, '<I', 8)
+    lie('rec-len-zero', base, '<I', 0)
+    lie('rec-len-past-end', base, '<I', g.data_size - lo + 8)
+    lie('body-len-huge', base + 4, '<I', 0xffffffff)
+    lie('body-len-long', base + 4, '<I', 4000)
+    lie('key-len-huge', base + 20, '<H', 0xffff)
+    lie('key-len-long', base + 20, '<H', 100)
+    lie('flags-exact', base + 25, '<B', 0xff, SK_NAME | SF_INET | S_UPPER)
+    # Header fields: each wrong alone.
+    lie('magic', 0, '<Q', SHM_MAGIC ^ 1)
+    lie('version', 8, '<I', 2)
+    lie('header-size', 12, '<I', 64)
+    lie('file-size', 16, '<Q', len(good) + 8)
+    lie('nslots-odd', 32, '<I', 12)
+    lie('nslots-big', 32, '<I', 1 << 31, SK_NAME | SF_INET | S_PLAUSIBLE)
+    lie('nslots-zero', 32, '<I', 0)
+    lie('slots-off-odd', 40, '<Q', 132)
+    lie('slots-off-wrap', 40, '<Q', M64 - 7)
+    lie('data-off-over-slots', 48, '<Q', 128 + 8)
+    lie('data-off-past', 48, '<Q', len(good) + 8)
+    lie('data-size-big', 56, '<Q', g.data_size + 8)
+    lie('data-size-huge', 56, '<Q', M64)
+    # Cut short: the header no longer fits the mapping (or, with the
+    # plausible bit, is fitted to what is left).
+    seed('cut-half', good[:len(good) // 2])
+    seed('cut-half-plausible', good[:len(good) // 2], SK_NAME | SF_INET | S_PLAUSIBLE)
+    seed('cut-header', good[:100])
+    seed('tiny', b'\0' * 8, S_PLAUSIBLE)
+    return s
+
+
 def write_corpus(root, target, seeds):
     d = os.path.join(root, target)
     os.makedirs(d, exist_ok=True)
@@ -737,7 +985,7 @@ def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, 'corpus')
     for target, seeds in (('dnsmsg', dns_seeds()), ('proto', proto_seeds()),
                           ('hosts', hosts_seeds()), ('config', config_seeds()),
-                          ('answer', answer_seeds())):
+                          ('answer', answer_seeds()), ('shm', shm_seeds())):
         n = write_corpus(root, target, seeds)
         print('%s: %d seeds' % (target, n))
 
