@@ -1,0 +1,149 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# bench/run.sh - namecache against its peers, side by side, in one run.
+#
+#   sudo bench/run.sh [--build DIR] [--docs DIR] [--no-install] [--keep]
+#
+# Builds a release build of namecache (meson setup DIR -Dbuildtype=release;
+# default DIR is build-bench/ at the top of the tree, or the one given),
+# installs what the peers need from Debian when it is missing, measures
+# everything (bench/run.py measure) inside a private network namespace that
+# holds only `lo`, and writes docs/benchmarks.md and docs/benchmarks.png
+# (bench/run.py report).  About 10 minutes on a 2-core machine.
+#
+# Peers and packages:
+#   - nscd, dnsmasq-base (the dnsmasq binary without its system service),
+#     gnuplot-nox, strace, nsd: apt-get install when missing.
+#     Services are never started by the install: when /usr/sbin/policy-rc.d
+#     is absent, one that refuses every start is put there for the install
+#     and removed after.  Nothing runs from them outside this script.
+#   - unscd conflicts with nscd as a Debian package (both are
+#     /usr/sbin/nscd), so it is not installed: `apt-get download unscd` and
+#     `dpkg -x` unpack its binary into this run's temporary folder.
+#
+# The network rule: every peer runs in that namespace; the only DNS server
+# is nsd on 127.0.0.1:53 (dnsmasq on 127.0.0.2:53 forwards to it); the
+# real /etc is never written (each peer's /etc/hosts, nsswitch.conf,
+# resolv.conf are bind mounts in its own mount namespace).  Every process
+# started is stopped by its id before the script ends.
+#
+# BENCH_QUICK=1 shortens every loop (for trying the script, not for docs).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+args=("$@")
+build=$top/build-bench
+docs=$top/docs
+install=1
+keep=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--build) build=$2; shift 2 ;;
+	--docs) docs=$2; shift 2 ;;
+	--no-install) install=0; shift ;;
+	--keep) keep=1; shift ;;
+	-h|--help) sed -n '3,30p' "$0"; exit 0 ;;
+	*) echo "run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+	esac
+done
+if [ "$(id -u)" != 0 ]; then
+	echo "run.sh: needs root (namespaces, bind mounts, apt-get)" >&2
+	exit 1
+fi
+t0=$(date +%s)
+log() { echo "[run.sh $(date +%H:%M:%S)] $*" >&2; }
+
+work=$(mktemp -d /tmp/namecache-bench.XXXXXX)
+chmod 755 "$work"
+policy_made=0
+cleanup() {
+	[ "$policy_made" = 1 ] && rm -f /usr/sbin/policy-rc.d
+	if [ "$keep" = 1 ]; then
+		log "kept $work"
+	else
+		rm -rf "$work"
+	fi
+}
+trap cleanup EXIT
+setup_cmds=()
+record() { setup_cmds+=("$*"); "$@"; }
+
+# --- packages ---------------------------------------------------------------
+need=()
+command -v nscd >/dev/null || need+=(nscd)
+command -v dnsmasq >/dev/null || need+=(dnsmasq-base)
+command -v gnuplot >/dev/null || need+=(gnuplot-nox)
+command -v strace >/dev/null || need+=(strace)
+command -v nsd >/dev/null || need+=(nsd)
+command -v ip >/dev/null || need+=(iproute2)
+command -v nsenter >/dev/null || need+=(util-linux)
+/usr/bin/python3 -c 'import dnslib' 2>/dev/null || need+=(python3-dnslib)	# tests/dns/in-netns.sh
+command -v meson >/dev/null || need+=(meson ninja-build pkg-config build-essential)
+pkg-config --exists libevent_core libcares libsystemd 2>/dev/null ||
+	need+=(libevent-dev libc-ares-dev libsystemd-dev pkg-config)
+if [ ${#need[@]} -gt 0 ]; then
+	if [ "$install" = 0 ]; then
+		echo "run.sh: missing ${need[*]} (and --no-install)" >&2
+		exit 1
+	fi
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		# Keep the packages' services (nscd) from starting on this host.
+		printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+		chmod 755 /usr/sbin/policy-rc.d
+		policy_made=1
+	fi
+	log "installing ${need[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	record apt-get update -q >/dev/null
+	record apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null
+	if [ "$policy_made" = 1 ]; then
+		rm -f /usr/sbin/policy-rc.d
+		policy_made=0
+	fi
+fi
+unscd=""
+if [ "$install" = 1 ]; then
+	mkdir -p "$work/unscd"
+	if (cd "$work/unscd" && apt-get download -q unscd >/dev/null 2>&1 &&
+	    dpkg -x unscd_*.deb root) && [ -x "$work/unscd/root/usr/sbin/nscd" ]; then
+		unscd=$work/unscd/root/usr/sbin/nscd
+		setup_cmds+=("apt-get download unscd && dpkg -x unscd_*.deb root   # unscd's /usr/sbin/nscd, not installed")
+	else
+		log "could not fetch unscd: it is left out of this run"
+	fi
+fi
+
+# --- build --------------------------------------------------------------------
+if [ ! -f "$build/build.ninja" ]; then
+	record meson setup "$build" "$top" -Dbuildtype=release -Dtests=disabled >/dev/null
+fi
+setup_cmds+=("meson compile -C $build")
+for try in 1 2 3 4 5; do
+	# Others may be editing the tree: a half-written file breaks a build briefly.
+	if meson compile -C "$build" >"$work/build.log" 2>&1; then
+		break
+	fi
+	if [ "$try" = 5 ]; then
+		cat "$work/build.log" >&2
+		echo "run.sh: the build failed" >&2
+		exit 1
+	fi
+	log "build failed (try $try), retrying in 20 s"
+	sleep 20
+done
+buildtype=$(meson introspect --buildoptions "$build" | /usr/bin/python3 -c \
+	'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"]=="buildtype"))')
+
+# --- measure ------------------------------------------------------------------
+log "measuring in a private network namespace (work folder $work)"
+"$top/tests/dns/in-netns.sh" --no-nsd --search "" --options "ndots:1 timeout:1 attempts:2" -- \
+	env BENCH_UNSCD="$unscd" /usr/bin/python3 "$top/bench/run.py" measure \
+	"$build" "$work" "$work/results.json"
+
+# --- report -------------------------------------------------------------------
+printf '%s\n' "${setup_cmds[@]}" > "$work/setup-commands.txt"
+BENCH_ELAPSED=$(($(date +%s) - t0)) BENCH_BUILD="$build" BENCH_BUILDTYPE="$buildtype" \
+BENCH_TOP="$top" BENCH_SETUP_CMDS="$work/setup-commands.txt" \
+BENCH_COMMAND="sudo bench/run.sh${args[*]:+ ${args[*]}}" \
+	/usr/bin/python3 "$top/bench/run.py" report "$work/results.json" "$docs"
+log "wrote $docs/benchmarks.md and $docs/benchmarks.png in $(($(date +%s) - t0)) s"
+sed -n '/^## Targets/,/^## Latency/p' "$docs/benchmarks.md" | sed '$d'
