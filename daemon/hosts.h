@@ -21,6 +21,7 @@ struct hosts_info {
 	size_t		memory;		/* bytes held by the index, text included */
 	size_t		text;		/* of which names */
 	unsigned	flags;
+	uint64_t	digest;		/* of the file's bytes: equal files, equal digests */
 };
 
 /*

@@ -67,6 +67,17 @@ now_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+static bool
+same_content(const struct hosts *a, const struct hosts *b)
+{
+	struct hosts_info x, y;
+
+	hosts_get_info(a, &x);
+	hosts_get_info(b, &y);
+	return x.digest == y.digest && x.flags == y.flags && x.lines == y.lines &&
+	    x.entries == y.entries && x.names == y.names;
+}
+
 /* On the loop: puts a finished load in place.  Frees job. */
 static int
 apply(struct hostsrc *hs, struct job *job)
@@ -74,6 +85,7 @@ apply(struct hostsrc *hs, struct job *job)
 	struct hosts_info	 info;
 	struct hosts		*h = job->h;
 	int			 r = job->r;
+	bool			 same;
 
 	hs->last_error = r;
 	if (r < 0) {
@@ -92,8 +104,20 @@ apply(struct hostsrc *hs, struct job *job)
 		}
 		memset(&job->st, 0, sizeof(job->st));
 	}
-	hosts_free(hs->cur);
-	hs->cur = h;
+	/*
+	 * The same bytes and flags as the index in place (a touch, an editor
+	 * saving an unchanged file, a write to /dev/null as the hosts file):
+	 * keep it, and keep what clients have in the shared segment.
+	 */
+	same = hs->cur != NULL && r == 0 && same_content(hs->cur, h);
+	if (same) {
+		hosts_free(h);
+		h = hs->cur;
+		hs->stats->hosts_reloads_unchanged++;
+	} else {
+		hosts_free(hs->cur);
+		hs->cur = h;
+	}
 	hs->st = job->st;
 	hs->generation++;
 	hs->load_usec = now_us() - job->t0;
@@ -101,6 +125,10 @@ apply(struct hostsrc *hs, struct job *job)
 	if (hs->watch)
 		watch_rearm(hs->watch);
 	hosts_get_info(h, &info);
+	if (same) {
+		log_debug("hosts: read %s again: unchanged", job->path);
+		goto done;
+	}
 	log_info("hosts: loaded %s: %zu entries, %zu names, %zu bad lines, "
 	    "%zu KiB, in %.1f ms", job->path, info.entries, info.names,
 	    info.invalid, info.memory / 1024, hs->load_usec / 1000.0);

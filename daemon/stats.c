@@ -21,6 +21,7 @@ stats_write(const struct stats *s, struct proto_kv_wr *kw)
 	proto_kv_u64(kw, "connections_idle_closed", s->connections_idle_closed);
 	proto_kv_u64(kw, "hosts_reloads", s->hosts_reloads);
 	proto_kv_u64(kw, "hosts_reload_failures", s->hosts_reload_failures);
+	proto_kv_u64(kw, "hosts_reloads_unchanged", s->hosts_reloads_unchanged);
 	proto_kv_u64(kw, "dns_answers", s->dns_answers);
 	proto_kv_u64(kw, "cache_answers", s->cache_answers);
 	proto_kv_u64(kw, "upstream_queries", s->upstream_queries);

@@ -23,6 +23,7 @@ struct stats {
 	uint64_t	connections_idle_closed;
 	uint64_t	hosts_reloads;
 	uint64_t	hosts_reload_failures;
+	uint64_t	hosts_reloads_unchanged;	/* the same bytes: kept */
 	uint64_t	dns_answers;		/* answered from upstream */
 	uint64_t	cache_answers;		/* answered from the cache */
 	uint64_t	upstream_queries;	/* sent to a server */

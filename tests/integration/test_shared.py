@@ -381,6 +381,36 @@ def hosts_change_seen_within_a_second(env):
 
 
 @test
+def unchanged_hosts_file_keeps_the_segment(env):
+    """A hosts file written again with the same bytes (an editor saving, a
+    touch) is read again but changes nothing: the segment stays, and hits
+    stay hits.  A real change after it is still seen."""
+    fs = env.fault()
+    d = env.daemon(fs)
+    pr = env.prober(d)
+    assert pr.ghbn2("web")["addrs"] == ["10.1.2.3"]
+    st0 = d.ctl_json("statistics")
+    g0 = d.ctl_json("status")["hosts_generation"]
+    for _ in range(3):
+        d.write_hosts(HOSTS)
+        os.utime(d.hosts)
+    t0 = time.monotonic()
+    while d.ctl_json("status")["hosts_generation"] == g0 and time.monotonic() - t0 < 5:
+        time.sleep(0.02)
+    time.sleep(0.3)         # any later reload of the same writes
+    st1 = d.ctl_json("statistics")
+    assert st1["hosts_reloads"] > st0["hosts_reloads"], ("not read again", st0, st1)
+    assert st1["hosts_reloads_unchanged"] == (st1["hosts_reloads"] - st0["hosts_reloads"] +
+                                              st0["hosts_reloads_unchanged"]), st1
+    assert st1["shared_resets"] == st0["shared_resets"], ("segment replaced", st0, st1)
+    n, ans = reached(d, lambda: pr.loop(20, op="ghbn2", name="web", af=4))
+    assert n == 0 and [a["addrs"] for a in ans] == [["10.1.2.3"]], (n, ans)
+    d.write_hosts(HOSTS.replace("10.1.2.3", "10.1.2.9"))
+    wait_answer(pr, "web", 4, ["10.1.2.9"], [["10.1.2.3"]], timeout=5)
+    assert d.ctl_json("statistics")["shared_resets"] > st0["shared_resets"]
+
+
+@test
 def flush_and_invalidate_take_effect_at_once(env):
     fs = env.fault()
     name = "chg.fault.example"
