@@ -36,6 +36,7 @@ static const struct key keys[] = {
 	{ "serve_stale",	K_UINT,		F(serve_stale),		0, 604800 },
 	{ "prefetch",		K_BOOL,		F(prefetch),		0, 0 },
 	{ "shared",		K_BOOL,		F(shared),		0, 0 },
+	{ "shared_size_mb",	K_UINT,		F(shared_size_mb),	1, 4096 },
 	{ "max_clients",	K_UINT,		F(max_clients),		1, 1000000 },
 	{ "admin_group",	K_GROUP,	F(admin_group),		0, 0 },
 	{ "log_level",		K_LOGLEVEL,	F(log_level),		0, 0 },
@@ -78,6 +79,7 @@ config_new(void)
 	c->serve_stale = 86400;
 	c->prefetch = true;
 	c->shared = true;
+	c->shared_size_mb = 16;
 	c->max_clients = 4096;
 	c->log_level = LOG_LEVEL_INFO;
 	if (!c->socket || !c->hosts_file || !c->resolv_conf || !c->upstream ||

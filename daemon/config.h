@@ -30,6 +30,7 @@ struct config {
 	unsigned	 serve_stale;
 	bool		 prefetch;
 	bool		 shared;
+	unsigned	 shared_size_mb;	/* most MiB of answers in the segment */
 	unsigned	 max_clients;
 	char		*admin_group;
 	gid_t		 admin_gid;	/* valid when admin_group is set */

@@ -103,6 +103,7 @@ kv_statistics(struct daemon *d, struct proto_kv_wr *kw, void *arg)
 		proto_kv_u64(kw, "shared_resets", ss.resets);
 		proto_kv_u64(kw, "shared_full", ss.full);
 		proto_kv_u64(kw, "shared_used_bytes", ss.used);
+		proto_kv_u64(kw, "shared_failures", ss.failures);
 	}
 }
 
@@ -157,14 +158,16 @@ kv_status(struct daemon *d, struct proto_kv_wr *kw, void *arg)
 	proto_kv_u64(kw, "failure_ttl", d->config->failure_ttl);
 	proto_kv_u64(kw, "serve_stale", d->config->serve_stale);
 	proto_kv_str(kw, "prefetch", d->config->prefetch ? "yes" : "no");
-	proto_kv_str(kw, "shared", d->shm ? "yes" : "no");
 	if (d->shm) {
 		struct shm_stats ss;
 
 		shm_get_stats(d->shm, &ss);
+		/* "failing": /run full, no segment now; clients ask the socket. */
+		proto_kv_str(kw, "shared", ss.dead ? "failing" : "yes");
 		proto_kv_u64(kw, "shared_slots", ss.nslots);
 		proto_kv_u64(kw, "shared_data_bytes", ss.size);
-	}
+	} else
+		proto_kv_str(kw, "shared", "no");
 }
 
 static void

@@ -152,15 +152,16 @@ static void
 shared_open(void)
 {
 	static const struct timeval second = { 1, 0 };
-	char path[4096];
+	char		path[4096];
+	uint32_t	nslots;
+	size_t		data_size;
 
 	if (!daemon_ctx.config->shared)
 		return;
+	shm_sizes(daemon_ctx.config->cache_size,
+	    (size_t)daemon_ctx.config->shared_size_mb << 20, &nslots, &data_size);
 	if (shm_path(daemon_ctx.config->socket, path, sizeof(path)) < 0 ||
-	    (daemon_ctx.shm = shm_new(path,
-	    daemon_ctx.config->cache_size * 4 > (1u << 30) ? 1u << 30 :
-	    daemon_ctx.config->cache_size * 4,
-	    (size_t)daemon_ctx.config->cache_size * 512 + (16u << 20))) == NULL) {
+	    (daemon_ctx.shm = shm_new(path, nslots, data_size)) == NULL) {
 		log_warning("shared segment %s: %s; clients will ask the socket",
 		    path, strerror(errno));
 		return;
@@ -199,6 +200,10 @@ reload(void)
 		if (strcmp(c->socket, old->socket) != 0)
 			log_warning("reload: the socket path changes only on "
 			    "restart; still on %s", old->socket);
+		if (c->shared != old->shared ||
+		    c->shared_size_mb != old->shared_size_mb)
+			log_warning("reload: shared and shared_size_mb change "
+			    "only on restart");
 		free(c->socket);
 		c->socket = strdup(old->socket);
 		daemon_ctx.config = c;

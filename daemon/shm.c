@@ -30,6 +30,8 @@ struct shm {
 	uint8_t		*base;		/* the live segment, mapped read-write */
 	size_t		 len;
 	size_t		 used;		/* bytes of the data area */
+	bool		 dead;		/* base is retired: no segment to write */
+	int64_t		 retry_ns;	/* when dead: no new try before this */
 	struct shm_stats stats;
 };
 
@@ -75,6 +77,18 @@ now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* No new segment: readers must not go on with answers a reset was to remove. */
+static int
+failed(struct shm *s, int r)
+{
+	if (s->base && !s->dead)
+		retire(s->base);
+	s->dead = true;
+	s->retry_ns = now_ns() + 1000000000;
+	s->stats.failures++;
+	return r;
+}
+
 /* Writes a new empty segment and renames it over the path. */
 static int
 make_segment(struct shm *s)
@@ -88,15 +102,23 @@ make_segment(struct shm *s)
 	int			 fd, r;
 
 	if (asprintf(&tmp, "%s.XXXXXX", s->path) < 0)
-		return -ENOMEM;
+		return failed(s, -ENOMEM);
 	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
 		r = -errno;
 		free(tmp);
-		return r;
+		return failed(s, r);
 	}
-	/* Readable by every client, as nscd's database is; written by us only. */
-	if (fchmod(fd, 0644) < 0 || ftruncate(fd, (off_t)len) < 0) {
+	/*
+	 * Readable by every client, as nscd's database is; written by us
+	 * only.  Every page allocated now: on a full tmpfs a write to a hole
+	 * of a shared mapping is a SIGBUS.
+	 */
+	if (fchmod(fd, 0644) < 0) {
 		r = -errno;
+		goto fail;
+	}
+	if ((r = posix_fallocate(fd, 0, (off_t)len)) != 0) {
+		r = -r;
 		goto fail;
 	}
 	base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -136,13 +158,32 @@ make_segment(struct shm *s)
 	s->base = base;
 	s->len = len;
 	s->used = 0;
+	s->dead = false;
 	s->stats.generation = h->generation;
 	return 0;
 fail:
 	close(fd);
 	unlink(tmp);
 	free(tmp);
-	return r;
+	return failed(s, r);
+}
+
+void
+shm_sizes(unsigned cache_size, size_t max_bytes, uint32_t *ret_nslots,
+    size_t *ret_data_size)
+{
+	size_t data = (size_t)cache_size * 512 + (1u << 20);
+	size_t want;
+
+	if (data > max_bytes)
+		data = max_bytes;
+	want = (size_t)cache_size * 4;
+	if (want > data / 64)
+		want = data / 64;
+	if (want > (1u << 30))
+		want = 1u << 30;
+	*ret_nslots = (uint32_t)want;
+	*ret_data_size = data;
 }
 
 struct shm *
@@ -228,15 +269,20 @@ shm_put(struct shm *s, uint8_t kind, uint8_t family, const void *key,
     size_t key_len, bool exact, uint8_t status, int64_t expires_ns, uint32_t ttl,
     const void *body, size_t body_len)
 {
-	struct shm_header	*h = hdr(s);
-	uint64_t		*slots = (uint64_t *)(void *)(s->base + h->slots_off);
-	uint8_t			*data = s->base + h->data_off;
+	struct shm_header	*h;
+	uint64_t		*slots;
+	uint8_t			*data;
 	size_t			 need = shm_rec_size(key_len, body_len);
 	struct shm_rec		*r;
 	uint64_t		 hash, v, i, pos = UINT64_MAX;
 
 	if (key_len > UINT16_MAX || body_len > UINT32_MAX || need > s->data_size / 4)
 		return -E2BIG;
+	if (s->dead && (now_ns() < s->retry_ns || make_segment(s) < 0))
+		return -ENOSPC;
+	h = hdr(s);
+	slots = (uint64_t *)(void *)(s->base + h->slots_off);
+	data = s->base + h->data_off;
 	hash = shm_key_hash(h->key, kind, family, key, key_len);
 	for (i = 0; i < SHM_MAX_PROBE; i++) {
 		uint64_t at = (hash + i) & (h->nslots - 1);
@@ -300,6 +346,7 @@ void
 shm_get_stats(const struct shm *s, struct shm_stats *ret)
 {
 	*ret = s->stats;
+	ret->dead = s->dead;
 	ret->used = s->used;
 	ret->size = s->data_size;
 	ret->nslots = s->nslots;

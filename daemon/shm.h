@@ -13,6 +13,8 @@ struct shm_stats {
 	uint64_t	published;
 	uint64_t	resets;
 	uint64_t	full;		/* resets because the data area filled */
+	uint64_t	failures;	/* new segments that could not be made */
+	bool		dead;		/* none live now: readers ask the socket */
 	size_t		used;		/* bytes of the data area in use */
 	size_t		size;		/* bytes of the data area */
 	uint32_t	nslots;
@@ -27,6 +29,16 @@ struct shm_stats {
  */
 struct shm *shm_new(const char *path, uint32_t nslots, size_t data_size);
 
+/*
+ * The slots and data area for a daemon of cache_size answers and at most
+ * max_bytes of records: room for every cached answer (512 bytes each, and
+ * 1 MiB for hosts answers) up to max_bytes, and about one slot per 64
+ * bytes of records.  The whole file is allocated when it is made, so that
+ * a full /run is an error at that moment, never a SIGBUS on a later write.
+ */
+void	 shm_sizes(unsigned cache_size, size_t max_bytes, uint32_t *ret_nslots,
+	    size_t *ret_data_size);
+
 /* Retires the segment (readers stop using it at once); with unlink, removes the file. */
 void	 shm_free(struct shm *, bool unlink);
 
@@ -40,7 +52,12 @@ int	 shm_put(struct shm *, uint8_t kind, uint8_t family, const void *key,
 	    size_t key_len, bool exact, uint8_t status, int64_t expires_ns,
 	    uint32_t ttl, const void *body, size_t body_len);
 
-/* Replaces the segment with an empty one: published answers vanish at once. */
+/*
+ * Replaces the segment with an empty one: published answers vanish at
+ * once.  If no new one can be made (/run full), the old one is retired
+ * all the same, so readers ask the socket; publishing resumes with the
+ * first new segment that can be made, tried at most once a second.
+ */
 int	 shm_reset(struct shm *);
 
 /* Stamps the heartbeat readers check. */

@@ -68,6 +68,7 @@ assert_config_equal(const struct config *a, const struct config *b)
 	assert_int_equal(a->serve_stale, b->serve_stale);
 	assert_int_equal(a->prefetch, b->prefetch);
 	assert_int_equal(a->shared, b->shared);
+	assert_int_equal(a->shared_size_mb, b->shared_size_mb);
 	assert_int_equal(a->max_clients, b->max_clients);
 	assert_int_equal(a->admin_gid, b->admin_gid);
 	assert_int_equal(a->log_level, b->log_level);
@@ -169,6 +170,7 @@ check_defaults(const struct config *c)
 	assert_int_equal(c->serve_stale, 86400);
 	assert_true(c->prefetch);
 	assert_true(c->shared);
+	assert_int_equal(c->shared_size_mb, 16);
 	assert_int_equal(c->max_clients, 4096);
 	assert_string_equal(c->admin_group, "");
 	assert_int_equal(c->log_level, LOG_LEVEL_INFO);
@@ -226,6 +228,7 @@ test_numbers(void **state)
 		K(failure_ttl, 0, 3600),
 		K(serve_stale, 0, 604800),
 		K(max_clients, 1, 1000000),
+		K(shared_size_mb, 1, 4096),
 	};
 #undef K
 	static const char *const junk[] = { "", "abc", "-1", "+5", " 5", "5 ",

@@ -692,6 +692,86 @@ test_data_full_resets(void **state)
 	assert_true(st.used > 0 && st.used <= 1100);
 }
 
+/* The whole file is allocated when made: a full /run is an error then, not a SIGBUS later. */
+static void
+test_file_allocated(void **state)
+{
+	struct fx	*f = *state;
+	struct stat	 st;
+
+	writer(f, 4096, 1 << 20);
+	assert_int_equal(stat(f->path, &st), 0);
+	assert_true((st.st_mode & 0777) == 0644);
+	assert_true(st.st_size >= (1 << 20) + 4096 * 8);
+	assert_true((off_t)st.st_blocks * 512 >= st.st_size);
+	assert_int_equal(shm_reset(f->s), 0);
+	assert_int_equal(stat(f->path, &st), 0);
+	assert_true((off_t)st.st_blocks * 512 >= st.st_size);
+}
+
+static void
+test_sizing(void **state)
+{
+	uint32_t	n;
+	size_t		d;
+
+	(void)state;
+	/* Small caches: room for every answer, and 4 slots each. */
+	shm_sizes(200, (size_t)16 << 20, &n, &d);
+	assert_int_equal(d, 200 * 512 + (1 << 20));
+	assert_int_equal(n, 800);
+	/* Large ones: at most max_bytes, and a slot per 64 bytes of it. */
+	shm_sizes(1000000, (size_t)16 << 20, &n, &d);
+	assert_int_equal(d, (size_t)16 << 20);
+	assert_int_equal(n, (16 << 20) / 64);
+	shm_sizes(100000000, (size_t)4096 << 20, &n, &d);
+	assert_int_equal(d, (size_t)4096 << 20);
+	assert_int_equal(n, ((size_t)4096 << 20) / 64);
+}
+
+/*
+ * A reset that cannot make a new segment (here: its folder is gone; in
+ * life, /run is full) retires the old one all the same, since what it
+ * was to remove must not stay visible; nothing is published until a new
+ * segment can be made, tried again after a second.
+ */
+static void
+test_failed_reset_retires(void **state)
+{
+	struct fx		*f = *state;
+	struct shm_stats	 st;
+	struct ncc_shared_hit	 hit;
+	char			 moved[80];
+	long			 ms;
+
+	writer(f, 1024, 1 << 20);
+	put_name(f, "kept.example", PROTO_AF_INET, false, PROTO_OK, "old");
+	expect_name(f, "kept.example", PROTO_AF_INET, PROTO_OK, "old");
+	snprintf(moved, sizeof(moved), "%s.moved", f->dir);
+	assert_int_equal(rename(f->dir, moved), 0);
+	assert_true(shm_reset(f->s) < 0);
+	st = stats(f);
+	assert_true(st.dead);
+	assert_int_equal(st.failures, 1);
+	/* The reader holds the old mapping: it sees it retired. */
+	assert_int_equal(look(f, SHM_NAME, PROTO_AF_INET, "kept.example", 12, &hit), 0);
+	/* Publishing fails fast within the second, and does not try again. */
+	assert_int_equal(put(f, SHM_NAME, PROTO_AF_INET, "new.example", 11, false,
+	    PROTO_OK, SHM_FOREVER, 0, "new", 3), -ENOSPC);
+	assert_int_equal(stats(f).failures, 1);
+	assert_int_equal(rename(moved, f->dir), 0);
+	sleep_ms(1100);
+	assert_int_equal(put(f, SHM_NAME, PROTO_AF_INET, "new.example", 11, false,
+	    PROTO_OK, SHM_FOREVER, 0, "new", 3), 0);
+	st = stats(f);
+	assert_false(st.dead);
+	ms = wait_hit(f, "new.example", PROTO_AF_INET, 2500);
+	print_message("segment made again after a failed reset: used after %ld ms\n", ms);
+	assert_true(ms >= 0);
+	expect_name(f, "new.example", PROTO_AF_INET, PROTO_OK, "new");
+	expect_name_miss(f, "kept.example", PROTO_AF_INET);
+}
+
 /* Names whose probe starts at the same slot: the 33rd starts a new segment. */
 static void
 test_probe_window_full(void **state)
@@ -1295,6 +1375,9 @@ main(void)
 		cmocka_unit_test(test_check_header),
 		cmocka_unit_test(test_find_hostile),
 		T(test_writer_output_checks),
+		T(test_file_allocated),
+		T(test_sizing),
+		T(test_failed_reset_retires),
 	};
 #undef T
 
