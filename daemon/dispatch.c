@@ -142,6 +142,7 @@ kv_status(struct daemon *d, struct proto_kv_wr *kw, void *arg)
 	proto_kv_u64(kw, "hosts_invalid_lines", hs.info.invalid);
 	proto_kv_u64(kw, "hosts_names", hs.info.names);
 	proto_kv_u64(kw, "hosts_memory_bytes", hs.info.memory);
+	proto_kv_u64(kw, "hosts_text_bytes", hs.info.text);
 	proto_kv_u64(kw, "hosts_load_usec", (uint64_t)hs.load_usec);
 	proto_kv_str(kw, "resolv_conf", ri.resolv_conf);
 	proto_kv_str(kw, "dns_servers", ri.servers);
