@@ -10,9 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buildinfo.h"
-#include "client.h"
-#include "proto.h"
+#include <namecache.h>	/* the public library, nothing private */
 
 #define TIMEOUT_MS	20000
 
@@ -26,9 +24,9 @@ enum {
 static const char	*socket_path;
 static bool		 json;
 static bool		 color;
-static int		 family = PROTO_AF_UNSPEC;
+static int		 family = AF_UNSPEC;
 static int		 rrtype;		/* query -t, 0 when not given */
-static int		 conn_fd = -1;
+static struct namecache	*ctx;
 
 static void
 usage(FILE *f)
@@ -59,7 +57,7 @@ usage(FILE *f)
 "\n"
 "Admin commands need root or the daemon's admin_group.\n"
 "Exit status: 0 success, 1 not found or failed (or permission denied),\n"
-"2 usage error, 3 daemon unreachable.\n", NAMECACHE_SOCKET_PATH);
+"2 usage error, 3 daemon unreachable.\n", NAMECACHECTL_SOCKET_PATH);
 }
 
 static const char *
@@ -137,278 +135,277 @@ connect_daemon(void)
 {
 	int r;
 
-	if (conn_fd >= 0)
-		return 0;
-	if ((r = ncc_connect(socket_path, &conn_fd)) < 0) {
+	if (ctx == NULL && (r = namecache_new(socket_path, &ctx)) < 0) {
+		fprintf(stderr, "namecachectl: %s: %s\n", socket_path, namecache_strerror(r));
+		return -EXIT_USAGE;
+	}
+	if (namecache_connect(ctx) < 0) {
 		fprintf(stderr, "namecachectl: cannot reach namecached at %s: %s\n",
-		    socket_path, strerror(-r));
+		    socket_path, strerror(namecache_errno(ctx)));
 		return -EXIT_UNREACHABLE;
 	}
 	return 0;
 }
 
-/* Sends one request frame; returns 0 with *rep, or -EXIT_*. */
-static int
-call(const uint8_t *req, int len, struct ncc_reply *rep)
+/*
+ * Failures of the exchange itself, not answers of the daemon: the daemon
+ * went away, did not answer in time, or broke the framing.
+ */
+static bool
+no_answer(int r)
 {
-	int r;
+	return r == NAMECACHE_ERR_UNAVAILABLE || r == NAMECACHE_ERR_TIMEOUT ||
+	    r == NAMECACHE_ERR_NOMEM || (r == NAMECACHE_ERR_PROTOCOL && namecache_errno(ctx) != 0);
+}
 
-	if (len < 0) {
-		fprintf(stderr, "namecachectl: cannot encode the request: %s\n",
-		    strerror(-len));
-		return -EXIT_USAGE;
-	}
-	if ((r = connect_daemon()) < 0)
-		return r;
-	if ((r = ncc_call(conn_fd, req, (size_t)len, ncc_now_ms() + TIMEOUT_MS,
-	    rep)) < 0) {
-		fprintf(stderr, "namecachectl: no answer from namecached at %s: %s\n",
-		    socket_path, strerror(-r));
-		close(conn_fd);
-		conn_fd = -1;
-		return -EXIT_UNREACHABLE;
-	}
-	return 0;
+/* Reports a failed exchange; the context connects again next time. */
+static int
+unreachable(void)
+{
+	int e = namecache_errno(ctx);
+
+	fprintf(stderr, "namecachectl: no answer from namecached at %s: %s\n",
+	    socket_path, strerror(e ? e : EIO));
+	return EXIT_UNREACHABLE;
 }
 
 static const char *
 family_str(int f)
 {
-	return f == PROTO_AF_INET ? "ipv4" : f == PROTO_AF_INET6 ? "ipv6" : "any";
+	return f == AF_INET ? "ipv4" : f == AF_INET6 ? "ipv6" : "any";
+}
+
+static const char *
+addr_str(const struct namecache_address *a, char *buf, size_t len)
+{
+	return inet_ntop(a->family, &a->addr, buf, (socklen_t)len);
 }
 
 static void
-addr_str(uint8_t fam, const uint8_t *a, char *buf, size_t len)
+print_json_answer(const char *key, const struct namecache_result *a, double ms)
 {
-	inet_ntop(fam == PROTO_AF_INET ? AF_INET : AF_INET6, a, buf, (socklen_t)len);
-}
-
-static void
-print_json_answer(const char *key, const struct proto_answer *a, double ms)
-{
-	const uint8_t	*addr;
-	const char	*s;
-	size_t		 cur = 0, n;
-	uint8_t		 fam;
-	char		 buf[INET6_ADDRSTRLEN];
-	bool		 first = true;
+	char	buf[INET6_ADDRSTRLEN];
+	size_t	i;
 
 	printf("{\"name\":");
 	json_cstr(stdout, key);
 	printf(",\"family\":\"%s\",\"status\":\"ok\",\"canonical\":", family_str(family));
-	json_str(stdout, a->canon, a->canon_len);
+	json_cstr(stdout, a->canonical);
 	printf(",\"addresses\":[");
-	while (proto_answer_next_addr(a, &cur, &fam, &addr)) {
-		addr_str(fam, addr, buf, sizeof(buf));
-		printf("%s\"%s\"", first ? "" : ",", buf);
-		first = false;
-	}
+	for (i = 0; i < a->naddresses; i++)
+		printf("%s\"%s\"", i == 0 ? "" : ",",
+		    addr_str(&a->addresses[i], buf, sizeof(buf)));
 	printf("],\"aliases\":[");
-	for (cur = 0, first = true; proto_answer_next_alias(a, &cur, &s, &n); first = false) {
-		printf("%s", first ? "" : ",");
-		json_str(stdout, s, n);
+	for (i = 0; i < a->naliases; i++) {
+		printf("%s", i == 0 ? "" : ",");
+		json_cstr(stdout, a->aliases[i]);
 	}
 	printf("],\"ttl\":%u,\"source\":\"%s\",\"time_ms\":%.3f}\n", a->ttl,
-	    proto_source_str(a->source), ms);
+	    namecache_source_str(a->source), ms);
 }
 
 static void
-print_answer(const char *key, bool reverse, const struct proto_answer *a, double ms)
+print_answer(const char *key, bool reverse, const struct namecache_result *a, double ms)
 {
-	const uint8_t	*addr;
-	const char	*s;
-	size_t		 cur = 0, n, indent = strlen(key) + 2;
-	uint8_t		 fam;
-	char		 buf[INET6_ADDRSTRLEN];
-	bool		 first = true;
+	size_t	i, indent = strlen(key) + 2;
+	char	buf[INET6_ADDRSTRLEN];
 
 	printf("%s%s%s: ", BOLD, key, RESET);
 	if (reverse) {
-		print_safe(a->canon, a->canon_len);
+		print_safe(a->canonical, strlen(a->canonical));
 		putchar('\n');
-		first = false;
 	} else {
-		while (proto_answer_next_addr(a, &cur, &fam, &addr)) {
-			addr_str(fam, addr, buf, sizeof(buf));
-			printf("%*s%s\n", first ? 0 : (int)indent, "", buf);
-			first = false;
-		}
-		if (a->canon_len != strlen(key) ||
-		    strncasecmp(a->canon, key, a->canon_len) != 0) {
+		for (i = 0; i < a->naddresses; i++)
+			printf("%*s%s\n", i == 0 ? 0 : (int)indent, "",
+			    addr_str(&a->addresses[i], buf, sizeof(buf)));
+		if (strcasecmp(a->canonical, key) != 0) {
 			printf("%*s%s(", (int)indent, "", DIM);
-			print_safe(a->canon, a->canon_len);
+			print_safe(a->canonical, strlen(a->canonical));
 			printf(")%s\n", RESET);
 		}
 	}
-	if (a->nalias) {
+	if (a->naliases) {
 		printf("%*s%saliases:", (int)indent, "", DIM);
-		for (cur = 0; proto_answer_next_alias(a, &cur, &s, &n); ) {
+		for (i = 0; i < a->naliases; i++) {
 			putchar(' ');
-			print_safe(s, n);
+			print_safe(a->aliases[i], strlen(a->aliases[i]));
 		}
 		printf("%s\n", RESET);
 	}
-	printf("\n%s-- Answered from %s", DIM, proto_source_str(a->source));
-	if (a->source != PROTO_SRC_HOSTS)
+	printf("\n%s-- Answered from %s", DIM, namecache_source_str(a->source));
+	if (a->source != NAMECACHE_SOURCE_HOSTS)
 		printf(", TTL %us", a->ttl);
 	printf(", in %.2f ms.%s\n", ms, RESET);
 }
 
+/* The daemon's answer was a failure (error is one of its statuses). */
 static void
-print_failure(const char *key, const struct ncc_reply *rep)
+print_failure(const char *key, int error)
 {
-	const char	*msg;
-	size_t		 len;
+	const char *msg = namecache_reason(ctx);
 
-	proto_error_decode(rep->body, rep->body_len, &msg, &len);
 	if (json) {
 		printf("{\"name\":");
 		json_cstr(stdout, key);
 		printf(",\"family\":\"%s\",\"status\":\"%s\",\"error\":", family_str(family),
-		    rep->hdr.status == PROTO_NOTFOUND ? "notfound" :
-		    rep->hdr.status == PROTO_NODATA ? "nodata" : "error");
-		if (msg)
-			json_str(stdout, msg, len);
-		else
-			json_cstr(stdout, proto_status_str(rep->hdr.status));
+		    error == NAMECACHE_ERR_NOTFOUND ? "notfound" :
+		    error == NAMECACHE_ERR_NODATA ? "nodata" : "error");
+		json_cstr(stdout, msg ? msg : namecache_strerror(error));
 		printf(",\"addresses\":[],\"ttl\":0,\"source\":\"none\"}\n");
 		return;
 	}
-	fprintf(stderr, "%s%s%s: %s", RED, key, RESET, proto_status_str(rep->hdr.status));
+	fprintf(stderr, "%s%s%s: %s", RED, key, RESET, namecache_strerror(error));
 	if (msg) {
 		fputs(": ", stderr);
-		fwrite(msg, 1, len, stderr);
+		fputs(msg, stderr);
 	}
 	fputc('\n', stderr);
 }
 
 /*
- * Asks, timing the round trip.  Returns EXIT_OK with an OK reply in *rep
- * (caller frees), or the exit status, the failure already printed.
+ * What a failed request exits with, the failure printed: the exchange
+ * failed (3), the reply did not parse, or the daemon answered a failure (1).
  */
 static int
-ask(const char *key, const uint8_t *req, int len, struct ncc_reply *rep,
-    double *ret_ms)
+failed(const char *key, int r)
 {
-	struct timespec	ts0, ts1;
-	int		r;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts0);
-	if ((r = call(req, len, rep)) < 0)
-		return -r;
-	clock_gettime(CLOCK_MONOTONIC, &ts1);
-	*ret_ms = (ts1.tv_sec - ts0.tv_sec) * 1e3 + (ts1.tv_nsec - ts0.tv_nsec) / 1e6;
-	if (rep->hdr.status != PROTO_OK) {
-		print_failure(key, rep);
-		ncc_reply_free(rep);
+	if (no_answer(r))
+		return unreachable();
+	if (r == NAMECACHE_ERR_PROTOCOL) {
+		fprintf(stderr, "namecachectl: %s: malformed answer from the daemon\n", key);
 		return EXIT_FAILED;
 	}
-	return EXIT_OK;
+	print_failure(key, r);
+	return EXIT_FAILED;
 }
 
-static int
-bad_answer(const char *key, struct ncc_reply *rep)
+static double
+ms_since(const struct timespec *ts0)
 {
-	fprintf(stderr, "namecachectl: %s: malformed answer from the daemon\n", key);
-	ncc_reply_free(rep);
-	return EXIT_FAILED;
+	struct timespec ts1;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts1);
+	return (ts1.tv_sec - ts0->tv_sec) * 1e3 + (ts1.tv_nsec - ts0->tv_nsec) / 1e6;
 }
 
 static int
 query_records(const char *key)
 {
-	uint8_t		 buf[PROTO_HDR_LEN + 6 + PROTO_NAME_MAX + 1];
-	struct proto_records recs;
-	struct proto_record rec;
-	struct ncc_reply rep;
-	struct proto_wr	 w;
+	struct namecache_records *recs;
+	struct timespec	 ts0;
 	const char	*why = NULL;
 	char		 tbuf[16];
-	size_t		 cur = 0;
-	bool		 first = true;
+	size_t		 i;
 	double		 ms;
 	int		 r;
 
-	if (proto_name_check(key, strlen(key), &why) < 0) {
+	if (namecache_check_name(key, &why) < 0) {
 		fprintf(stderr, "namecachectl: '%s': %s\n", key, why);
 		return EXIT_FAILED;
 	}
-	proto_wr_init(&w, buf, sizeof(buf));
-	if ((r = ask(key, buf, proto_query_rr_encode(&w, ncc_next_id(),
-	    (uint16_t)rrtype, key), &rep, &ms)) != EXIT_OK)
-		return r;
-	if (proto_records_decode(rep.body, rep.body_len, &recs) < 0)
-		return bad_answer(key, &rep);
+	clock_gettime(CLOCK_MONOTONIC, &ts0);
+	if ((r = connect_daemon()) < 0)
+		return -r;
+	if ((r = namecache_query_records(ctx, key, (uint16_t)rrtype, TIMEOUT_MS, &recs)) < 0)
+		return failed(key, r);
+	ms = ms_since(&ts0);
 	if (json) {
 		printf("{\"name\":");
 		json_cstr(stdout, key);
 		printf(",\"type\":\"%s\",\"status\":\"ok\",\"records\":[",
-		    proto_rrtype_str((uint16_t)rrtype, tbuf, sizeof(tbuf)));
+		    namecache_rrtype_str((uint16_t)rrtype, tbuf, sizeof(tbuf)));
 	}
-	while (proto_records_next(&recs, &cur, &rec)) {
-		const char *t = proto_rrtype_str(rec.type, tbuf, sizeof(tbuf));
+	for (i = 0; i < recs->count; i++) {
+		const struct namecache_record *rec = &recs->records[i];
+		const char *t = namecache_rrtype_str(rec->type, tbuf, sizeof(tbuf));
 
 		if (json) {
-			printf("%s{\"name\":", first ? "" : ",");
-			json_str(stdout, rec.owner, rec.owner_len);
-			printf(",\"type\":\"%s\",\"ttl\":%u,\"data\":", t, rec.ttl);
-			json_str(stdout, rec.rdata, rec.rdata_len);
+			printf("%s{\"name\":", i == 0 ? "" : ",");
+			json_cstr(stdout, rec->owner);
+			printf(",\"type\":\"%s\",\"ttl\":%u,\"data\":", t, rec->ttl);
+			json_cstr(stdout, rec->data);
 			putchar('}');
 		} else {
 			printf("%s", BOLD);
-			print_safe(rec.owner, rec.owner_len);
+			print_safe(rec->owner, strlen(rec->owner));
 			printf("%s IN %s ", RESET, t);
-			print_safe(rec.rdata, rec.rdata_len);
+			print_safe(rec->data, strlen(rec->data));
 			putchar('\n');
 		}
-		first = false;
 	}
 	if (json)
 		printf("],\"ttl\":%u,\"source\":\"%s\",\"time_ms\":%.3f}\n",
-		    recs.ttl, proto_source_str(recs.source), ms);
+		    recs->ttl, namecache_source_str(recs->source), ms);
 	else
 		printf("\n%s-- Answered from %s, TTL %us, in %.2f ms.%s\n", DIM,
-		    proto_source_str(recs.source), recs.ttl, ms, RESET);
-	ncc_reply_free(&rep);
+		    namecache_source_str(recs->source), recs->ttl, ms, RESET);
+	namecache_records_free(recs);
 	return EXIT_OK;
+}
+
+/* The outcome of one lookup, filled in by its callback. */
+struct outcome {
+	bool			 done;
+	int			 error;
+	struct namecache_result	*result;
+};
+
+static void
+on_answer(struct namecache *c, struct namecache_query *q, int error,
+    struct namecache_result *res, void *arg)
+{
+	struct outcome *o = arg;
+
+	o->done = true;
+	o->error = error;
+	o->result = res;	/* ours now: freed by query_one */
 }
 
 static int
 query_one(const char *key)
 {
-	uint8_t		 buf[PROTO_HDR_LEN + 4 + PROTO_NAME_MAX + 1], addr[16];
-	struct proto_answer a;
-	struct ncc_reply rep;
-	struct proto_wr	 w;
+	struct outcome	 o = { 0 };
+	struct timespec	 ts0;
+	uint8_t		 addr[16];
 	const char	*why = NULL;
 	bool		 reverse = true;
 	double		 ms;
-	int		 len, r;
+	int		 r;
 
-	proto_wr_init(&w, buf, sizeof(buf));
 	if (rrtype)
 		return query_records(key);
-	if (inet_pton(AF_INET, key, addr) == 1)
-		len = proto_lookup_addr_encode(&w, ncc_next_id(), PROTO_AF_INET, addr);
-	else if (inet_pton(AF_INET6, key, addr) == 1)
-		len = proto_lookup_addr_encode(&w, ncc_next_id(), PROTO_AF_INET6, addr);
-	else {
+	if (inet_pton(AF_INET, key, addr) != 1 && inet_pton(AF_INET6, key, addr) != 1) {
 		reverse = false;
-		if (proto_name_check(key, strlen(key), &why) < 0) {
+		if (namecache_check_name(key, &why) < 0) {
 			fprintf(stderr, "namecachectl: '%s': %s\n", key, why);
 			return EXIT_FAILED;
 		}
-		len = proto_lookup_name_encode(&w, ncc_next_id(), (uint8_t)family, key);
 	}
-	if ((r = ask(key, buf, len, &rep, &ms)) != EXIT_OK)
-		return r;
-	if (proto_answer_decode(rep.body, rep.body_len, &a) < 0)
-		return bad_answer(key, &rep);
-	if (json)
-		print_json_answer(key, &a, ms);
+	/* Round trips to the daemon, timed: never the shared cache. */
+	clock_gettime(CLOCK_MONOTONIC, &ts0);
+	if ((r = connect_daemon()) < 0)
+		return -r;
+	if (!reverse)
+		r = namecache_submit_name(ctx, key, family, NAMECACHE_NO_SHARED, TIMEOUT_MS,
+		    on_answer, &o, NULL);
+	else if (inet_pton(AF_INET, key, addr) == 1)
+		r = namecache_submit_addr(ctx, AF_INET, addr, NAMECACHE_NO_SHARED,
+		    TIMEOUT_MS, on_answer, &o, NULL);
 	else
-		print_answer(key, reverse, &a, ms);
-	ncc_reply_free(&rep);
+		r = namecache_submit_addr(ctx, AF_INET6, addr, NAMECACHE_NO_SHARED,
+		    TIMEOUT_MS, on_answer, &o, NULL);
+	if (r >= 0)
+		r = namecache_wait(ctx, -1);
+	if (r < 0 || !o.done)
+		return failed(key, r < 0 ? r : NAMECACHE_ERR_UNAVAILABLE);
+	if (o.error < 0)
+		return failed(key, o.error);
+	ms = ms_since(&ts0);
+	if (json)
+		print_json_answer(key, o.result, ms);
+	else
+		print_answer(key, reverse, o.result, ms);
+	namecache_result_free(o.result);
 	return EXIT_OK;
 }
 
@@ -446,120 +443,107 @@ label(const char *key, size_t len, char *out, size_t cap)
 		out[0] -= 'a' - 'A';
 }
 
-static int
-cmd_kv(uint8_t type)
-{
-	uint8_t		 buf[PROTO_HDR_LEN];
-	struct proto_kv_rd kr;
-	struct proto_kv	 kv;
-	struct ncc_reply rep;
-	struct proto_wr	 w;
-	size_t		 width = 0;
-	char		 lab[PROTO_KEY_MAX + 1];
-	bool		 first = true;
-	int		 r, pass;
+enum kv_cmd { KV_STATISTICS, KV_STATUS };
 
-	proto_wr_init(&w, buf, sizeof(buf));
-	if ((r = call(buf, proto_simple_encode(&w, type, ncc_next_id()), &rep)) < 0)
+static int
+cmd_kv(enum kv_cmd which)
+{
+	struct namecache_values	*vals;
+	size_t			 width = 0, i;
+	char			 lab[128];
+	int			 r;
+
+	if ((r = connect_daemon()) < 0)
 		return -r;
-	if (rep.hdr.status != PROTO_OK) {
-		print_failure(type == PROTO_STATUS ? "status" : "statistics", &rep);
-		ncc_reply_free(&rep);
+	r = which == KV_STATUS ? namecache_status(ctx, TIMEOUT_MS, &vals) :
+	    namecache_statistics(ctx, TIMEOUT_MS, &vals);
+	if (r == NAMECACHE_ERR_PROTOCOL && !no_answer(r)) {
+		fprintf(stderr, "namecachectl: malformed reply from the daemon\n");
 		return EXIT_FAILED;
 	}
-	/* Two passes: the first finds the label width, for aligned output. */
-	for (pass = json ? 1 : 0; pass < 2; pass++) {
-		if (proto_kv_init(&kr, rep.body, rep.body_len) < 0)
-			goto bad;
-		if (pass == 1 && json)
-			putchar('{');
-		while ((r = proto_kv_next(&kr, &kv)) > 0) {
-			if (pass == 0) {
-				if (kv.key_len > width)
-					width = kv.key_len;
-				continue;
-			}
-			if (json) {
-				printf("%s", first ? "" : ",");
-				json_str(stdout, kv.key, kv.key_len);
-				putchar(':');
-				if (kv.kind == PROTO_KV_U64)
-					printf("%llu", (unsigned long long)kv.u64);
-				else
-					json_str(stdout, kv.str, kv.str_len);
-				first = false;
-				continue;
-			}
-			label(kv.key, kv.key_len, lab, sizeof(lab));
-			printf("%s%*s%s: ", BOLD, (int)width, lab, RESET);
-			if (kv.kind == PROTO_KV_U64)
-				printf("%llu\n", (unsigned long long)kv.u64);
-			else {
-				print_safe(kv.str, kv.str_len);
-				putchar('\n');
-			}
+	if (r < 0)
+		return failed(which == KV_STATUS ? "status" : "statistics", r);
+	/* The label width first, for aligned output. */
+	for (i = 0; i < vals->count; i++)
+		if (strlen(vals->values[i].key) > width)
+			width = strlen(vals->values[i].key);
+	if (json)
+		putchar('{');
+	for (i = 0; i < vals->count; i++) {
+		const struct namecache_value *v = &vals->values[i];
+
+		if (json) {
+			printf("%s", i == 0 ? "" : ",");
+			json_cstr(stdout, v->key);
+			putchar(':');
+			if (v->kind == NAMECACHE_VALUE_NUMBER)
+				printf("%llu", (unsigned long long)v->number);
+			else
+				json_cstr(stdout, v->string);
+			continue;
 		}
-		if (r < 0)
-			goto bad;
+		label(v->key, strlen(v->key), lab, sizeof(lab));
+		printf("%s%*s%s: ", BOLD, (int)width, lab, RESET);
+		if (v->kind == NAMECACHE_VALUE_NUMBER)
+			printf("%llu\n", (unsigned long long)v->number);
+		else {
+			print_safe(v->string, strlen(v->string));
+			putchar('\n');
+		}
 	}
 	if (json)
 		printf("}\n");
-	ncc_reply_free(&rep);
+	namecache_values_free(vals);
 	return EXIT_OK;
-bad:
-	fprintf(stderr, "namecachectl: malformed reply from the daemon\n");
-	ncc_reply_free(&rep);
-	return EXIT_FAILED;
 }
 
-/* Sends a request and prints its kv reply as a sentence: "Flushed 3 entries." */
+enum admin_cmd { A_FLUSH, A_INVALIDATE, A_RESET, A_RELOAD };
+
+/* Sends an admin request and prints its outcome as a sentence: "Flushed 3 entries." */
 static int
-cmd_admin(uint8_t type, const char *name)
+cmd_admin(enum admin_cmd what, const char *name)
 {
-	uint8_t		 buf[PROTO_HDR_LEN + 2 + PROTO_NAME_MAX + 1];
-	struct proto_kv_rd kr;
-	struct proto_kv	 kv;
-	struct ncc_reply rep;
-	struct proto_wr	 w;
+	const char	*why = NULL, *msg;
 	uint64_t	 n = 0;
-	int		 len, r;
+	int		 r;
 
-	proto_wr_init(&w, buf, sizeof(buf));
-	if (type == PROTO_INVALIDATE) {
-		const char *why = NULL;
-
-		if (proto_name_check(name, strlen(name), &why) < 0) {
-			fprintf(stderr, "namecachectl: '%s': %s\n", name, why);
-			return EXIT_FAILED;
-		}
-		len = proto_invalidate_encode(&w, ncc_next_id(), name);
-	} else
-		len = proto_simple_encode(&w, type, ncc_next_id());
-	if ((r = call(buf, len, &rep)) < 0)
-		return -r;
-	if (rep.hdr.status != PROTO_OK) {
-		const char *msg;
-		size_t mlen;
-
-		proto_error_decode(rep.body, rep.body_len, &msg, &mlen);
-		if (json)
-			printf("{\"status\":\"%s\"}\n", rep.hdr.status == PROTO_DENIED ?
-			    "denied" : "error");
-		fprintf(stderr, "namecachectl: %.*s\n", msg ? (int)mlen : 0, msg ? msg : "");
-		if (!msg)
-			fprintf(stderr, "namecachectl: %s\n", proto_status_str(rep.hdr.status));
-		ncc_reply_free(&rep);
+	if (what == A_INVALIDATE && namecache_check_name(name, &why) < 0) {
+		fprintf(stderr, "namecachectl: '%s': %s\n", name, why);
 		return EXIT_FAILED;
 	}
-	if (proto_kv_init(&kr, rep.body, rep.body_len) == 0 &&
-	    proto_kv_next(&kr, &kv) > 0 && kv.kind == PROTO_KV_U64)
-		n = kv.u64;
-	ncc_reply_free(&rep);
+	if ((r = connect_daemon()) < 0)
+		return -r;
+	switch (what) {
+	case A_FLUSH:
+		r = namecache_flush_caches(ctx, TIMEOUT_MS, &n);
+		break;
+	case A_INVALIDATE:
+		r = namecache_invalidate(ctx, name, TIMEOUT_MS, &n);
+		break;
+	case A_RESET:
+		r = namecache_reset_statistics(ctx, TIMEOUT_MS);
+		break;
+	case A_RELOAD:
+		r = namecache_reload(ctx, TIMEOUT_MS);
+		break;
+	}
+	if (no_answer(r))
+		return unreachable();
+	if (r < 0) {
+		msg = namecache_reason(ctx);
+		if (json)
+			printf("{\"status\":\"%s\"}\n", r == NAMECACHE_ERR_DENIED ?
+			    "denied" : "error");
+		fprintf(stderr, "namecachectl: %s\n", msg ? msg : "");
+		if (!msg)
+			fprintf(stderr, "namecachectl: %s\n", namecache_strerror(r));
+		return EXIT_FAILED;
+	}
 	if (json) {
 		printf("{\"status\":\"ok\"");
-		if (type == PROTO_FLUSH_CACHES)
+		if (what == A_FLUSH)
 			printf(",\"flushed\":%llu", (unsigned long long)n);
-		if (type == PROTO_INVALIDATE) {
+		if (what == A_INVALIDATE) {
 			printf(",\"name\":");
 			json_cstr(stdout, name);
 			printf(",\"invalidated\":%llu", (unsigned long long)n);
@@ -567,17 +551,17 @@ cmd_admin(uint8_t type, const char *name)
 		printf("}\n");
 		return EXIT_OK;
 	}
-	switch (type) {
-	case PROTO_FLUSH_CACHES:
+	switch (what) {
+	case A_FLUSH:
 		printf("Flushed %llu cached answers.\n", (unsigned long long)n);
 		break;
-	case PROTO_INVALIDATE:
+	case A_INVALIDATE:
 		printf("%s: dropped %llu cached answers.\n", name, (unsigned long long)n);
 		break;
-	case PROTO_RESET_STATISTICS:
+	case A_RESET:
 		printf("Statistics reset.\n");
 		break;
-	case PROTO_RELOAD:
+	case A_RELOAD:
 		printf("Reloaded configuration, hosts file and resolv.conf.\n");
 		break;
 	}
@@ -590,18 +574,18 @@ kind_str(uint32_t kind, char *buf, size_t len)
 	char t[16];
 
 	/* Records asked with query -t are marked, beside the address lookups. */
-	snprintf(buf, len, "%s%s", proto_rrtype_str((uint16_t)kind, t, sizeof(t)),
+	snprintf(buf, len, "%s%s", namecache_rrtype_str((uint16_t)kind, t, sizeof(t)),
 	    kind & 0x10000 ? "/rr" : "");
 	return buf;
 }
 
 static const char *
-item_status(const struct proto_cache_item *it)
+item_status(const struct namecache_cache_entry *e)
 {
-	switch (it->status) {
-	case PROTO_OK:		return "answer";
-	case PROTO_NOTFOUND:	return "NXDOMAIN";
-	case PROTO_NODATA:	return "NODATA";
+	switch (e->status) {
+	case 0:				return "answer";
+	case NAMECACHE_ERR_NOTFOUND:	return "NXDOMAIN";
+	case NAMECACHE_ERR_NODATA:	return "NODATA";
 	}
 	return "failed";
 }
@@ -609,13 +593,9 @@ item_status(const struct proto_cache_item *it)
 static int
 cmd_show_cache(void)
 {
-	uint8_t		 buf[PROTO_HDR_LEN + 8];
-	struct proto_cache_page pg;
-	struct proto_cache_item it;
-	struct ncc_reply rep;
-	struct proto_wr	 w;
+	struct namecache_cache_page *pg;
 	uint64_t	 cursor = 0, total = 0;
-	size_t		 cur;
+	size_t		 i;
 	char		 kbuf[24];
 	bool		 first = true;
 	int		 r;
@@ -626,36 +606,35 @@ cmd_show_cache(void)
 		printf("%s%-50s %-9s %-9s %8s%s\n", BOLD, "NAME", "KIND", "STATUS",
 		    "TTL", RESET);
 	do {
-		proto_wr_init(&w, buf, sizeof(buf));
-		if ((r = call(buf, proto_show_cache_encode(&w, ncc_next_id(), cursor),
-		    &rep)) < 0)
+		if ((r = connect_daemon()) < 0)
 			return -r;
-		if (rep.hdr.status != PROTO_OK ||
-		    proto_cache_page_decode(rep.body, rep.body_len, &pg) < 0) {
-			fprintf(stderr, "namecachectl: show-cache: %s\n",
-			    proto_status_str(rep.hdr.status));
-			ncc_reply_free(&rep);
+		if ((r = namecache_show_cache(ctx, cursor, TIMEOUT_MS, &pg)) < 0) {
+			if (no_answer(r))
+				return unreachable();
+			fprintf(stderr, "namecachectl: show-cache: %s\n", namecache_strerror(r));
 			return EXIT_FAILED;
 		}
-		for (cur = 0; proto_cache_page_next(&pg, &cur, &it); total++) {
-			kind_str(it.kind, kbuf, sizeof(kbuf));
+		for (i = 0; i < pg->count; i++, total++) {
+			const struct namecache_cache_entry *e = &pg->entries[i];
+
+			kind_str(e->kind, kbuf, sizeof(kbuf));
 			if (json) {
 				printf("%s{\"name\":", first ? "" : ",");
-				json_str(stdout, it.name, it.name_len);
+				json_cstr(stdout, e->name);
 				printf(",\"kind\":\"%s\",\"query\":\"%s\",\"status\":"
 				    "\"%s\",\"ttl\":%u,\"expired\":%s,\"source\":\"dns\"}",
-				    kbuf, it.kind & 0x10000 ? "records" : "address",
-				    item_status(&it), it.ttl,
-				    it.flags & PROTO_CACHE_EXPIRED ? "true" : "false");
+				    kbuf, e->kind & 0x10000 ? "records" : "address",
+				    item_status(e), e->ttl,
+				    e->flags & NAMECACHE_ENTRY_EXPIRED ? "true" : "false");
 				first = false;
 				continue;
 			}
-			printf("%-50.*s %-9s %-9s %7us%s\n", (int)it.name_len, it.name,
-			    kbuf, item_status(&it), it.ttl,
-			    it.flags & PROTO_CACHE_EXPIRED ? " (expired)" : "");
+			printf("%-50s %-9s %-9s %7us%s\n", e->name,
+			    kbuf, item_status(e), e->ttl,
+			    e->flags & NAMECACHE_ENTRY_EXPIRED ? " (expired)" : "");
 		}
-		cursor = pg.next;
-		ncc_reply_free(&rep);
+		cursor = pg->next;
+		namecache_cache_page_free(pg);
 	} while (cursor != 0);
 	if (json)
 		printf("]\n");
@@ -680,21 +659,21 @@ main(int argc, char **argv)
 	const char	*term = getenv("TERM");
 	int		 c, r;
 
-	socket_path = ncc_socket_path();
+	socket_path = namecache_socket_path();
 	/* Options may come before or after the command, as with resolvectl. */
 	while ((c = getopt_long(argc, argv, "46ht:", opts, NULL)) != -1) {
 		switch (c) {
 		case '4':
-			family = PROTO_AF_INET;
+			family = AF_INET;
 			break;
 		case '6':
-			family = PROTO_AF_INET6;
+			family = AF_INET6;
 			break;
 		case 's':
 			socket_path = optarg;
 			break;
 		case 't':
-			if ((rrtype = proto_rrtype_parse(optarg)) < 0) {
+			if ((rrtype = namecache_rrtype_parse(optarg)) < 0) {
 				fprintf(stderr, "namecachectl: unknown record type '%s'\n",
 				    optarg);
 				return EXIT_USAGE;
@@ -707,7 +686,7 @@ main(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		case 'V':
-			printf("namecachectl %s\n", NAMECACHE_VERSION);
+			printf("namecachectl %s\n", NAMECACHECTL_VERSION);
 			return EXIT_OK;
 		default:
 			usage(stderr);
@@ -724,21 +703,21 @@ main(int argc, char **argv)
 	if (strcmp(cmd, "query") == 0)
 		r = cmd_query(argc - optind, argv + optind);
 	else if (strcmp(cmd, "statistics") == 0 && optind == argc)
-		r = cmd_kv(PROTO_STATISTICS);
+		r = cmd_kv(KV_STATISTICS);
 	else if (strcmp(cmd, "status") == 0 && optind == argc)
-		r = cmd_kv(PROTO_STATUS);
+		r = cmd_kv(KV_STATUS);
 	else if (strcmp(cmd, "show-cache") == 0 && optind == argc)
 		r = cmd_show_cache();
 	else if (strcmp(cmd, "flush-caches") == 0 && optind == argc)
-		r = cmd_admin(PROTO_FLUSH_CACHES, NULL);
+		r = cmd_admin(A_FLUSH, NULL);
 	else if (strcmp(cmd, "reset-statistics") == 0 && optind == argc)
-		r = cmd_admin(PROTO_RESET_STATISTICS, NULL);
+		r = cmd_admin(A_RESET, NULL);
 	else if (strcmp(cmd, "reload") == 0 && optind == argc)
-		r = cmd_admin(PROTO_RELOAD, NULL);
+		r = cmd_admin(A_RELOAD, NULL);
 	else if (strcmp(cmd, "invalidate") == 0 && optind < argc) {
 		r = EXIT_OK;
 		for (; optind < argc && r != EXIT_UNREACHABLE; optind++) {
-			int one = cmd_admin(PROTO_INVALIDATE, argv[optind]);
+			int one = cmd_admin(A_INVALIDATE, argv[optind]);
 
 			if (one > r)
 				r = one;
@@ -750,8 +729,7 @@ main(int argc, char **argv)
 		usage(stderr);
 		r = EXIT_USAGE;
 	}
-	if (conn_fd >= 0)
-		close(conn_fd);
+	namecache_free(ctx);
 	fflush(stdout);
 	return ferror(stdout) ? EXIT_FAILED : r;
 }

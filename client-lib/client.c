@@ -323,10 +323,35 @@ ncc_pool_clear(void)
 }
 
 int
+ncc_connect_until(const char *path, int64_t deadline_ms, int *ret_fd)
+{
+	struct timespec	ts = { 0, 1000000 };
+	int		saved = errno, r;
+
+	/* A full backlog makes no descriptor to poll: try again each ms. */
+	while ((r = ncc_connect(path, ret_fd)) == -EAGAIN) {
+		if (ncc_now_ms() >= deadline_ms) {
+			r = -ETIMEDOUT;
+			break;
+		}
+		nanosleep(&ts, NULL);
+	}
+	errno = saved;
+	return r;
+}
+
+int
 ncc_pool_call(const char *path, const void *req, size_t len, int timeout_ms,
     struct ncc_reply *ret)
 {
-	int64_t		deadline = ncc_now_ms() + timeout_ms;
+	return ncc_pool_call_until(path, req, len, ncc_now_ms() + timeout_ms,
+	    false, ret);
+}
+
+int
+ncc_pool_call_until(const char *path, const void *req, size_t len,
+    int64_t deadline, bool wait_backlog, struct ncc_reply *ret)
+{
 	struct stat	st;
 	dev_t		dev = 0;
 	ino_t		ino = 0;
@@ -337,7 +362,9 @@ ncc_pool_call(const char *path, const void *req, size_t len, int timeout_ms,
 		fd = pool_get(&dev, &ino);
 		reused = fd >= 0;
 		if (!reused) {
-			if ((r = ncc_connect(path, &fd)) < 0)
+			r = wait_backlog ? ncc_connect_until(path, deadline, &fd) :
+			    ncc_connect(path, &fd);
+			if (r < 0)
 				break;
 			if (fstat(fd, &st) < 0) {
 				r = -errno;

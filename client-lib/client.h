@@ -3,6 +3,7 @@
 #ifndef NAMECACHE_CLIENT_H
 #define NAMECACHE_CLIENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,6 +55,17 @@ int	ncc_call(int fd, const void *req, size_t len, int64_t deadline_ms,
  */
 int	ncc_pool_call(const char *path, const void *req, size_t len,
 	    int timeout_ms, struct ncc_reply *ret);
+
+/*
+ * As ncc_pool_call, before an absolute deadline.  With wait_backlog, a
+ * daemon whose backlog is full is asked again until the deadline
+ * (-ETIMEDOUT) instead of failing with -EAGAIN at once.
+ */
+int	ncc_pool_call_until(const char *path, const void *req, size_t len,
+	    int64_t deadline_ms, bool wait_backlog, struct ncc_reply *ret);
+
+/* ncc_connect, trying again while the backlog is full, until the deadline. */
+int	ncc_connect_until(const char *path, int64_t deadline_ms, int *ret_fd);
 
 /* Drops the pool's idle connections (tests, and callers about to exec). */
 void	ncc_pool_clear(void);

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/* client-lib/lookup.c - libnamecache's blocking lookups: the shared cache, then the socket. */
+
+/*
+ * The same path as the NSS module's: a hit in the daemon's shared segment
+ * costs no system call; a miss goes over a pooled connection (client.c),
+ * so a thread pays a connect only when every pooled connection is busy.
+ * Both are thread-safe and fork-safe, so these calls are too.  The
+ * deadline is fixed at entry and covers connecting as well: a daemon with
+ * a full backlog is asked again until then.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "client.h"
+#include "decode.h"
+#include "proto.h"
+#include "shared.h"
+#include "shmfmt.h"
+
+/* -errno from the client core as a NAMECACHE_ERR_* code. */
+static int
+sys_error(int r)
+{
+	switch (r) {
+	case -ETIMEDOUT:	return NAMECACHE_ERR_TIMEOUT;
+	case -ENOMEM:		return NAMECACHE_ERR_NOMEM;
+	case -EBADMSG:		return NAMECACHE_ERR_PROTOCOL;
+	}
+	return NAMECACHE_ERR_UNAVAILABLE;
+}
+
+/*
+ * The pool does not know which daemon its connections lead to: when the
+ * path changes (a program, or a test, sets NAMECACHE_SOCKET anew), the
+ * idle ones are dropped, so a lookup never goes to the old daemon.
+ */
+static void
+pool_follow(const char *path)
+{
+	static uint64_t	last;	/* atomic: FNV-1a of the path last used */
+	uint64_t	h = 1469598103934665603ULL;
+
+	for (; *path; path++)
+		h = (h ^ (uint8_t)*path) * 1099511628211ULL;
+	if (__atomic_exchange_n(&last, h, __ATOMIC_RELAXED) != h)
+		ncc_pool_clear();
+}
+
+static int
+lookup(uint8_t kind, uint8_t family, const void *key, size_t key_len,
+    unsigned flags, int timeout_ms, const uint8_t *req, int req_len,
+    struct namecache_result **ret_result)
+{
+	struct ncc_shared_hit	 hit;
+	struct ncc_reply	 rep;
+	const char		*path = ncc_socket_path();
+	int64_t			 deadline;
+	int			 saved = errno, r;
+
+	if (req_len < 0)
+		return NAMECACHE_ERR_INVAL;
+	deadline = ncc_now_ms() + (timeout_ms > 0 ? timeout_ms : NAMECACHE_TIMEOUT_DEFAULT);
+	if (!(flags & NAMECACHE_NO_SHARED) &&
+	    ncc_shared_lookup(path, kind, family, key, key_len, &hit)) {
+		r = hit.status == PROTO_OK ? nc_result_decode(hit.body, hit.body_len,
+		    hit.ttl_left, ret_result) : nc_status_error(hit.status);
+		ncc_shared_release(&hit);
+		/* A record that does not parse: let the daemon answer instead. */
+		if (r != NAMECACHE_ERR_PROTOCOL)
+			goto done;
+	}
+	pool_follow(path);
+	r = ncc_pool_call_until(path, req, (size_t)req_len, deadline, true, &rep);
+	if (r < 0) {
+		r = sys_error(r);
+		goto done;
+	}
+	r = rep.hdr.status == PROTO_OK ? nc_result_decode(rep.body, rep.body_len, -1,
+	    ret_result) : nc_status_error(rep.hdr.status);
+	ncc_reply_free(&rep);
+done:
+	errno = saved;
+	return r;
+}
+
+NC_EXPORT int
+namecache_lookup_name(const char *name, int family, unsigned flags,
+    int timeout_ms, struct namecache_result **ret_result)
+{
+	uint8_t		buf[PROTO_HDR_LEN + 4 + PROTO_NAME_MAX + 1];
+	struct proto_wr	w;
+	int		pf = nc_proto_family(family);
+
+	if (name == NULL || ret_result == NULL || pf < 0 || (flags & ~NAMECACHE_NO_SHARED))
+		return NAMECACHE_ERR_INVAL;
+	if (proto_name_check(name, strlen(name), NULL) < 0)
+		return NAMECACHE_ERR_BADNAME;
+	proto_wr_init(&w, buf, sizeof(buf));
+	return lookup(SHM_NAME, (uint8_t)pf, name, strlen(name), flags, timeout_ms, buf,
+	    proto_lookup_name_encode(&w, ncc_next_id(), (uint8_t)pf, name), ret_result);
+}
+
+NC_EXPORT int
+namecache_lookup_addr(int family, const void *addr, unsigned flags,
+    int timeout_ms, struct namecache_result **ret_result)
+{
+	uint8_t		buf[PROTO_HDR_LEN + 2 + 16];
+	struct proto_wr	w;
+	int		pf = nc_proto_family(family);
+
+	if (addr == NULL || ret_result == NULL || (flags & ~NAMECACHE_NO_SHARED) ||
+	    (pf != PROTO_AF_INET && pf != PROTO_AF_INET6))
+		return NAMECACHE_ERR_INVAL;
+	proto_wr_init(&w, buf, sizeof(buf));
+	return lookup(SHM_ADDR, (uint8_t)pf, addr, pf == PROTO_AF_INET ? 4 : 16, flags,
+	    timeout_ms, buf, proto_lookup_addr_encode(&w, ncc_next_id(), (uint8_t)pf,
+	    addr), ret_result);
+}
+
+NC_EXPORT const char *
+namecache_socket_path(void)
+{
+	return ncc_socket_path();
+}
