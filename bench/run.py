@@ -398,7 +398,7 @@ def proc_mem(pid):
 # The run
 # ---------------------------------------------------------------------------
 class Namecache:
-    def __init__(self, b, name, hosts, conf_lines, cpu=None):
+    def __init__(self, b, name, hosts, conf_lines, cpu=None, resolv=None):
         self.b = b
         self.dir = os.path.join(b.work, "run", name)
         os.makedirs(self.dir, exist_ok=True)
@@ -407,7 +407,8 @@ class Namecache:
         write(self.conf, "".join(l + "\n" for l in conf_lines))
         argv = [os.path.join(b.build, "daemon", "namecached"), "--config", self.conf,
                 "--socket", self.sock, "--hosts-file", hosts,
-                "--resolv-conf", os.path.join(b.work, "resolv-nsd.conf"), "--log-level", "warning"]
+                "--resolv-conf", resolv or os.path.join(b.work, "resolv-nsd.conf"),
+                "--log-level", "warning"]
         note_cmd(argv, "namecache " + name)
         self.proc = spawn(argv, log=os.path.join(b.work, "namecached-%s.log" % name))
         self.ctl = os.path.join(b.build, "cli", "namecachectl")
@@ -608,6 +609,9 @@ zone:
     # Throughput over the socket: pipelining clients, the daemon on one CPU.
     pipeline(b, nc4)
 
+    # libnamecache: cached lookups beside 100 stalled ones on one context.
+    lib_pending(b)
+
     # --- glibc files --------------------------------------------------------
     ns = Ns("files 4 lines", binds=[(W("hosts4"), "/etc/hosts")])
     b.latency("glibc files, 4 lines", "hosts", "files", HOSTS_NAME, N_FAST, ns)
@@ -676,6 +680,50 @@ zone:
     nc4.stop()
     ncns.stop()
     fill(b)
+
+
+def lib_pending(b):
+    """Issue 5: a context with 100 lookups waiting on an upstream that never
+    answers still answers cached names at once (bench/lib-pending)."""
+    R = b.res
+    W = lambda *p: os.path.join(b.work, *p)
+    hole = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    hole.bind(("127.0.0.1", 0))         # never read: a black hole on loopback
+    port = hole.getsockname()[1]
+    # Timeouts of 30 s, so that the slow lookups outlive the measurement.
+    write(W("resolv-slow.conf"), "nameserver 127.0.0.1\noptions timeout:30 attempts:1\n")
+    nc = Namecache(b, "ncbh", W("hosts4"), ["shared = yes"], resolv=W("resolv-slow.conf"))
+    try:
+        subprocess.run([nc.ctl, "--socket", nc.sock, "query", DNS_NAME], check=True,
+                       capture_output=True)
+        write(nc.conf, "shared = yes\nupstream = 127.0.0.1:%d\n" % port)
+        nc.proc.send_signal(signal.SIGHUP)
+        wait_for(lambda: nc.json("status").get("dns_servers") == "127.0.0.1:%d" % port, 10,
+                 "namecached ncbh on the black hole")
+        tool = os.path.join(b.build, "bench", "lib-pending")
+        R["lib_pending"] = {}
+        for case, name in (("hosts", HOSTS_NAME), ("cached", DNS_NAME)):
+            out = b.run([tool, nc.sock, name, "lp-%s-%%d.bench.example" % case, "100",
+                         "500" if QUICK else "2000"], where="lib-pending " + case)
+            got = {}
+            for line in out.splitlines():
+                m = re.match(r"(idle|pending|shared)\s+median\s+([\d.]+) us\s+p99\s+([\d.]+) us"
+                             r"\s+\(n=(\d+), (\d+) failed", line)
+                if m:
+                    got[m.group(1)] = {"median": float(m.group(2)), "p99": float(m.group(3)),
+                                       "n": int(m.group(4)), "failed": int(m.group(5))}
+                m = re.match(r"slow lookups still pending at the end: (\d+) of (\d+)", line)
+                if m:
+                    got["still_pending"] = int(m.group(1))
+            R["lib_pending"][case] = got
+            say("lib-pending %s: %s" % (case, got))
+        st = nc.json("statistics")
+        R["lib_pending_upstream"] = {k: st.get(k) for k in ("upstream_queries",
+                                                            "upstream_replies",
+                                                            "upstream_in_flight")}
+    finally:
+        nc.stop()
+        hole.close()
 
 
 def upstream_check(b, nc):
@@ -1271,6 +1319,25 @@ def report(res_path, docdir):
               "%.0f" % v["2"] if v.get("2") else "–")
              for p, v in R.get("throughput", {}).items()]))
     A("")
+    lp = R.get("lib_pending") or {}
+    if lp:
+        A("## libnamecache: cached lookups beside stalled ones\n")
+        A("`bench/lib-pending`: one libnamecache context, driven by poll() as an event loop "
+          "would. A daemon whose upstream is a UDP socket on 127.0.0.1 that never answers "
+          "(switched to it with SIGHUP after the DNS name was cached) holds 100 lookups of new "
+          "names submitted on that same context; each row times one lookup of a name it "
+          "already has, from submit to callback. `idle`: the same before the 100 were "
+          "submitted. `shared`: answered from the shared cache inside submit.\n")
+        rows = []
+        for case in ("hosts", "cached"):
+            g = lp.get(case, {})
+            rows.append((case, *["%s / %s" % (fmt_us(g.get(k, {}).get("median")),
+                                              fmt_us(g.get(k, {}).get("p99")))
+                                 for k in ("idle", "pending", "shared")],
+                         "%s of 100" % g.get("still_pending", "–")))
+        A(table(["name", "socket, idle: median / p99", "socket, 100 pending",
+                 "shared cache, 100 pending", "slow ones still pending after"], rows))
+        A("")
     A("## Daemon throughput over the socket\n")
     pl = R.get("pipeline", {})
     if pl:

@@ -7,8 +7,9 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
-apt-get install -y -q --no-install-recommends \
+# Wait for another apt or dpkg (an unattended upgrade, a second job) rather than fail.
+apt-get -o DPkg::Lock::Timeout=600 update -q
+apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends \
 	build-essential meson ninja-build pkg-config \
 	libevent-dev libc-ares-dev libsystemd-dev libcmocka-dev \
 	python3 python3-dnslib python3-pytest \
