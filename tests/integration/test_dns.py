@@ -656,10 +656,13 @@ def prefetch_in_the_last_tenth_of_the_ttl(env):
     assert d_on.ok("-4", name)["ttl"] == 10
     assert d_off.ok("-4", name)["ttl"] == 10
     t1 = time.monotonic()
-    # Before the last 10%: a hit and nothing else.
-    sleep_until(t1 + 8.5)
+    # Before the last 10%: a hit and nothing else.  Both entries went in
+    # after t0, so their windows open after t0 + 9 (not t1 + 9: t1 - t0 is
+    # half a second on a loaded machine under ASan).
+    sleep_until(t0 + 8.3)
     for d in (d_on, d_off):
         assert d.ok("-4", name)["source"] == "cache"
+    assert time.monotonic() < t0 + 9, "the test was too slow to look before the window"
     time.sleep(0.3)
     assert p_on.count(name, "A") == 1 and p_off.count(name, "A") == 1
     # In the last 10% (inserted at t0..t1, looked up at t1 + 9.25 < t0 + 10).
