@@ -10,6 +10,18 @@
  * A configuration change builds a new channel and makes it current; the old
  * one keeps its queries until they finish, then is destroyed from a timer
  * callback (never from inside one of its own callbacks).
+ *
+ * Spoofing (docs/security.md).  c-ares 1.18 takes a query's id from the
+ * buffer given to ares_send, so the id is ours to choose: a random one from
+ * arc4random, unique among the channel's queries in flight (c-ares matches
+ * a reply to the first query with its id).  c-ares keeps one UDP socket per
+ * server for as long as any query is in flight, so under load every query
+ * would leave from one source port, which a spoofer can learn by making us
+ * ask a name of his own.  So a channel is retired after CHAN_QUERIES
+ * queries and a copy of it takes over: the queries it sent finish on it, and
+ * the next ones leave from a new socket with a new random port.  At most
+ * CHAN_LIVE_MAX channels live at once (each has a socket and c-ares' own
+ * tables); past that the current one keeps taking queries.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -27,6 +39,9 @@
 #include "watch.h"
 
 #define EDNS_PAYLOAD	1232	/* the DNS flag day 2020 figure */
+#define CHAN_QUERIES	16	/* queries a channel sends before it is replaced */
+#define CHAN_LIVE_MAX	64	/* channels at once, current and retiring */
+#define CHAN_PENDING_MAX 49152	/* ids in use on a channel: a free one is quick to draw */
 
 struct sockev {
 	struct sockev	*next;
@@ -42,6 +57,7 @@ struct chan {
 	struct event	*timer;
 	struct sockev	*socks;
 	unsigned	 pending;
+	unsigned	 sent;		/* queries sent on it */
 	bool		 retired;
 	bool		 in_send;	/* a callback now would be synchronous */
 	char		*domains[RESOLVER_SEARCH_MAX + 1];
@@ -49,10 +65,12 @@ struct chan {
 	int		 timeout_ms;
 	int		 attempts;
 	char		 servers[512];
+	uint64_t	 ids[65536 / 64];	/* ids of the queries in flight */
 };
 
 struct rquery {
 	struct chan	*ch;
+	uint16_t	 id;
 	resolver_cb	*cb;
 	void		*arg;
 };
@@ -69,6 +87,7 @@ struct resolver {
 	struct stats		*stats;
 	struct chan		*cur;
 	struct chan		*all;
+	unsigned		 nchans;	/* on the list all */
 	struct event		*gc;
 	struct watch		*watch;
 	char			*resolv_conf;
@@ -175,6 +194,7 @@ gc_cb(evutil_socket_t fd, short what, void *arg)
 	for (pp = &r->all; (ch = *pp) != NULL; ) {
 		if (ch->retired && ch->pending == 0) {
 			*pp = ch->next;
+			r->nchans--;
 			chan_destroy(ch);
 		} else
 			pp = &ch->next;
@@ -220,6 +240,7 @@ ares_cb(void *arg, int status, int timeouts, unsigned char *abuf, int alen)
 	static const struct timeval zero = { 0, 0 };
 
 	ch->pending--;
+	ch->ids[q->id / 64] &= ~(UINT64_C(1) << (q->id % 64));
 	if (st == 0 && (abuf == NULL || alen <= 0))
 		st = -EBADMSG;
 	if (st == 0)
@@ -374,6 +395,99 @@ chan_new(struct resolver *r, struct chan **ret, char **ret_err)
 	return 0;
 }
 
+/*
+ * A channel like from, with settings taken from it and not from resolv.conf
+ * again (a change of the file is resolver_rebuild's, which compares search
+ * lists): c-ares' options, the servers with their ports, our search list.
+ */
+static int
+chan_dup(struct chan *from, struct chan **ret)
+{
+	struct ares_addr_port_node	*servers = NULL;
+	struct ares_options		 o;
+	struct chan			*ch;
+	int				 i, mask, rc = -ENOMEM;
+
+	if ((ch = calloc(1, sizeof(*ch))) == NULL)
+		return -ENOMEM;
+	ch->r = from->r;
+	if ((ch->timer = evtimer_new(ch->r->base, timer_cb, ch)) == NULL) {
+		free(ch);
+		return -ENOMEM;
+	}
+	if (ares_save_options(from->ares, &o, &mask) != ARES_SUCCESS) {
+		event_free(ch->timer);
+		free(ch);
+		return -ENOMEM;
+	}
+	o.flags |= ARES_FLAG_EDNS;
+	o.ednspsz = EDNS_PAYLOAD;
+	o.sock_state_cb = sock_state_cb;
+	o.sock_state_cb_data = ch;
+	mask |= ARES_OPT_FLAGS | ARES_OPT_EDNSPSZ | ARES_OPT_SOCK_STATE_CB;
+	i = ares_init_options(&ch->ares, &o, mask);
+	ares_destroy_options(&o);
+	if (i != ARES_SUCCESS) {
+		event_free(ch->timer);
+		free(ch);
+		return -ENOMEM;
+	}
+	if (ares_get_servers_ports(from->ares, &servers) != ARES_SUCCESS ||
+	    ares_set_servers_ports(ch->ares, servers) != ARES_SUCCESS) {
+		rc = -EIO;
+		goto fail;
+	}
+	for (i = 0; from->domains[i]; i++)
+		if ((ch->domains[i] = strdup(from->domains[i])) == NULL)
+			goto fail;
+	ch->ndots = from->ndots;
+	ch->timeout_ms = from->timeout_ms;
+	ch->attempts = from->attempts;
+	memcpy(ch->servers, from->servers, sizeof(ch->servers));
+	ares_free_data(servers);
+	*ret = ch;
+	return 0;
+fail:
+	ares_free_data(servers);
+	chan_destroy(ch);
+	return rc;
+}
+
+/* The channel for the next query: the current one, or its replacement. */
+static struct chan *
+chan_for_query(struct resolver *r)
+{
+	struct chan *old = r->cur, *ch;
+
+	if (old->sent < CHAN_QUERIES || r->nchans >= CHAN_LIVE_MAX)
+		return old;
+	if (chan_dup(old, &ch) < 0) {
+		log_debug("resolver: cannot replace a channel; keeping it");
+		return old;
+	}
+	ch->next = r->all;
+	r->all = ch;
+	r->nchans++;
+	r->cur = ch;
+	old->retired = true;
+	if (old->pending == 0)
+		event_active(r->gc, EV_TIMEOUT, 0);
+	return ch;
+}
+
+/* A random id no query in flight on ch has; ch->pending < CHAN_PENDING_MAX. */
+static uint16_t
+chan_new_id(struct chan *ch)
+{
+	uint16_t id;
+
+	do
+		id = (uint16_t)arc4random();
+	while (ch->ids[id / 64] & (UINT64_C(1) << (id % 64)));
+	ch->ids[id / 64] |= UINT64_C(1) << (id % 64);
+	return id;
+}
+
 static bool
 same_search(const struct chan *a, const struct chan *b)
 {
@@ -403,6 +517,7 @@ resolver_rebuild(struct resolver *r)
 	}
 	ch->next = r->all;
 	r->all = ch;
+	r->nchans++;
 	r->cur = ch;
 	r->generation++;
 	if (old) {
@@ -504,28 +619,35 @@ int
 resolver_query(struct resolver *r, const char *name, uint16_t type,
     resolver_cb *cb, void *arg)
 {
-	struct chan	*ch = r->cur;
+	struct chan	*ch;
 	struct rquery	*q;
 	unsigned char	*buf = NULL;
 	int		 len, st;
 
-	if (ch == NULL)
+	if (r->cur == NULL)
 		return -ENETDOWN;
-	st = ares_create_query(name, 1 /* IN */, type, 0, 1, &buf, &len,
-	    EDNS_PAYLOAD);
-	if (st != ARES_SUCCESS)
-		return st == ARES_ENOMEM ? -ENOMEM : -EINVAL;
-	if ((q = malloc(sizeof(*q))) == NULL) {
-		ares_free_string(buf);
+	ch = chan_for_query(r);
+	if (ch->pending >= CHAN_PENDING_MAX)
+		return -ENOBUFS;
+	if ((q = malloc(sizeof(*q))) == NULL)
 		return -ENOMEM;
+	q->id = chan_new_id(ch);
+	/* ares_send sends the id it is given: this one is random and unused. */
+	st = ares_create_query(name, 1 /* IN */, type, q->id, 1, &buf, &len,
+	    EDNS_PAYLOAD);
+	if (st != ARES_SUCCESS) {
+		ch->ids[q->id / 64] &= ~(UINT64_C(1) << (q->id % 64));
+		free(q);
+		return st == ARES_ENOMEM ? -ENOMEM : -EINVAL;
 	}
 	q->ch = ch;
 	q->cb = cb;
 	q->arg = arg;
 	ch->pending++;
+	ch->sent++;
 	r->stats->upstream_queries++;
 	ch->in_send = true;
-	ares_send(ch->ares, buf, len, ares_cb, q);	/* c-ares sets a random id */
+	ares_send(ch->ares, buf, len, ares_cb, q);
 	ch->in_send = false;
 	ares_free_string(buf);
 	chan_update_timer(ch);
