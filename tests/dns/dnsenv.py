@@ -659,6 +659,9 @@ class _Server(_Counting):
         self._stopping = threading.Event()
         self._conns = set()
         self._conns_lock = threading.Lock()
+        self._peers = []
+        self._tls = threading.local()
+        self.flooded = 0            # forged replies the flood behaviour sent
         fam = _family(host)
         for _ in range(1 if port else 50):
             p = port or free_port((host,))
@@ -694,6 +697,11 @@ class _Server(_Counting):
         for th in self._threads:
             th.start()
 
+    def udp_peers(self):
+        """[(source port, DNS id)] of every UDP query, in arrival order."""
+        with self._count_lock:
+            return list(self._peers)
+
     def _spawn(self, fn, *args):
         threading.Thread(target=fn, args=args, daemon=True).start()
 
@@ -711,6 +719,10 @@ class _Server(_Counting):
             self._spawn(self._udp_one, data, addr)
 
     def _udp_one(self, data, addr):
+        if len(data) >= 2:
+            with self._count_lock:
+                self._peers.append((addr[1], struct.unpack(">H", data[:2])[0]))
+        self._tls.addr = addr
         reply = self._handle(data, "udp")
         if reply is not None and not self._stopping.is_set():
             try:
@@ -902,12 +914,28 @@ class FaultServer(_Server):
     ttl0        the proper answer with every TTL 0.
     ttlhuge     the proper answer with every TTL ttl (default 2**31; try
                 2**32-1 too).
+    spoof       over UDP, forged replies first, each carrying A poison
+                (default 198.18.0.66) for the question: for forge in
+                ("id", "question", "port", "address") (default all): another
+                id; another question (other, as wrongname); the right id and
+                question from another port; and from 127.0.0.2.  Then, after
+                delay (default 0.2 s), the proper answer.  TCP: the answer.
+    oversized   the proper answer with count (default 300) A records
+                198.51.100.x, over UDP too, without TC, whatever its size.
+    comploop    an answer whose first record's owner (where="owner") or
+                CNAME target (where="rdata") is a compression pointer to
+                itself.
+    flood       over UDP, replies for the question with ids other than
+                the query's, carrying A poison, sent to the asker as fast as
+                possible for seconds (default 0.5); then the proper answer.
+    Every answer also takes authority= and additional=: records (as in
+    records, never filtered) put in those sections.
     "The proper answer" is what answer would send with the same params.
     The default for names never set is answer with default records."""
 
     BEHAVIOURS = ("answer", "servfail", "refused", "rcode", "nxdomain", "nodata",
                   "timeout", "garbage", "wrongid", "wrongname", "truncated", "slow",
-                  "ttl0", "ttlhuge")
+                  "ttl0", "ttlhuge", "spoof", "oversized", "comploop", "flood")
 
     def __init__(self, port=None, host="127.0.0.1"):
         self._lock = threading.Lock()
@@ -981,12 +1009,81 @@ class FaultServer(_Server):
         qname = norm(q.qname)
         if beh == "wrongname":
             qname = norm(p.get("other", "other.fault.example."))
+        if beh == "oversized":
+            p = dict(p, filter=True, records=[("A", int(p.get("ttl", 60)), "198.51.100.%d" % (i % 256))
+                                              for i in range(int(p.get("count", 300)))])
+        if beh in ("spoof", "flood") and transport == "udp":
+            self._forge(req, beh, p, self._tls.addr)
+        if beh == "comploop":
+            return self._comploop(req, p)
         r = self._reply(req, 0, qname=qname)
         for rr in self._records(qname, q.qtype, p):
             r.add_answer(rr)
+        for rr in self._records(qname, q.qtype, dict(p, filter=False, ttl=None,
+                                                     records=p.get("authority", []))):
+            r.add_auth(rr)
+        for rr in self._records(qname, q.qtype, dict(p, filter=False, ttl=None,
+                                                     records=p.get("additional", []))):
+            r.add_ar(rr)
         if beh == "wrongid":
             r.header.id = int(p.get("id", (req.header.id + 1) & 0xffff))
         return r.pack()
+
+    def _poisoned(self, req, p, qname=None, qid=None):
+        r = self._reply(req, 0, qname=qname)
+        r.add_answer(RR.fromZone("%s 86400 IN A %s" % (norm(qname or req.q.qname),
+                                                        p.get("poison", "198.18.0.66")))[0])
+        if qid is not None:
+            r.header.id = qid
+        return r.pack()
+
+    def _forge(self, req, beh, p, addr):
+        """Sends forged replies to addr before the proper answer (spoof, flood)."""
+        qid = req.header.id
+        if beh == "flood":
+            body = self._poisoned(req, p)[2:]
+            pkts = [struct.pack(">H", (qid + i) % 65536) + body for i in range(1, 4097)]
+            end, i = time.monotonic() + float(p.get("seconds", 0.5)), 0
+            while time.monotonic() < end and not self._stopping.is_set():
+                for pkt in pkts[(i % 16) * 256:(i % 16 + 1) * 256]:
+                    try:
+                        self._udp.sendto(pkt, addr)
+                    except OSError:
+                        pass
+                i += 1
+            with self._count_lock:
+                self.flooded += 256 * i
+            return
+        forge = p.get("forge", ("id", "question", "port", "address"))
+        for kind in forge:
+            if kind == "id":
+                self._udp.sendto(self._poisoned(req, p, qid=(qid + 1) % 65536), addr)
+            elif kind == "question":
+                self._udp.sendto(self._poisoned(req, p, qname=p.get(
+                    "other", "other.fault.example.")), addr)
+            else:
+                src = ("127.0.0.1", 0) if kind == "port" else ("127.0.0.2", self.port)
+                with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                    s.bind(src)
+                    s.sendto(self._poisoned(req, p), addr)
+        time.sleep(float(p.get("delay", 0.2)))
+
+    def _comploop(self, req, p):
+        """A reply whose first answer record loops through a compression pointer."""
+        r = self._reply(req, 0)
+        r.header.ar = 0
+        r.ar = []
+        head = bytearray(r.pack())
+        head[6:8] = b"\x00\x01"                   # ancount 1
+        off = len(head)
+        if p.get("where", "owner") == "owner":
+            rr = struct.pack(">H", 0xc000 | off) + struct.pack(">HHIH", 1, 1, 60, 4) + \
+                bytes((192, 0, 2, 1))
+        else:
+            target = off + 2 + 10                 # where the rdata starts
+            rr = b"\xc0\x0c" + struct.pack(">HHIH", 5, 1, 60, 2) + \
+                struct.pack(">H", 0xc000 | target)
+        return bytes(head) + rr
 
     @staticmethod
     def _reply(req, rcode, qname=None):
