@@ -33,7 +33,9 @@ struct flag {
 static struct daemon	 daemon_ctx;
 static struct flag	 flags[8];
 static int		 nflags;
-static struct event	*watchdog_ev;
+static struct event	*notify_ev;	/* WATCHDOG=1 and STATUS= */
+static bool		 notify_enabled;	/* NOTIFY_SOCKET is set */
+static bool		 watchdog_enabled;
 static struct event	*heartbeat_ev;
 
 static void
@@ -87,16 +89,33 @@ load_config(struct config **ret_config)
 	return 0;
 }
 
+/*
+ * STATUS= for `systemctl status`: live figures, sent at start, after a
+ * reload and from the notify timer when they changed.
+ */
 static void
-notify_status(void)
+notify_status(bool force)
 {
-	struct hostsrc_status hs;
+	static char		 last[256];
+	struct hostsrc_status	 hs;
+	const struct stats	*st = &daemon_ctx.stats;
+	char			 msg[256];
+	uint64_t		 answered;
 
+	if (!notify_enabled)
+		return;
 	hostsrc_get_status(daemon_ctx.hosts, &hs);
-	sd_notifyf(0, "STATUS=Serving %zu hosts entries to %u clients; "
-	    "%llu requests so far", hs.info.entries,
-	    server_clients(daemon_ctx.server),
-	    (unsigned long long)daemon_ctx.stats.requests);
+	answered = st->hosts_answers + st->cache_answers + st->dns_answers;
+	snprintf(msg, sizeof(msg), "STATUS=%zu hosts entries, %zu cached answers, "
+	    "%u clients; %llu requests, %llu%% from hosts and cache",
+	    hs.info.entries, cache_count(lookup_cache(daemon_ctx.lookup)),
+	    server_clients(daemon_ctx.server), (unsigned long long)st->requests,
+	    answered ? (unsigned long long)((st->hosts_answers +
+	    st->cache_answers) * 100 / answered) : 0ULL);
+	if (!force && strcmp(msg, last) == 0)
+		return;
+	snprintf(last, sizeof(last), "%s", msg);
+	sd_notify(0, msg);
 }
 
 static int64_t
@@ -229,7 +248,7 @@ reload(void)
 		shared_reset();
 	}
 	sd_notify(0, "READY=1");
-	notify_status();
+	notify_status(true);
 }
 
 static void
@@ -248,11 +267,39 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 	}
 }
 
+/* On the loop, so a stuck loop stops the pings and systemd restarts us. */
 static void
-watchdog_cb(evutil_socket_t fd, short what, void *arg)
+notify_cb(evutil_socket_t fd, short what, void *arg)
 {
-	sd_notify(0, "WATCHDOG=1");
-	notify_status();
+	if (watchdog_enabled)
+		sd_notify(0, "WATCHDOG=1");
+	notify_status(false);
+}
+
+/*
+ * Pings at half the watchdog interval, as sd_watchdog_enabled(3) advises;
+ * STATUS= is refreshed at that pace too, and at least every 5 s.
+ */
+static void
+notify_start(void)
+{
+	uint64_t	 period = 5000000, wd_usec = 0;
+	struct timeval	 tv;
+
+	if (sd_watchdog_enabled(0, &wd_usec) > 0 && wd_usec > 0) {
+		watchdog_enabled = true;
+		if (wd_usec / 2 < period)
+			period = wd_usec / 2;
+		if (period == 0)
+			period = 1;
+	}
+	if (!notify_enabled && !watchdog_enabled)
+		return;
+	tv.tv_sec = (time_t)(period / 1000000);
+	tv.tv_usec = (suseconds_t)(period % 1000000);
+	notify_ev = event_new(daemon_ctx.base, -1, EV_PERSIST, notify_cb, NULL);
+	if (notify_ev == NULL || event_add(notify_ev, &tv) < 0)
+		log_warning("cannot start the watchdog and status timer");
 }
 
 static int
@@ -282,11 +329,11 @@ main(int argc, char **argv)
 	};
 	static const int sigs[] = { SIGHUP, SIGTERM, SIGINT };
 	struct event	*sigev[3] = { NULL, NULL, NULL };
-	uint64_t	 wd_usec = 0;
 	char		*err = NULL;
 	int		 c, i, r, status = 1;
 
 	log_init();
+	notify_enabled = getenv("NOTIFY_SOCKET") != NULL;
 	daemon_ctx.config_path = NAMECACHE_CONFIG_PATH;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -392,26 +439,18 @@ main(int argc, char **argv)
 	}
 	shared_open();
 	hostsrc_on_change(daemon_ctx.hosts, hosts_changed, NULL);
-	if (sd_watchdog_enabled(0, &wd_usec) > 0 && wd_usec > 0) {
-		struct timeval tv = { (time_t)(wd_usec / 2 / 1000000),
-		    (suseconds_t)(wd_usec / 2 % 1000000) };
-
-		watchdog_ev = event_new(daemon_ctx.base, -1, EV_PERSIST,
-		    watchdog_cb, NULL);
-		if (watchdog_ev)
-			event_add(watchdog_ev, &tv);
-	}
+	notify_start();
 	log_info("namecached %s ready", NAMECACHE_VERSION);
 	sd_notify(0, "READY=1");
-	notify_status();
+	notify_status(true);
 
 	if (event_base_dispatch(daemon_ctx.base) < 0)
 		log_error("event loop failed");
 	else
 		status = 0;
 done:
-	if (watchdog_ev)
-		event_free(watchdog_ev);
+	if (notify_ev)
+		event_free(notify_ev);
 	/* The resolver first: its queries end (ECANCELED) while all else lives. */
 	resolver_free(daemon_ctx.resolver);
 	lookup_free(daemon_ctx.lookup);
