@@ -7,10 +7,15 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
+# systemd: systemd-analyze and systemd-socket-activate for the unit tests (it
+# is not started: installing it in a container changes no running system);
+# man-db: systemd-analyze verify checks Documentation= with man;
+# debhelper, dpkg-dev, lintian: the Debian packages' build and check.
 # Wait for another apt or dpkg (an unattended upgrade, a second job) rather than fail.
 apt-get -o DPkg::Lock::Timeout=600 update -q
 apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends \
 	build-essential meson ninja-build pkg-config \
 	libevent-dev libc-ares-dev libsystemd-dev libcmocka-dev \
 	python3 python3-dnslib python3-pytest \
-	nsd iproute2 util-linux libc-bin procps
+	nsd iproute2 util-linux libc-bin procps \
+	systemd man-db debhelper dpkg-dev lintian
