@@ -235,3 +235,62 @@ def rss_kib(pid):
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     return 0
+
+
+# --- a runner for the integration scripts ---------------------------------------
+
+def run_tests(tests, make_env, prefix, set_build, argv=None):
+    """Runs each test fn(env) in its own temporary folder: make_env(tmp) gives an
+    object with lists .daemons and .servers (and maybe .probers).  A test
+    passes when it returns and every daemon it started (not marked .killed)
+    is still running and then exits 0 on SIGTERM: no crash and, under ASan,
+    no leak.  set_build(path) receives --build.  Returns the exit status."""
+    import argparse
+    import tempfile
+    import traceback
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True)
+    ap.add_argument("-k", help="run only tests whose name contains this")
+    args = ap.parse_args(argv)
+    set_build(os.path.abspath(args.build))
+    live = lambda env: [d for d in env.daemons if not getattr(d, "killed", False)]
+    failed = ran = 0
+    t_all = time.monotonic()
+    for fn in tests:
+        if args.k and args.k not in fn.__name__:
+            continue
+        ran += 1
+        with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+            env = make_env(tmp)
+            t0 = time.monotonic()
+            try:
+                fn(env)
+                for d in live(env):
+                    if d.proc.poll() is not None:
+                        raise AssertionError("daemon died (%s): %s" % (d.proc.returncode,
+                                                                      d.read_log()[-3000:]))
+                for d in live(env):
+                    rc = d.stop()
+                    if rc != 0:
+                        raise AssertionError("daemon exit status %s: %s" %
+                                             (rc, d.read_log()[-3000:]))
+                print("ok   %s (%.2f s)" % (fn.__name__, time.monotonic() - t0))
+            except Exception:
+                failed += 1
+                print("FAIL %s (%.2f s)" % (fn.__name__, time.monotonic() - t0))
+                traceback.print_exc()
+                for d in env.daemons:
+                    if not getattr(d, "killed", False):
+                        d.stop()    # a daemon's stderr is buffered until it exits
+                    print("---- daemon log %s ----\n%s" % (d.tmp, d.read_log()[-4000:]))
+            finally:
+                for p in getattr(env, "probers", []):
+                    p.close()
+                for d in live(env):
+                    d.stop()
+                for s in env.servers:
+                    s.stop()
+            sys.stdout.flush()
+    print("%d tests, %d failed (%.1f s)" % (ran, failed, time.monotonic() - t_all))
+    return 1 if failed else 0

@@ -14,7 +14,6 @@ fault-server answers with a TTL of 1-2 s, and sleep no longer than that.
 
 Run: /usr/bin/python3 tests/integration/test_dns.py --build BUILD [-k NAME]
 """
-import argparse
 import ipaddress
 import json
 import math
@@ -22,10 +21,8 @@ import os
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -978,49 +975,10 @@ def search_list(env):
 # --- runner ---------------------------------------------------------------------
 
 def main():
-    global BUILD
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", required=True)
-    ap.add_argument("-k", help="run only tests whose name contains this")
-    args = ap.parse_args()
-    BUILD = os.path.abspath(args.build)
-    failed = ran = 0
-    t_all = time.monotonic()
-    for fn in TESTS:
-        if args.k and args.k not in fn.__name__:
-            continue
-        ran += 1
-        with tempfile.TemporaryDirectory(prefix="nc-dns-") as tmp:
-            env = Env(tmp)
-            t0 = time.monotonic()
-            try:
-                fn(env)
-                for d in env.daemons:
-                    if d.proc.poll() is not None:
-                        raise AssertionError("daemon died (%s): %s" % (d.proc.returncode,
-                                                                      d.read_log()))
-                # A clean stop: exit 0, so no crash and (under ASan) no leak.
-                for d in env.daemons:
-                    rc = d.stop()
-                    if rc != 0:
-                        raise AssertionError("daemon exit status %s: %s" % (rc, d.read_log()))
-                print("ok   %s (%.2f s)" % (fn.__name__, time.monotonic() - t0))
-            except Exception:
-                failed += 1
-                print("FAIL %s (%.2f s)" % (fn.__name__, time.monotonic() - t0))
-                traceback.print_exc()
-                for d in env.daemons:
-                    d.stop()        # the daemon's stderr is buffered until it exits
-                    print("---- daemon log %s ----\n%s" % (d.tmp, d.read_log()[-4000:]))
-            finally:
-                for d in env.daemons:
-                    d.stop()
-                for s in env.servers:
-                    s.stop()
-            sys.stdout.flush()
-    print("%d tests, %d failed (%.1f s)" % (ran, failed, time.monotonic() - t_all))
-    return 1 if failed else 0
-
+    def set_build(b):
+        global BUILD
+        BUILD = b
+    return nclib.run_tests(TESTS, Env, "nc-dns-", set_build)
 
 if __name__ == "__main__":
     sys.exit(main())

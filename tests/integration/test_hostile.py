@@ -14,16 +14,13 @@ Also the spread of source ports and ids of upstream queries
 
 Run: /usr/bin/python3 tests/integration/test_hostile.py --build BUILD [-k NAME]
 """
-import argparse
 import importlib.util
 import math
 import os
 import socket
 import sys
-import tempfile
 import threading
 import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
@@ -354,47 +351,9 @@ def source_ports_and_ids_spread(env):
 # --- runner -----------------------------------------------------------------------
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", required=True)
-    ap.add_argument("-k", help="run only tests whose name contains this")
-    args = ap.parse_args()
-    test_dns.BUILD = os.path.abspath(args.build)
-    failed = ran = 0
-    t_all = time.monotonic()
-    for fn in TESTS:
-        if args.k and args.k not in fn.__name__:
-            continue
-        ran += 1
-        with tempfile.TemporaryDirectory(prefix="nc-hostile-") as tmp:
-            env = test_dns.Env(tmp)
-            t0 = time.monotonic()
-            try:
-                fn(env)
-                for d in env.daemons:
-                    if d.proc.poll() is not None:
-                        raise AssertionError("daemon died (%s): %s" % (d.proc.returncode,
-                                                                      d.read_log()))
-                for d in env.daemons:
-                    rc = d.stop()
-                    if rc != 0:
-                        raise AssertionError("daemon exit status %s: %s" % (rc, d.read_log()))
-                print("ok   %s (%.2f s)" % (fn.__name__, time.monotonic() - t0))
-            except Exception:
-                failed += 1
-                print("FAIL %s (%.2f s)" % (fn.__name__, time.monotonic() - t0))
-                traceback.print_exc()
-                for d in env.daemons:
-                    d.stop()
-                    print("---- daemon log %s ----\n%s" % (d.tmp, d.read_log()[-4000:]))
-            finally:
-                for d in env.daemons:
-                    d.stop()
-                for s in env.servers:
-                    s.stop()
-            sys.stdout.flush()
-    print("%d tests, %d failed (%.1f s)" % (ran, failed, time.monotonic() - t_all))
-    return 1 if failed else 0
-
+    def set_build(b):
+        test_dns.BUILD = b
+    return nclib.run_tests(TESTS, test_dns.Env, "nc-hostile-", set_build)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -14,7 +14,6 @@ the daemon is read from its statistics (lookups_name + lookups_addr).
 
 Run: /usr/bin/python3 tests/integration/test_shared.py --build BUILD [-k NAME]
 """
-import argparse
 import ctypes
 import json
 import os
@@ -27,7 +26,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
@@ -790,59 +788,15 @@ def syscalls_per_hit(env):
 # --- runner ------------------------------------------------------------------------------
 
 def main():
-    global BUILD
     if len(sys.argv) >= 2 and sys.argv[1] == "--prober":
         prober_main(sys.argv[2] if len(sys.argv) > 2 else "namecache")
         return 0
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", required=True)
-    ap.add_argument("-k", help="run only tests whose name contains this")
-    args = ap.parse_args()
-    BUILD = os.path.abspath(args.build)
-    failed = ran = 0
-    t_all = time.monotonic()
-    for fn in TESTS:
-        if args.k and args.k not in fn.__name__:
-            continue
-        ran += 1
-        with tempfile.TemporaryDirectory(prefix="nc-shm-") as tmp:
-            env = Env(tmp)
-            t0 = time.monotonic()
-            try:
-                fn(env)
-                for d in env.daemons:
-                    if not d.killed and d.proc.poll() is not None:
-                        raise AssertionError("daemon died (%s): %s" % (d.proc.returncode,
-                                                                      d.read_log()[-3000:]))
-                # A clean stop: exit 0, so no crash and (under ASan) no leak.
-                for d in env.daemons:
-                    if d.killed:
-                        continue
-                    rc = d.stop()
-                    if rc != 0:
-                        raise AssertionError("daemon exit status %s: %s" %
-                                             (rc, d.read_log()[-3000:]))
-                print("ok   %s (%.2f s)" % (fn.__name__, time.monotonic() - t0))
-            except Exception:
-                failed += 1
-                print("FAIL %s (%.2f s)" % (fn.__name__, time.monotonic() - t0))
-                traceback.print_exc()
-                for d in env.daemons:
-                    if not d.killed:
-                        d.stop()
-                    print("---- daemon log %s ----\n%s" % (d.tmp, d.read_log()[-3000:]))
-            finally:
-                for p in env.probers:
-                    p.close()
-                for d in env.daemons:
-                    if not d.killed:
-                        d.stop()
-                for s in env.servers:
-                    s.stop()
-            sys.stdout.flush()
-    print("%d tests, %d failed (%.1f s)" % (ran, failed, time.monotonic() - t_all))
-    return 1 if failed else 0
 
+    def set_build(b):
+        global BUILD
+        BUILD = b
+    import nclib
+    return nclib.run_tests(TESTS, Env, "nc-shm-", set_build)
 
 if __name__ == "__main__":
     sys.exit(main())
