@@ -941,6 +941,7 @@ class FaultServer(_Server):
         self._lock = threading.Lock()
         self._table = {}
         self._default = ("answer", {})
+        self._forge_lock = threading.Lock()
         _Server.__init__(self, port, host)
 
     def set(self, name, behaviour, qtype=None, **params):
@@ -1062,8 +1063,10 @@ class FaultServer(_Server):
                 self._udp.sendto(self._poisoned(req, p, qname=p.get(
                     "other", "other.fault.example.")), addr)
             else:
+                # Queries are answered on threads of their own: two forging
+                # from 127.0.0.2:port at once would collide in bind().
                 src = ("127.0.0.1", 0) if kind == "port" else ("127.0.0.2", self.port)
-                with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                with self._forge_lock, socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
                     s.bind(src)
                     s.sendto(self._poisoned(req, p), addr)
         time.sleep(float(p.get("delay", 0.2)))
