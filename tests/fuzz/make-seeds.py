@@ -720,6 +720,45 @@ def answer_seeds():
     return s
 
 
+# ---- replies as libnamecache decodes them (fuzz-client) -------------------
+
+C_RESULT, C_RESULT_TTL, C_RECORDS, C_VALUES, C_PAGE, C_STRINGS = range(6)
+
+
+def client_seeds():
+    s = {}
+    v6 = bytes.fromhex('20010db8000000000000000000000001')
+    s['result'] = bytes([C_RESULT]) + answer(300, 2, b'www.example.com',
+                                              [(AF4, bytes([192, 0, 2, 1])), (AF6, v6)],
+                                              [b'web.example.com', b'alias'])
+    s['result-shared-ttl'] = bytes([C_RESULT_TTL]) + answer(
+        60, 3, b'a', [(AF4, bytes([10, 0, 0, i])) for i in range(8)], [])
+    s['result-empty'] = bytes([C_RESULT]) + answer(0, 1, b'', [], [])
+    # Counts that lie: more addresses or aliases said than given, and fewer.
+    s['result-naddr-lies'] = bytes([C_RESULT]) + answer(
+        1, 2, b'x', [(AF4, bytes(4))], [])[:-6] + struct.pack('>HH', 9, 0) + pstr(b'x') + \
+        bytes([AF4]) + bytes(4)
+    s['result-nalias-lies'] = bytes([C_RESULT]) + struct.pack(
+        '>IBBHH', 1, 2, 0, 0, 3) + pstr(b'x') + pstr(b'y')
+    s['result-bad-family'] = bytes([C_RESULT]) + answer(1, 2, b'x', [(9, bytes(4))], [])
+    s['records'] = bytes([C_RECORDS]) + records(300, 2, [
+        (b'example.com', 15, 300, b'10 mx.example.com.'),
+        (b'example.com', 16, 300, b'"v=spf1 -all"')])
+    s['records-none'] = bytes([C_RECORDS]) + records(0, 2, [])
+    s['values'] = bytes([C_VALUES]) + kv([(b'cache_hits', 12), (b'version', b'0.1.0'),
+                                         (b'shared', b'yes')])
+    s['values-bad-kind'] = bytes([C_VALUES]) + struct.pack('>H', 1) + pstr(b'k') + b'\x07' + \
+        struct.pack('>Q', 1)
+    s['page'] = bytes([C_PAGE]) + cache_page(7, [(b'www.example.com', 1, 0, 0, 30),
+                                                (b'gone.example', 28, 2, 1, 0)])
+    s['page-last'] = bytes([C_PAGE]) + cache_page(0, [])
+    s['name'] = bytes([C_STRINGS]) + b'www.example.com.'
+    s['name-long'] = bytes([C_STRINGS]) + b'.'.join([b'a' * 63] * 4)
+    s['name-ctl'] = bytes([C_STRINGS]) + b'a\x01b'
+    s['rrtype'] = bytes([C_STRINGS]) + b'TYPE65280'
+    return s
+
+
 # ---- shared answer segments (fuzz-shm) -----------------------------------
 #
 # The layout of proto/shmfmt.h, little-endian as on the machines it runs
@@ -985,7 +1024,8 @@ def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, 'corpus')
     for target, seeds in (('dnsmsg', dns_seeds()), ('proto', proto_seeds()),
                           ('hosts', hosts_seeds()), ('config', config_seeds()),
-                          ('answer', answer_seeds()), ('shm', shm_seeds())):
+                          ('answer', answer_seeds()), ('shm', shm_seeds()),
+                          ('client', client_seeds())):
         n = write_corpus(root, target, seeds)
         print('%s: %d seeds' % (target, n))
 

@@ -352,8 +352,8 @@ test_rdata_types(void **state)
 		"web.example.com.",
 		"host.example.com.",
 		"10 mail.example.com.",
-		"ns1.example.com. hostmaster.example.com. 2024010101 7200 "
-		    "3600 1209600 300",
+		("ns1.example.com. hostmaster.example.com. 2024010101 7200 "
+		    "3600 1209600 300"),
 		"\"hello world\" \"a\\\"b\\\\c\\001\\255~\" \"\"",
 		"10 60 5060 sip.example.com.",
 		"0 issue \"letsencrypt.org\"",
