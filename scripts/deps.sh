@@ -10,7 +10,9 @@ export DEBIAN_FRONTEND=noninteractive
 # systemd: systemd-analyze and systemd-socket-activate for the unit tests (it
 # is not started: installing it in a container changes no running system);
 # man-db: systemd-analyze verify checks Documentation= with man;
-# debhelper, dpkg-dev, lintian: the Debian packages' build and check.
+# debhelper, dpkg-dev, lintian: the Debian packages' build and check;
+# valgrind: the daemon's integration tests under memcheck;
+# clang, libclang-rt-14-dev: the libFuzzer targets (-Dfuzz=true).
 # Wait for another apt or dpkg (an unattended upgrade, a second job) rather than fail.
 apt-get -o DPkg::Lock::Timeout=600 update -q
 apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends \
@@ -18,4 +20,5 @@ apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends \
 	libevent-dev libc-ares-dev libsystemd-dev libcmocka-dev \
 	python3 python3-dnslib python3-pytest \
 	nsd iproute2 util-linux libc-bin procps \
-	systemd man-db debhelper dpkg-dev lintian
+	systemd man-db debhelper dpkg-dev lintian \
+	valgrind clang libclang-rt-14-dev

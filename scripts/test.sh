@@ -4,8 +4,10 @@
 #
 # Runs the whole suite twice: a normal build, then one under AddressSanitizer
 # and UndefinedBehaviorSanitizer.  Ends with "N passed, N failed".
-# NAMECACHE_SKIP_APT=1 skips the package install; NAMECACHE_NO_ASAN=1 the
-# second pass.
+# Between them, the daemon's integration tests under valgrind, and a short
+# run of each libFuzzer target built by clang.  NAMECACHE_SKIP_APT=1 skips
+# the package install; NAMECACHE_NO_ASAN=1, NAMECACHE_NO_VALGRIND=1 and
+# NAMECACHE_NO_FUZZ=1 skip those passes.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 top=$(pwd)
@@ -17,9 +19,9 @@ fi
 passed=0
 failed=0
 
-# count BUILD: adds that build's meson test results to the totals.
+# count BUILD [LOGBASE]: adds that build's meson test results to the totals.
 count() {
-	local log=$1/meson-logs/testlog.json p f
+	local log=$1/meson-logs/${2:-testlog}.json p f
 	if [ ! -f "$log" ]; then
 		failed=$((failed + 1))
 		return
@@ -52,6 +54,35 @@ suite() {
 }
 
 suite "normal build" "$top/build-test"
+
+# The daemon's integration tests once more, every daemon under valgrind's
+# memcheck (tests/nclib.py): an error, or a definite or indirect leak at
+# exit, fails the test.  The timing-heavy DNS and shared-segment scripts
+# are left to the sanitizer pass: under valgrind they would take minutes.
+if [ "${NAMECACHE_NO_VALGRIND:-0}" != 1 ] && [ -f "$top/build-test/build.ninja" ]; then
+	echo "=== valgrind: the daemon's integration tests"
+	rm -f "$top/build-test/meson-logs/valgrind.json"
+	NAMECACHE_VALGRIND=1 meson test -C "$top/build-test" --print-errorlogs \
+		--logbase valgrind --timeout-multiplier 3 \
+		integration-daemon integration-hostile
+	count "$top/build-test" valgrind
+fi
+
+# The libFuzzer targets under clang, each fuzzed briefly from its corpus:
+# they build, and nothing easy was left to find.  (Long runs: tests/fuzz.)
+if [ "${NAMECACHE_NO_FUZZ:-0}" != 1 ]; then
+	echo "=== fuzz: clang build of the libFuzzer targets, $((7 * 10)) s of fuzzing"
+	fz=$top/build-fuzz
+	rm -f "$fz/meson-logs/fuzzrun.json"
+	if { [ -d "$fz" ] || CC=clang meson setup "$fz" -Dfuzz=true -Dwerror=true >/dev/null; } &&
+	    meson compile -C "$fz"; then
+		meson test -C "$fz" --suite fuzz-run --logbase fuzzrun --print-errorlogs
+		count "$fz" fuzzrun
+	else
+		echo "=== fuzz: build FAILED"
+		failed=$((failed + 1))
+	fi
+fi
 if [ "${NAMECACHE_NO_ASAN:-0}" != 1 ]; then
 	# The sanitizers make the differential test's 300 random files a
 	# seven-minute run on two cores; 100 under them (the normal build keeps
