@@ -38,6 +38,7 @@ static const struct key keys[] = {
 	{ "shared",		K_BOOL,		F(shared),		0, 0 },
 	{ "shared_size_mb",	K_UINT,		F(shared_size_mb),	1, 4096 },
 	{ "max_clients",	K_UINT,		F(max_clients),		1, 1000000 },
+	{ "idle_timeout",	K_UINT,		F(idle_timeout),	1, 86400 },
 	{ "admin_group",	K_GROUP,	F(admin_group),		0, 0 },
 	{ "log_level",		K_LOGLEVEL,	F(log_level),		0, 0 },
 };
@@ -81,6 +82,7 @@ config_new(void)
 	c->shared = true;
 	c->shared_size_mb = 16;
 	c->max_clients = 4096;
+	c->idle_timeout = 60;
 	c->log_level = LOG_LEVEL_INFO;
 	if (!c->socket || !c->hosts_file || !c->resolv_conf || !c->upstream ||
 	    !c->admin_group) {

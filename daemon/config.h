@@ -32,6 +32,7 @@ struct config {
 	bool		 shared;
 	unsigned	 shared_size_mb;	/* most MiB of answers in the segment */
 	unsigned	 max_clients;
+	unsigned	 idle_timeout;	/* seconds a silent connection is kept */
 	char		*admin_group;
 	gid_t		 admin_gid;	/* valid when admin_group is set */
 	int		 log_level;

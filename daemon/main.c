@@ -164,32 +164,42 @@ heartbeat_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 /*
- * The segment clients map, beside the socket.  Failing to make one is not
- * fatal: clients then ask the socket for everything.
+ * The segment clients map, beside the socket.  At start, failing to make
+ * one (a full or read-only /run) is fatal, with the path and the reason:
+ * a daemon that runs on without it would hide the fault behind slower
+ * lookups.  `shared = no` runs without a segment.
  */
-static void
+static int
 shared_open(void)
 {
 	static const struct timeval second = { 1, 0 };
 	char		path[4096];
 	uint32_t	nslots;
 	size_t		data_size;
+	int		r;
 
 	if (!daemon_ctx.config->shared)
-		return;
+		return 0;
 	shm_sizes(daemon_ctx.config->cache_size,
 	    (size_t)daemon_ctx.config->shared_size_mb << 20, &nslots, &data_size);
-	if (shm_path(daemon_ctx.config->socket, path, sizeof(path)) < 0 ||
-	    (daemon_ctx.shm = shm_new(path, nslots, data_size)) == NULL) {
-		log_warning("shared segment %s: %s; clients will ask the socket",
-		    path, strerror(errno));
-		return;
+	if ((r = shm_path(daemon_ctx.config->socket, path, sizeof(path))) < 0) {
+		log_error("shared segment beside %s: %s",
+		    daemon_ctx.config->socket, strerror(-r));
+		return r;
+	}
+	if ((daemon_ctx.shm = shm_new(path, nslots, data_size)) == NULL) {
+		r = -errno;
+		log_error("cannot create the shared segment %s (%zu MiB): %s; "
+		    "shared = no runs without it", path,
+		    data_size >> 20, strerror(-r));
+		return r;
 	}
 	lookup_set_shm(daemon_ctx.lookup, daemon_ctx.shm);
 	heartbeat_ev = event_new(daemon_ctx.base, -1, EV_PERSIST, heartbeat_cb, NULL);
 	if (heartbeat_ev)
 		event_add(heartbeat_ev, &second);
 	log_info("publishing answers in %s", path);
+	return 0;
 }
 
 static void
@@ -228,6 +238,7 @@ reload(void)
 		daemon_ctx.config = c;
 		log_set_level(c->log_level);
 		server_set_max_clients(daemon_ctx.server, c->max_clients);
+		server_set_idle_timeout(daemon_ctx.server, c->idle_timeout);
 		if (strcmp(c->hosts_file, old->hosts_file) != 0)
 			hostsrc_open(daemon_ctx.hosts, c->hosts_file, HOST_CONF);
 		else
@@ -426,6 +437,7 @@ main(int argc, char **argv)
 		goto done;
 	}
 	server_set_max_clients(daemon_ctx.server, daemon_ctx.config->max_clients);
+	server_set_idle_timeout(daemon_ctx.server, daemon_ctx.config->idle_timeout);
 	if ((r = hostsrc_open(daemon_ctx.hosts, daemon_ctx.config->hosts_file,
 	    HOST_CONF)) == -ENOMEM) {
 		log_error("out of memory loading %s", daemon_ctx.config->hosts_file);
@@ -437,7 +449,8 @@ main(int argc, char **argv)
 		free(err);
 		goto done;
 	}
-	shared_open();
+	if (shared_open() < 0)
+		goto done;
 	hostsrc_on_change(daemon_ctx.hosts, hosts_changed, NULL);
 	notify_start();
 	log_info("namecached %s ready", NAMECACHE_VERSION);

@@ -10,7 +10,8 @@
  * connection is not read until it drains, so a client that pipelines
  * without reading costs a bounded amount.  A client that reads nothing
  * for SERVER_WRITE_SEC, sends a frame over the limit, or idles for
- * SERVER_IDLE_SEC is dropped.
+ * idle_timeout (SERVER_IDLE_SEC unless set) is dropped; a connection with
+ * a request in flight is never idle.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -65,6 +66,7 @@ struct server {
 	char			*bound_path;	/* unlinked at exit, if we bound it */
 	bool			 activated;
 	unsigned		 max_clients;
+	struct timeval		 idle;		/* idle_timeout */
 	unsigned		 nconns;
 	TAILQ_HEAD(, conn)	 conns;
 	uint8_t			 scratch[PROTO_FRAME_MAX];
@@ -115,10 +117,8 @@ conn_drop(struct conn *c, const char *why)
 static void
 conn_read_on(struct conn *c, bool on)
 {
-	static const struct timeval idle = { SERVER_IDLE_SEC, 0 };
-
 	if (on && !c->reading)
-		event_add(c->rev, &idle);
+		event_add(c->rev, &c->srv->idle);
 	else if (!on && c->reading)
 		event_del(c->rev);
 	c->reading = on;
@@ -252,6 +252,9 @@ server_hold_reply(struct server_hold *h, const void *frame, size_t len)
 			conn_free(c);
 		return;
 	}
+	/* Idle time counts from the last answer too, not from the request. */
+	if (c->reading)
+		event_add(c->rev, &c->srv->idle);
 	/* Frames held back by the in-flight cap go later, from the loop. */
 	if (!c->reading && !c->eof && !c->closing)
 		event_active(c->resume, EV_TIMEOUT, 0);
@@ -547,6 +550,7 @@ server_new(struct event_base *base, struct stats *stats,
 	srv->arg = arg;
 	srv->lfd = -1;
 	srv->max_clients = 4096;
+	srv->idle.tv_sec = SERVER_IDLE_SEC;
 	TAILQ_INIT(&srv->conns);
 	if ((srv->retry = evtimer_new(base, retry_cb, srv)) == NULL) {
 		free(srv);
@@ -610,6 +614,7 @@ int
 server_listen(struct server *srv, const char *path, char **ret_err)
 {
 	struct sockaddr_un	 sun;
+	struct stat		 st;
 	char			*dir, *slash;
 	int			 fd = -1, n, r;
 
@@ -654,7 +659,8 @@ server_listen(struct server *srv, const char *path, char **ret_err)
 		}
 	}
 	free(dir);
-	if (unlink(path) < 0 && errno != ENOENT) {
+	/* lstat first: on a read-only folder unlink says EROFS, stale or not. */
+	if (lstat(path, &st) == 0 && unlink(path) < 0) {
 		r = -errno;
 		*ret_err = errf("cannot remove stale %s: %s", path, strerror(-r));
 		return r;
@@ -691,6 +697,13 @@ void
 server_set_max_clients(struct server *srv, unsigned n)
 {
 	srv->max_clients = n;
+}
+
+void
+server_set_idle_timeout(struct server *srv, unsigned sec)
+{
+	srv->idle.tv_sec = sec > 0 ? (time_t)sec : 1;
+	srv->idle.tv_usec = 0;
 }
 
 unsigned

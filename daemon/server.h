@@ -19,7 +19,7 @@ struct stats;
 #define SERVER_INFLIGHT_MAX	128		/* requests not yet answered */
 #define SERVER_OUT_HIGH		(256 * 1024)	/* stop reading above this */
 #define SERVER_OUT_MAX		(4 * 1024 * 1024) /* drop above this */
-#define SERVER_IDLE_SEC		60		/* idle connections are closed */
+#define SERVER_IDLE_SEC		60		/* idle_timeout's default */
 #define SERVER_WRITE_SEC	10		/* a reader this slow is dropped */
 
 /* One request, as handed to the dispatcher.  Body borrowed until it returns. */
@@ -46,6 +46,14 @@ void	 server_free(struct server *);
 int	 server_listen(struct server *, const char *path, char **ret_err);
 
 void	 server_set_max_clients(struct server *, unsigned);
+
+/*
+ * Seconds a connection may stay silent with nothing in flight before it is
+ * closed (idle_timeout).  A connection open already takes it when it
+ * next resumes reading.
+ */
+void	 server_set_idle_timeout(struct server *, unsigned sec);
+
 unsigned server_clients(const struct server *);
 bool	 server_socket_activated(const struct server *);
 

@@ -31,7 +31,8 @@ MAX_EXPOSURE = 1.2
 # SPEC.md's configuration table, and shared_size_mb.
 SPEC_KEYS = ["socket", "hosts_file", "resolv_conf", "upstream", "cache_size", "min_ttl",
              "max_ttl", "negative_max_ttl", "failure_ttl", "serve_stale", "prefetch",
-             "shared", "max_clients", "admin_group", "log_level", "shared_size_mb"]
+             "shared", "max_clients", "admin_group", "log_level", "shared_size_mb",
+             "idle_timeout"]
 
 
 def test(fn):

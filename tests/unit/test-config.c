@@ -70,6 +70,7 @@ assert_config_equal(const struct config *a, const struct config *b)
 	assert_int_equal(a->shared, b->shared);
 	assert_int_equal(a->shared_size_mb, b->shared_size_mb);
 	assert_int_equal(a->max_clients, b->max_clients);
+	assert_int_equal(a->idle_timeout, b->idle_timeout);
 	assert_int_equal(a->admin_gid, b->admin_gid);
 	assert_int_equal(a->log_level, b->log_level);
 }
@@ -172,6 +173,7 @@ check_defaults(const struct config *c)
 	assert_true(c->shared);
 	assert_int_equal(c->shared_size_mb, 16);
 	assert_int_equal(c->max_clients, 4096);
+	assert_int_equal(c->idle_timeout, 60);
 	assert_string_equal(c->admin_group, "");
 	assert_int_equal(c->log_level, LOG_LEVEL_INFO);
 	assert_int_equal(config_check(c, &err), 0);
@@ -228,6 +230,7 @@ test_numbers(void **state)
 		K(failure_ttl, 0, 3600),
 		K(serve_stale, 0, 604800),
 		K(max_clients, 1, 1000000),
+		K(idle_timeout, 1, 86400),
 		K(shared_size_mb, 1, 4096),
 	};
 #undef K
@@ -495,6 +498,28 @@ test_parse_errors(void **state)
 	parse_bad(" = 5\n", "test.conf:1:", NULL);
 }
 
+/* idle_timeout: seconds, 1 to 86400; 0 would close every connection at once. */
+static void
+test_idle_timeout(void **state)
+{
+	struct config	*c = *state;
+	char		*err = NULL;
+
+	assert_int_equal(parse_text(c, "max_clients = 3\nidle_timeout = 2\n",
+	    "test.conf", &err), 0);
+	assert_null(err);
+	assert_int_equal(c->idle_timeout, 2);
+	assert_int_equal(c->max_clients, 3);
+	set_ok(c, "idle_timeout", "86400");
+	assert_int_equal(c->idle_timeout, 86400);
+	set_bad(c, "idle_timeout", "0");
+	set_bad(c, "idle_timeout", "86401");
+	set_bad(c, "idle_timeout", "1m");
+	set_bad(c, "idle_timeout", "");
+	assert_int_equal(c->idle_timeout, 86400);
+	parse_bad("\nidle_timeout = 0\n", "test.conf:2:", "idle_timeout");
+}
+
 static void
 test_check(void **state)
 {
@@ -613,6 +638,7 @@ main(void)
 		T(test_unknown_key),
 		T(test_parse),
 		cmocka_unit_test(test_parse_errors),
+		T(test_idle_timeout),
 		T(test_check),
 		cmocka_unit_test(test_load),
 	};
