@@ -54,7 +54,7 @@ for t in dnsmsg proto hosts config answer shm client; do
 	dirs=("$top/tests/fuzz/corpus/$t")
 	[ -n "$extra" ] && [ -d "$extra/$t" ] && dirs+=("$extra/$t")
 	n=0
-	for d in "${dirs[@]}"; do n=$((n + $(find "$d" -maxdepth 1 -type f ! -name '.*' | wc -l))); done
+	for d in "${dirs[@]}"; do n=$((n + $(find "$d/" -maxdepth 1 -type f ! -name '.*' | wc -l))); done
 	LLVM_PROFILE_FILE="$tmp/$t.profraw" "$tmp/replay-$t" "${dirs[@]}" >/dev/null 2>&1 || true
 	llvm-profdata-14 merge -sparse "$tmp/$t.profraw" -o "$tmp/$t.profdata"
 	ut=()
