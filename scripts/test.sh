@@ -90,7 +90,9 @@ if [ "${NAMECACHE_NO_ASAN:-0}" != 1 ]; then
 	# The sanitizers make the differential test's 300 random files a
 	# seven-minute run on two cores; 100 under them (the normal build keeps
 	# 300), unless NAMECACHE_DIFF_COUNT says otherwise.
+	# The flood test's 1,000,000 names likewise become 200,000.
 	NAMECACHE_DIFF_COUNT=${NAMECACHE_DIFF_COUNT:-100} \
+	NAMECACHE_FLOOD_COUNT=${NAMECACHE_FLOOD_COUNT:-200000} \
 	suite "ASan+UBSan build" "$top/build-asan" -Db_sanitize=address,undefined \
 		-Db_lundef=false -Dbuildtype=debug
 fi
