@@ -56,20 +56,6 @@ DNS_HITS = ["www.load.example", "api.load.example", "cdn.load.example",
 MISS_ZONE = "miss.load.example"
 
 
-class LoadNsd(dnsenv.Nsd):
-    """dnsenv's nsd with response rate limiting off (Debian's default of 200
-    queries a second would truncate or drop the misses)."""
-
-    def _write(self, port):
-        super()._write(port)
-        with open(self.conf) as f:
-            text = f.read()
-        text = text.replace("server:\n", "server:\n\trrl-ratelimit: 0\n"
-                            "\trrl-whitelist-ratelimit: 0\n", 1)
-        with open(self.conf, "w") as f:
-            f.write(text)
-
-
 def parse(out):
     """bench/load's key=value lines: {"run": {...}, "hit": {...}, ...}."""
     res = {}
@@ -200,8 +186,8 @@ def main():
         zonefile = os.path.join(tmp, "load.example.zone")
         with open(zonefile, "w") as f:
             f.write(ZONE)
-        nsd = LoadNsd(os.path.join(tmp, "nsd"), zones=[("load.example.", zonefile)],
-                      addresses=["127.0.0.1"], minimal_responses=True)
+        nsd = dnsenv.Nsd(os.path.join(tmp, "nsd"), zones=[("load.example.", zonefile)],
+                      addresses=["127.0.0.1"], minimal_responses=True, rrl=False)
         d = None
         try:
             d = nclib.Daemon(build, tmp, HOSTS, "", upstream="127.0.0.1:%d" % nsd.port).start()

@@ -446,10 +446,12 @@ class Nsd:
 
     zones: Zone objects and/or (origin, zonefile_path) pairs.
     addresses: where to listen (default 127.0.0.1 and, when available, ::1).
+    rrl=False turns response rate limiting off: Debian builds nsd with RRL at
+    200 queries a second, which truncates or drops a flood or a load test.
     The log (nsd's stderr, verbosity 2) is self.log_path; self.log() reads it."""
 
     def __init__(self, tmpdir, port=None, zones=None, addresses=None,
-                 minimal_responses=False, start=True, timeout=10):
+                 minimal_responses=False, start=True, timeout=10, rrl=True):
         self.dir = os.path.abspath(tmpdir)
         os.makedirs(self.dir, exist_ok=True)
         self.fixed_port = port
@@ -457,6 +459,7 @@ class Nsd:
         self.zones = list(ZONES if zones is None else zones)
         self.addresses = list(addresses or [a for a in LOOPBACK if ":" not in a or have_ipv6()])
         self.minimal_responses = minimal_responses
+        self.rrl = rrl
         self.timeout = timeout
         self.proc = None
         self.conf = os.path.join(self.dir, "nsd.conf")
@@ -497,6 +500,7 @@ class Nsd:
             "\thide-version: yes",
             "\trefuse-any: no",
             "\tminimal-responses: %s" % ("yes" if self.minimal_responses else "no"),
+        ] + ([] if self.rrl else ["\trrl-ratelimit: 0", "\trrl-whitelist-ratelimit: 0"]) + [
             "\tipv4-edns-size: 1232",
             "\tipv6-edns-size: 1232",
             "\ttcp-count: 200",

@@ -97,20 +97,6 @@ def test(fn):
     return fn
 
 
-class FloodNsd(dnsenv.Nsd):
-    """dnsenv's nsd with response rate limiting off: Debian builds nsd with
-    RRL at 200 queries a second, which would truncate or drop the flood."""
-
-    def _write(self, port):
-        super()._write(port)
-        with open(self.conf) as f:
-            text = f.read()
-        text = text.replace("server:\n", "server:\n\trrl-ratelimit: 0\n"
-                            "\trrl-whitelist-ratelimit: 0\n", 1)
-        with open(self.conf, "w") as f:
-            f.write(text)
-
-
 class Env:
     def __init__(self, tmp):
         self.tmp = tmp
@@ -121,8 +107,8 @@ class Env:
         zonefile = os.path.join(self.tmp, "flood.example.zone")
         with open(zonefile, "w") as f:
             f.write(ZONE)
-        s = FloodNsd(os.path.join(self.tmp, "nsd"), zones=[("flood.example.", zonefile)],
-                     minimal_responses=True)
+        s = dnsenv.Nsd(os.path.join(self.tmp, "nsd"), zones=[("flood.example.", zonefile)],
+                     minimal_responses=True, rrl=False)
         self.servers.append(s)
         return s
 
