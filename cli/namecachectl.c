@@ -200,8 +200,14 @@ print_json_answer(const char *key, const struct namecache_result *a, double ms)
 		printf("%s", i == 0 ? "" : ",");
 		json_cstr(stdout, a->aliases[i]);
 	}
-	printf("],\"ttl\":%u,\"source\":\"%s\",\"time_ms\":%.3f}\n", a->ttl,
-	    namecache_source_str(a->source), ms);
+	printf("],\"ttl\":%u,\"source\":\"%s\",", a->ttl,
+	    namecache_source_str(a->source));
+	if (a->origin) {
+		printf("\"module\":");
+		json_cstr(stdout, a->origin);
+		putchar(',');
+	}
+	printf("\"time_ms\":%.3f}\n", ms);
 }
 
 static void
@@ -232,7 +238,13 @@ print_answer(const char *key, bool reverse, const struct namecache_result *a, do
 		}
 		printf("%s\n", RESET);
 	}
+	/* "nss (myhostname)", "cache (myhostname)": the module, whichever way. */
 	printf("\n%s-- Answered from %s", DIM, namecache_source_str(a->source));
+	if (a->origin) {
+		printf(" (");
+		print_safe(a->origin, strlen(a->origin));
+		printf(")");
+	}
 	if (a->source != NAMECACHE_SOURCE_HOSTS)
 		printf(", TTL %us", a->ttl);
 	printf(", in %.2f ms.%s\n", ms, RESET);
@@ -573,6 +585,12 @@ kind_str(uint32_t kind, char *buf, size_t len)
 {
 	char t[16];
 
+	/* An NSS module's answer: what was asked, by name or by address. */
+	if (kind & 0x20000) {
+		snprintf(buf, len, "%s%s", kind & 0x80 ? "addr" : "name",
+		    (kind & 0xf) == 4 ? "4" : (kind & 0xf) == 6 ? "6" : "");
+		return buf;
+	}
 	/* Records asked with query -t are marked, beside the address lookups. */
 	snprintf(buf, len, "%s%s", namecache_rrtype_str((uint16_t)kind, t, sizeof(t)),
 	    kind & 0x10000 ? "/rr" : "");
@@ -603,8 +621,8 @@ cmd_show_cache(void)
 	if (json)
 		putchar('[');
 	else
-		printf("%s%-50s %-9s %-9s %8s%s\n", BOLD, "NAME", "KIND", "STATUS",
-		    "TTL", RESET);
+		printf("%s%-50s %-9s %-9s %8s  %s%s\n", BOLD, "NAME", "KIND", "STATUS",
+		    "TTL", "SOURCE", RESET);
 	do {
 		if ((r = connect_daemon()) < 0)
 			return -r;
@@ -622,15 +640,17 @@ cmd_show_cache(void)
 				printf("%s{\"name\":", first ? "" : ",");
 				json_cstr(stdout, e->name);
 				printf(",\"kind\":\"%s\",\"query\":\"%s\",\"status\":"
-				    "\"%s\",\"ttl\":%u,\"expired\":%s,\"source\":\"dns\"}",
+				    "\"%s\",\"ttl\":%u,\"expired\":%s,\"source\":",
 				    kbuf, e->kind & 0x10000 ? "records" : "address",
 				    item_status(e), e->ttl,
 				    e->flags & NAMECACHE_ENTRY_EXPIRED ? "true" : "false");
+				json_cstr(stdout, e->origin ? e->origin : "dns");
+				putchar('}');
 				first = false;
 				continue;
 			}
-			printf("%-50s %-9s %-9s %7us%s\n", e->name,
-			    kbuf, item_status(e), e->ttl,
+			printf("%-50s %-9s %-9s %7us  %s%s\n", e->name,
+			    kbuf, item_status(e), e->ttl, e->origin ? e->origin : "dns",
 			    e->flags & NAMECACHE_ENTRY_EXPIRED ? " (expired)" : "");
 		}
 		cursor = pg->next;

@@ -24,6 +24,8 @@ nc_status_error(unsigned status)
 	/* The codes for the daemon's statuses are their negatives. */
 	if (status >= PROTO_NOTFOUND && status <= PROTO_BUSY)
 		return -(int)status;
+	if (status == PROTO_UNAVAIL)
+		return NAMECACHE_ERR_NOSOURCE;
 	return NAMECACHE_ERR_PROTOCOL;
 }
 
@@ -65,7 +67,8 @@ nc_result_decode(const uint8_t *body, size_t len, int64_t ttl,
 		return NAMECACHE_ERR_PROTOCOL;
 	_Static_assert(sizeof(*res) % alignof(char *) == 0, "aliases follow");
 	size = sizeof(*res) + (a.nalias + 1) * sizeof(char *) +
-	    a.naddr * sizeof(struct namecache_address) + a.strings_size;
+	    a.naddr * sizeof(struct namecache_address) + a.strings_size +
+	    (a.origin ? a.origin_len + 1 : 0);
 	if ((res = calloc(1, size)) == NULL)
 		return NAMECACHE_ERR_NOMEM;
 	res->aliases = (char **)(void *)(res + 1);
@@ -85,6 +88,7 @@ nc_result_decode(const uint8_t *body, size_t len, int64_t ttl,
 	res->naliases = i;
 	res->ttl = ttl >= 0 ? (uint32_t)ttl : a.ttl;
 	res->source = a.source;
+	res->origin = a.origin ? put_str(&str, a.origin, a.origin_len) : NULL;
 	*ret = res;
 	return 0;
 }
@@ -175,7 +179,7 @@ nc_cache_page_decode(const uint8_t *body, size_t len, struct namecache_cache_pag
 	if (proto_cache_page_decode(body, len, &pp) < 0)
 		return NAMECACHE_ERR_PROTOCOL;
 	while (proto_cache_page_next(&pp, &cur, &it)) {
-		strings += it.name_len + 1;
+		strings += it.name_len + 1 + (it.origin ? it.origin_len + 1 : 0);
 		n++;
 	}
 	size = sizeof(*pg) + n * sizeof(struct namecache_cache_entry) + strings;
@@ -191,6 +195,7 @@ nc_cache_page_decode(const uint8_t *body, size_t len, struct namecache_cache_pag
 		e->status = it.status == PROTO_OK ? 0 : nc_status_error(it.status);
 		e->flags = it.flags & PROTO_CACHE_EXPIRED ? NAMECACHE_ENTRY_EXPIRED : 0;
 		e->ttl = it.ttl;
+		e->origin = it.origin ? put_str(&str, it.origin, it.origin_len) : NULL;
 	}
 	pg->count = n;
 	pg->next = pp.next;
@@ -244,6 +249,7 @@ namecache_strerror(int error)
 	case NAMECACHE_ERR_PROTOCOL:	return "malformed reply from the daemon";
 	case NAMECACHE_ERR_INVAL:	return "invalid argument";
 	case NAMECACHE_ERR_NOMEM:	return "out of memory";
+	case NAMECACHE_ERR_NOSOURCE:	return proto_status_str(PROTO_UNAVAIL);
 	}
 	return "unknown error";
 }

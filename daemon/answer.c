@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "answer.h"
 #include "proto.h"
@@ -210,7 +211,14 @@ answer_merge(const uint8_t *a, size_t alen, const uint8_t *aaaa, size_t aaaalen,
 			proto_answer_addr(&aw, fam, addr);
 	for (cur = 0; proto_answer_next_alias(first, &cur, &s, &n); )
 		proto_answer_alias(&aw, s, n);
-	return proto_answer_end(&aw);
+	if (proto_answer_end(&aw) < 0)
+		return -EMSGSIZE;
+	/* An NSS module's answer keeps its module's name. */
+	if (first->origin)
+		proto_put_str(w, first->origin, first->origin_len);
+	else if (a && aaaa && y.origin)
+		proto_put_str(w, y.origin, y.origin_len);
+	return w->err;
 }
 
 void
@@ -358,5 +366,36 @@ answer_respell(const uint8_t *body, size_t len, const char *const *names,
 		respell(s, sl, names, n, buf);
 		proto_answer_alias(&aw, buf, sl);
 	}
-	return proto_answer_end(&aw);
+	if (proto_answer_end(&aw) < 0)
+		return -EMSGSIZE;
+	if (a.origin)
+		proto_put_str(w, a.origin, a.origin_len);
+	return w->err;
+}
+
+int
+answer_respell_whole(const uint8_t *body, size_t len, const char *asked,
+    struct proto_wr *w)
+{
+	struct proto_answer	 a;
+	struct proto_answer_wr	 aw;
+	const uint8_t		*addr;
+	const char		*s;
+	size_t			 cur, sl, al = strlen(asked);
+	uint8_t			 fam;
+
+	if (proto_answer_decode(body, len, &a) < 0)
+		return -EINVAL;
+	s = a.canon_len == al && strncasecmp(a.canon, asked, al) == 0 ? asked : a.canon;
+	proto_answer_begin(&aw, w, a.ttl, a.source, s, a.canon_len);
+	for (cur = 0; proto_answer_next_addr(&a, &cur, &fam, &addr); )
+		proto_answer_addr(&aw, fam, addr);
+	for (cur = 0; proto_answer_next_alias(&a, &cur, &s, &sl); )
+		proto_answer_alias(&aw, sl == al && strncasecmp(s, asked, al) == 0 ?
+		    asked : s, sl);
+	if (proto_answer_end(&aw) < 0)
+		return -EMSGSIZE;
+	if (a.origin)
+		proto_put_str(w, a.origin, a.origin_len);
+	return w->err;
 }

@@ -73,6 +73,14 @@ int	answer_merge(const uint8_t *a, size_t alen, const uint8_t *aaaa,
 int	answer_respell(const uint8_t *body, size_t len, const char *const *names,
 	    size_t n, struct proto_wr *w);
 
+/*
+ * As answer_respell, for an NSS module's answer: only a name that is the
+ * whole question (ignoring case) takes the question's spelling, as a module
+ * that echoes the name asked would have spelled it.
+ */
+int	answer_respell_whole(const uint8_t *body, size_t len, const char *asked,
+	    struct proto_wr *w);
+
 /* Sets the TTL and source of an answer or records body, in place. */
 void	answer_stamp(uint8_t *body, size_t len, uint32_t ttl, uint8_t source);
 

@@ -82,9 +82,12 @@ void	 cache_set_limits(struct cache *, const struct cache_limits *);
 
 /*
  * Kinds: a DNS type for an address or PTR lookup's answer (DNS_T_A, _AAAA,
- * _PTR); CACHE_KIND_RR | type for the records of a query -t.
+ * _PTR); CACHE_KIND_RR | type for the records of a query -t; CACHE_KIND_NSS
+ * and more for an NSS module's answers.
  */
 #define CACHE_KIND_RR	0x10000u
+/* CACHE_KIND_NSS | module << 8 | ...: an NSS module's answers (lookup.c). */
+#define CACHE_KIND_NSS	0x20000u
 
 /*
  * Looks (name, kind) up; name is compared case-insensitively.  Counts a hit

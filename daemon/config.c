@@ -27,6 +27,11 @@ static const struct key keys[] = {
 	{ "socket",		K_PATH,		F(socket),		0, 0 },
 	{ "hosts_file",		K_PATH,		F(hosts_file),		0, 0 },
 	{ "resolv_conf",	K_PATH,		F(resolv_conf),		0, 0 },
+	{ "nsswitch_conf",	K_PATH,		F(nsswitch_conf),	0, 0 },
+	{ "nss_workers",	K_UINT,		F(nss_workers),		1, 64 },
+	{ "nss_timeout",	K_UINT,		F(nss_timeout),		1, 300 },
+	{ "nss_positive_ttl",	K_UINT,		F(nss_positive_ttl),	0, 604800 },
+	{ "nss_negative_ttl",	K_UINT,		F(nss_negative_ttl),	0, 604800 },
 	{ "upstream",		K_UPSTREAM,	F(upstream),		0, 0 },
 	{ "cache_size",		K_UINT,		F(cache_size),		1, 100000000 },
 	{ "min_ttl",		K_UINT,		F(min_ttl),		0, 604800 },
@@ -70,6 +75,11 @@ config_new(void)
 	c->socket = strdup(NAMECACHE_SOCKET_PATH);
 	c->hosts_file = strdup("/etc/hosts");
 	c->resolv_conf = strdup("/etc/resolv.conf");
+	c->nsswitch_conf = strdup("/etc/nsswitch.conf");
+	c->nss_workers = 4;
+	c->nss_timeout = 5;
+	c->nss_positive_ttl = 30;
+	c->nss_negative_ttl = 5;
 	c->upstream = strdup("");
 	c->admin_group = strdup("");
 	c->cache_size = 100000;
@@ -84,7 +94,8 @@ config_new(void)
 	c->max_clients = 4096;
 	c->idle_timeout = 60;
 	c->log_level = LOG_LEVEL_INFO;
-	if (!c->socket || !c->hosts_file || !c->resolv_conf || !c->upstream ||
+	if (!c->socket || !c->hosts_file || !c->resolv_conf || !c->nsswitch_conf ||
+	    !c->upstream ||
 	    !c->admin_group) {
 		config_free(c);
 		return NULL;
@@ -98,6 +109,7 @@ config_free(struct config *c)
 	if (c == NULL)
 		return;
 	free(c->socket);
+	free(c->nsswitch_conf);
 	free(c->hosts_file);
 	free(c->resolv_conf);
 	free(c->upstream);

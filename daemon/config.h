@@ -19,6 +19,11 @@ struct config {
 	char		*socket;
 	char		*hosts_file;
 	char		*resolv_conf;
+	char		*nsswitch_conf;	/* its hosts: line is the order of sources */
+	unsigned	 nss_workers;	/* threads calling NSS modules, at most */
+	unsigned	 nss_timeout;	/* seconds before a module call is TRYAGAIN */
+	unsigned	 nss_positive_ttl;	/* TTL of a module's answer, when it gives none */
+	unsigned	 nss_negative_ttl;
 	char		*upstream;	/* as written; parsed below */
 	struct config_server servers[CONFIG_UPSTREAM_MAX];
 	unsigned	 nservers;

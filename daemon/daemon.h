@@ -14,6 +14,8 @@ struct hostsrc;
 struct lookup;
 struct resolver;
 struct shm;
+struct nsspool;
+struct watch;
 
 struct daemon {
 	struct event_base	*base;
@@ -21,6 +23,10 @@ struct daemon {
 	const char		*config_path;
 	struct hostsrc		*hosts;
 	struct resolver		*resolver;
+	struct nsspool		*nss;
+	struct watch		*nsswitch_watch;
+	char			 hosts_line[1024];	/* as walked, namecache out */
+	char			 nsswitch_error[256];
 	struct lookup		*lookup;
 	struct shm		*shm;		/* NULL: shared = no */
 	struct server		*server;

@@ -12,6 +12,7 @@
 #include "hostsrc.h"
 #include "log.h"
 #include "lookup.h"
+#include "nsspool.h"
 #include "resolver.h"
 #include "shm.h"
 
@@ -95,6 +96,7 @@ kv_statistics(struct daemon *d, struct proto_kv_wr *kw, void *arg)
 	proto_kv_u64(kw, "cache_misses", cs.misses);
 	proto_kv_u64(kw, "cache_evictions", cs.evictions);
 	proto_kv_u64(kw, "upstream_in_flight", lookup_in_flight(d->lookup));
+	nsspool_write_stats(d->nss, kw);
 	if (d->shm) {
 		struct shm_stats ss;
 
@@ -159,6 +161,13 @@ kv_status(struct daemon *d, struct proto_kv_wr *kw, void *arg)
 	proto_kv_u64(kw, "failure_ttl", d->config->failure_ttl);
 	proto_kv_u64(kw, "serve_stale", d->config->serve_stale);
 	proto_kv_str(kw, "prefetch", d->config->prefetch ? "yes" : "no");
+	proto_kv_str(kw, "nsswitch_conf", d->config->nsswitch_conf);
+	proto_kv_str(kw, "hosts_line", d->hosts_line);
+	proto_kv_str(kw, "nsswitch_error", d->nsswitch_error);
+	proto_kv_u64(kw, "nss_workers_max", d->config->nss_workers);
+	proto_kv_u64(kw, "nss_workers_busy", nsspool_busy(d->nss));
+	proto_kv_u64(kw, "nss_workers_stuck", nsspool_stuck(d->nss));
+	proto_kv_u64(kw, "nss_timeout_sec", d->config->nss_timeout);
 	if (d->shm) {
 		struct shm_stats ss;
 
@@ -217,6 +226,11 @@ show_cache(struct daemon *d, struct server_req *req)
 		    ci.status == CACHE_NODATA ? PROTO_NODATA : PROTO_TRYAGAIN;
 		it.flags = ci.expired ? PROTO_CACHE_EXPIRED : 0;
 		it.ttl = ci.ttl_left;
+		it.origin = NULL;
+		if (ci.kind & CACHE_KIND_NSS) {
+			it.origin = nsspool_module_name(d->nss, (int)(ci.kind >> 8 & 0xff));
+			it.origin_len = strlen(it.origin);
+		}
 		proto_cache_page_item(&w, &it);
 		count++;
 	}
@@ -266,6 +280,7 @@ admin(struct daemon *d, struct server_req *req)
 		break;
 	case PROTO_RESET_STATISTICS:
 		memset(&d->stats, 0, sizeof(d->stats));
+		nsspool_reset_stats(d->nss);
 		cache_reset_stats(lookup_cache(d->lookup));
 		count.key = "reset";
 		count.n = 1;

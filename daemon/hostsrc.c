@@ -324,3 +324,10 @@ hostsrc_get_status(const struct hostsrc *hs, struct hostsrc_status *ret)
 	if (hs->cur)
 		hosts_get_info(hs->cur, &ret->info);
 }
+
+int
+hostsrc_error(const struct hostsrc *hs)
+{
+	/* Out of memory kept the old index, which still answers. */
+	return hs->last_error == -ENOMEM ? 0 : hs->last_error;
+}

@@ -47,4 +47,8 @@ void	hostsrc_on_change(struct hostsrc *, void (*fn)(void *), void *arg);
 
 void	hostsrc_get_status(const struct hostsrc *, struct hostsrc_status *ret);
 
+/* 0, or -errno when the file could not be read: glibc's files module then
+ * answers UNAVAIL. */
+int	hostsrc_error(const struct hostsrc *);
+
 #endif

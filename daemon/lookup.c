@@ -1,11 +1,22 @@
 /* SPDX-License-Identifier: MIT */
-/* daemon/lookup.c - answers lookups: the hosts file, then the cache, then DNS. */
+/* daemon/lookup.c - answers lookups: the host's hosts line, source by source, through the cache. */
 
 /*
- * The order is glibc's "hosts: files dns".  A name the hosts file lists
- * for the family asked is answered from it, with no DNS; otherwise (and
- * for a family it does not list) the answer comes from DNS, through the
- * cache: A and AAAA are cached apart, so AF_UNSPEC is the two merged, A
+ * A lookup walks the hosts line of nsswitch.conf (nsswitch.c), namecache's
+ * own entry taken out, as glibc's getaddrinfo, gethostbyname2_r and
+ * gethostbyaddr_r walk it: each source answers SUCCESS, NOTFOUND, UNAVAIL
+ * or TRYAGAIN, and the source's action for that status says whether the
+ * walk returns or goes on; at the end of the line, the last status is the
+ * answer.  "files" is the hosts index, "dns" is c-ares through the cache,
+ * and every other source is the real NSS module, called on the worker
+ * pool (nsspool.c), its answers cached like DNS answers: for the TTL the
+ * module gave, else nss_positive_ttl or nss_negative_ttl.  A walk that
+ * waits (on DNS, on a module) holds the request and goes on when the
+ * answer comes.  The answer is published in the shared segment until the
+ * first of the answers it rests on expires (a hosts answer never does:
+ * a reload resets the segment).
+ *
+ * DNS: A and AAAA are cached apart, so AF_UNSPEC is the two merged, A
  * first, as glibc's dns module gives them.
  *
  * What the cache cannot answer waits on a fetch: one per (name, kind) in
@@ -15,13 +26,17 @@
  * answers are served only when the fetch fails; entries in the last 10% of
  * their TTL are refreshed by a fetch nobody waits for (prefetch).
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "answer.h"
 #include "hostsrc.h"
+#include "nsspool.h"
+#include "nsswitch.h"
 #include "log.h"
 #include "lookup.h"
 #include "resolver.h"
@@ -61,7 +76,10 @@ struct pubkey {
 	uint8_t		key[PROTO_NAME_MAX + 2];
 };
 
+struct walk;
+
 struct waiter {
+	struct walk		*walk;		/* set: the walk goes on with it */
 	struct server_hold	*hold;
 	struct pubkey		 pk;
 	char			 asked[PROTO_NAME_MAX + 2];	/* for W_NAME */
@@ -100,6 +118,18 @@ struct fetch {
 	uint32_t	 neg_ttl;
 };
 
+enum { SRC_FILES, SRC_DNS, SRC_MODULE, SRC_NONE };
+
+/* The hosts line, its sources resolved to what answers them. */
+struct chain {
+	unsigned	 n;
+	struct {
+		uint8_t	 kind;		/* SRC_* */
+		int	 mod;		/* SRC_MODULE: nsspool's id */
+		uint8_t	 action[NSW_NSTATUS];
+	} src[NSW_SOURCES_MAX];
+};
+
 struct lookup {
 	struct lookup_env	 env;
 	struct cache		*cache;
@@ -115,6 +145,9 @@ struct lookup {
 	uint8_t			 respelled[PROTO_FRAME_MAX];
 	uint8_t			 published[PROTO_FRAME_MAX];
 	char			 spelled[NCAND][DNSMSG_NAME_STRLEN];
+	struct chain		 chain;
+	uint32_t		 nss_positive_ttl;
+	uint32_t		 nss_negative_ttl;
 };
 
 static void fetch_next(struct fetch *);
@@ -240,30 +273,19 @@ put_respelled(struct lookup *lk, struct proto_wr *w, const uint8_t *p, size_t le
 
 /*
  * Publishes a reply (a whole frame in lk->frame) for readers of the shared
- * segment: answers until they expire, negative answers as well; never a
- * stale answer or a failure.  A DNS answer's names are spelled as this
- * client spelled its question, so it matches that spelling only.
+ * segment until expires (ms on the cache's clock, or SHM_FOREVER): answers
+ * and negative answers; never a stale answer or a failure.  A DNS answer's
+ * names are spelled as this client spelled its question, so it matches
+ * that spelling only (exact).
  */
 static void
-publish(struct lookup *lk, const struct pubkey *pk, uint16_t status, uint8_t source,
-    bool exact, const struct result *r, unsigned n, size_t len)
+publish(struct lookup *lk, const struct pubkey *pk, uint16_t status, bool exact,
+    int64_t expires, uint32_t ttl, size_t len)
 {
-	int64_t		 expires = INT64_MAX;
-	uint32_t	 ttl = UINT32_MAX;
-	unsigned	 i;
-
-	if (lk->shm == NULL || pk == NULL || pk->kind == 0 || source == PROTO_SRC_STALE ||
+	if (lk->shm == NULL || pk == NULL || pk->kind == 0 ||
 	    (status != PROTO_OK && status != PROTO_NOTFOUND && status != PROTO_NODATA))
 		return;
-	for (i = 0; i < n; i++) {
-		if (status == PROTO_OK && r[i].status != R_POSITIVE)
-			continue;
-		if (r[i].expires_ms < expires)
-			expires = r[i].expires_ms;
-		if (r[i].ttl_full < ttl)
-			ttl = r[i].ttl_full;
-	}
-	if (expires == INT64_MAX || expires <= lk->env.now(lk->env.now_arg))
+	if (expires != SHM_FOREVER && expires <= lk->env.now(lk->env.now_arg))
 		return;
 	/*
 	 * Stamped alike every time (readers count the TTL down from the
@@ -272,19 +294,47 @@ publish(struct lookup *lk, const struct pubkey *pk, uint16_t status, uint8_t sou
 	 */
 	len -= PROTO_HDR_LEN;
 	memcpy(lk->published, lk->frame + PROTO_HDR_LEN, len);
-	if (status == PROTO_OK)
+	if (status == PROTO_OK && expires != SHM_FOREVER)
 		answer_stamp(lk->published, len, 0, PROTO_SRC_CACHE);
 	shm_put(lk->shm, pk->kind, pk->family, pk->key, pk->len, exact, (uint8_t)status,
-	    expires * 1000000, ttl, lk->published, len);
+	    expires == SHM_FOREVER ? SHM_FOREVER : expires * 1000000, ttl,
+	    lk->published, len);
+}
+
+/* What one step of a walk found: its reply frame is in lk->frame. */
+struct stage {
+	int		 nsw;		/* enum nsw_status */
+	uint16_t	 status;	/* the frame's PROTO_* */
+	uint8_t		 source;	/* PROTO_SRC_* of the answer, for counting */
+	bool		 exact;		/* published for this spelling only */
+	int64_t		 expires;	/* ms on the cache's clock, SHM_FOREVER,
+					   or 0: never publish */
+	uint32_t	 ttl_full;
+	int		 herrno;	/* UNAVAIL: h_errno of the source */
+	int		 err;
+	size_t		 len;
+};
+
+static int
+nsw_of(uint16_t status)
+{
+	switch (status) {
+	case PROTO_OK:		return NSW_SUCCESS;
+	case PROTO_NOTFOUND:
+	case PROTO_NODATA:	return NSW_NOTFOUND;
+	case PROTO_TRYAGAIN:	return NSW_TRYAGAIN;
+	default:		return NSW_UNAVAIL;
+	}
 }
 
 static size_t
 build_reply(struct lookup *lk, uint8_t type, uint32_t id, int what,
-    const char *asked, const struct pubkey *pk, const struct result *r, unsigned n)
+    const char *asked, const struct result *r, unsigned n, struct stage *st)
 {
 	const struct result	*pos[2] = { NULL, NULL };
 	struct proto_wr		 w;
-	uint32_t		 ttl = UINT32_MAX;
+	uint32_t		 ttl = UINT32_MAX, ttl_full = UINT32_MAX;
+	int64_t			 expires = INT64_MAX;
 	uint8_t			 source = PROTO_SRC_CACHE;
 	uint16_t		 status;
 	unsigned		 i, npos = 0;
@@ -314,6 +364,15 @@ build_reply(struct lookup *lk, uint8_t type, uint32_t id, int what,
 			if (r[i].status == R_FAILED)
 				status = PROTO_TRYAGAIN;
 	}
+	/* Published until the first of the results it rests on expires. */
+	for (i = 0; i < n; i++) {
+		if (status == PROTO_OK && r[i].status != R_POSITIVE)
+			continue;
+		if (r[i].expires_ms < expires)
+			expires = r[i].expires_ms;
+		if (r[i].ttl_full < ttl_full)
+			ttl_full = r[i].ttl_full;
+	}
 	proto_wr_init(&w, lk->frame, sizeof(lk->frame));
 	proto_frame_begin(&w, type | PROTO_REPLY, status, id);
 	if (status != PROTO_OK) {
@@ -328,6 +387,7 @@ build_reply(struct lookup *lk, uint8_t type, uint32_t id, int what,
 		    source, &bw) < 0) {
 			proto_frame_begin(&w, type | PROTO_REPLY, PROTO_INTERNAL, id);
 			proto_error_body(&w, "cannot merge the A and AAAA answers");
+			status = PROTO_INTERNAL;
 		} else
 			put_respelled(lk, &w, lk->body, bw.off, asked);
 	} else {
@@ -348,20 +408,254 @@ build_reply(struct lookup *lk, uint8_t type, uint32_t id, int what,
 		len = proto_frame_end(&w);
 		status = PROTO_TOOBIG;
 	}
-	publish(lk, pk, status, source, what == W_NAME && status == PROTO_OK, r, n,
-	    (size_t)len);
-	/* One count per reply, by where its answer came from. */
+	memset(st, 0, sizeof(*st));
+	st->nsw = nsw_of(status);
+	st->status = status;
+	st->source = status == PROTO_OK ? source : PROTO_SRC_DNS;
+	st->exact = what == W_NAME && status == PROTO_OK;
+	/* Never a stale answer, a failure, or one with no expiry to keep. */
+	if (expires != INT64_MAX && source != PROTO_SRC_STALE &&
+	    (status == PROTO_OK || status == PROTO_NOTFOUND || status == PROTO_NODATA))
+		st->expires = expires;
+	st->ttl_full = ttl_full;
+	st->len = (size_t)len;
+	return (size_t)len;
+}
+
+/* One count per reply, by where its answer came from. */
+static void
+count_reply(struct lookup *lk, uint16_t status, uint8_t source)
+{
 	if (status == PROTO_OK && source == PROTO_SRC_STALE)
 		lk->env.stats->stale_served++;
 	else if (status == PROTO_OK && source == PROTO_SRC_DNS)
 		lk->env.stats->dns_answers++;
+	else if (status == PROTO_OK && source == PROTO_SRC_HOSTS)
+		lk->env.stats->hosts_answers++;
+	else if (status == PROTO_OK && source == PROTO_SRC_NSS)
+		lk->env.stats->nss_answers++;
 	else if (status == PROTO_OK)
 		lk->env.stats->cache_answers++;
-	else if (status == PROTO_TRYAGAIN)
-		lk->env.stats->errors++;
-	else
+	else if (status == PROTO_NOTFOUND || status == PROTO_NODATA)
 		lk->env.stats->not_found++;
-	return (size_t)len;
+	else
+		lk->env.stats->errors++;
+}
+
+/* --- the walk along the hosts line --------------------------------------- */
+
+struct walk {
+	struct lookup		*lk;
+	struct server_req	*req;		/* until it waits */
+	struct server_hold	*hold;		/* once it waits */
+	uint8_t			 type;
+	uint32_t		 id;
+	int			 what;		/* W_NAME, W_ADDR */
+	uint8_t			 family;
+	uint8_t			 addr[16];
+	char			 name[PROTO_NAME_MAX + 2];
+	size_t			 name_len;
+	struct pubkey		 pk;
+	struct chain		 chain;		/* the line when the walk began */
+	unsigned		 i;
+	int64_t			 expires;	/* the earliest of the steps' */
+	uint32_t		 ttl_full;
+	bool			 publishable;	/* no step was unpublishable */
+	uint8_t			*acc;		/* SUCCESS=continue: the answers so far */
+	size_t			 acc_len;
+};
+
+static void walk_run(struct walk *);
+
+static void
+walk_free(struct walk *wk)
+{
+	free(wk->acc);
+	free(wk);
+}
+
+static void
+walk_send(struct walk *wk, size_t len)
+{
+	struct lookup *lk = wk->lk;
+
+	if (wk->hold)
+		server_hold_reply(wk->hold, lk->frame, len);
+	else
+		server_reply(wk->req, lk->frame, len);
+	walk_free(wk);
+}
+
+/* The walk ends on st, whose frame is in lk->frame. */
+static void
+walk_finish(struct walk *wk, struct stage *st)
+{
+	struct lookup	*lk = wk->lk;
+	struct proto_wr	 w;
+	int		 len;
+
+	if (wk->acc && st->status != PROTO_OK) {
+		/* Found before, by a source whose SUCCESS said continue. */
+		proto_wr_init(&w, lk->frame, sizeof(lk->frame));
+		proto_frame_begin(&w, wk->type | PROTO_REPLY, PROTO_OK, wk->id);
+		proto_put_bytes(&w, wk->acc, wk->acc_len);
+		if ((len = proto_frame_end(&w)) < 0)
+			return;
+		st->status = PROTO_OK;
+		st->nsw = NSW_SUCCESS;
+		st->len = (size_t)len;
+	} else if (st->nsw == NSW_UNAVAIL && st->status != PROTO_TOOBIG &&
+	    st->status != PROTO_INTERNAL && st->status != PROTO_BUSY) {
+		proto_wr_init(&w, lk->frame, sizeof(lk->frame));
+		proto_frame_begin(&w, wk->type | PROTO_REPLY, PROTO_UNAVAIL, wk->id);
+		proto_unavail_body(&w, st->herrno, st->err,
+		    "every source on the hosts line is unavailable");
+		st->status = PROTO_UNAVAIL;
+		st->len = (size_t)proto_frame_end(&w);
+	}
+	if (wk->publishable && st->expires != 0) {
+		int64_t	 expires = st->expires < wk->expires ? st->expires : wk->expires;
+		uint32_t ttl = st->ttl_full < wk->ttl_full ? st->ttl_full : wk->ttl_full;
+
+		publish(lk, &wk->pk, st->status, st->exact, expires,
+		    ttl == UINT32_MAX ? 0 : ttl, st->len);
+	}
+	count_reply(lk, st->status, st->source);
+	walk_send(wk, st->len);
+}
+
+/* A step is done: its action says whether the walk returns or goes on. */
+static void
+walk_step_done(struct walk *wk, struct stage *st)
+{
+	struct lookup	*lk = wk->lk;
+	int		 act;
+
+	if (st->status == PROTO_TOOBIG || st->status == PROTO_INTERNAL ||
+	    st->status == PROTO_BUSY) {
+		wk->publishable = false;
+		walk_finish(wk, st);
+		return;
+	}
+	act = wk->chain.src[wk->i].action[st->nsw];
+	wk->i++;
+	if (act != NSW_CONTINUE || wk->i >= wk->chain.n) {
+		walk_finish(wk, st);
+		return;
+	}
+	/* Going on: what was learnt here bounds how long the answer holds. */
+	if (st->expires == 0)
+		wk->publishable = false;
+	else if (st->expires < wk->expires)
+		wk->expires = st->expires;
+	if (st->ttl_full < wk->ttl_full)
+		wk->ttl_full = st->ttl_full;
+	if (st->nsw == NSW_SUCCESS) {
+		/* SUCCESS=continue: getaddrinfo adds the next sources' answers. */
+		const uint8_t	*b = lk->frame + PROTO_HDR_LEN;
+		size_t		 blen = st->len - PROTO_HDR_LEN;
+		uint8_t		*acc;
+
+		if (wk->acc) {
+			struct proto_wr mw;
+
+			proto_wr_init(&mw, lk->body, sizeof(lk->body));
+			if (answer_merge(wk->acc, wk->acc_len, b, blen, 0,
+			    PROTO_SRC_CACHE, &mw) < 0)
+				mw.off = 0;
+			b = lk->body;
+			blen = mw.off;
+		}
+		if (blen > 0 && (acc = malloc(blen)) != NULL) {
+			memcpy(acc, b, blen);
+			free(wk->acc);
+			wk->acc = acc;
+			wk->acc_len = blen;
+		}
+	}
+	walk_run(wk);
+}
+
+/* The walk must wait: it holds the request from now on. */
+static bool
+walk_hold(struct walk *wk)
+{
+	if (wk->hold)
+		return true;
+	if ((wk->hold = server_hold(wk->req)) == NULL)
+		return false;
+	wk->req = NULL;
+	return true;
+}
+
+static void
+walk_fail(struct walk *wk, uint16_t status, const char *why)
+{
+	struct proto_wr	w;
+	struct stage	st;
+	int		len;
+
+	memset(&st, 0, sizeof(st));
+	proto_wr_init(&w, wk->lk->frame, sizeof(wk->lk->frame));
+	proto_frame_begin(&w, wk->type | PROTO_REPLY, status, wk->id);
+	proto_error_body(&w, why);
+	len = proto_frame_end(&w);
+	st.nsw = NSW_UNAVAIL;
+	st.status = status;
+	st.len = (size_t)(len < 0 ? 0 : len);
+	wk->publishable = false;
+	walk_finish(wk, &st);
+}
+
+/* files: the hosts index. */
+static void
+step_files(struct walk *wk)
+{
+	struct lookup	*lk = wk->lk;
+	struct proto_wr	 w;
+	struct stage	 st;
+	int		 r, len;
+
+	memset(&st, 0, sizeof(st));
+	proto_wr_init(&w, lk->frame, sizeof(lk->frame));
+	proto_frame_begin(&w, wk->type | PROTO_REPLY, PROTO_OK, wk->id);
+	if (wk->what == W_NAME)
+		r = hosts_lookup_name(hostsrc_get(lk->env.hosts), wk->name, wk->family,
+		    &w);
+	else
+		r = hosts_lookup_addr(hostsrc_get(lk->env.hosts), wk->family, wk->addr,
+		    &w);
+	if (r > 0 && (len = proto_frame_end(&w)) > 0) {
+		st.nsw = NSW_SUCCESS;
+		st.status = PROTO_OK;
+		st.source = PROTO_SRC_HOSTS;
+		/* Hosts answers last until the file changes (a reload resets). */
+		st.expires = SHM_FOREVER;
+		st.ttl_full = UINT32_MAX;
+		st.len = (size_t)len;
+		walk_step_done(wk, &st);
+		return;
+	}
+	if (r < 0) {
+		walk_fail(wk, PROTO_TOOBIG, "answer larger than the 64 KiB frame limit");
+		return;
+	}
+	proto_frame_begin(&w, wk->type | PROTO_REPLY, PROTO_NOTFOUND, wk->id);
+	st.len = (size_t)proto_frame_end(&w);
+	st.status = PROTO_NOTFOUND;
+	st.nsw = NSW_NOTFOUND;
+	st.source = PROTO_SRC_HOSTS;
+	st.expires = SHM_FOREVER;
+	st.ttl_full = UINT32_MAX;
+	if ((r = hostsrc_error(lk->env.hosts)) != 0) {
+		/* As glibc's files module when it cannot open the file. */
+		st.nsw = NSW_UNAVAIL;
+		st.status = PROTO_UNAVAIL;
+		st.herrno = NETDB_INTERNAL;
+		st.err = -r;
+		st.expires = 0;
+	}
+	walk_step_done(wk, &st);
 }
 
 static void
@@ -377,12 +671,12 @@ waiter_free(struct waiter *w)
 static void
 waiter_done(struct lookup *lk, struct waiter *w)
 {
-	size_t len;
+	struct walk	*wk = w->walk;
+	struct stage	 st;
 
-	len = build_reply(lk, server_hold_type(w->hold), server_hold_id(w->hold),
-	    w->what, w->asked, &w->pk, w->slot, w->nslots);
-	server_hold_reply(w->hold, lk->frame, len);
+	build_reply(lk, wk->type, wk->id, w->what, w->asked, w->slot, w->nslots, &st);
 	waiter_free(w);
+	walk_step_done(wk, &st);
 }
 
 /* Gives slot its result (copying data) and answers once all slots are in. */
@@ -413,7 +707,9 @@ static void
 waiter_drop(struct waiter *w)
 {
 	if (--w->pending == 0) {
-		server_hold_release(w->hold);
+		if (w->walk->hold)
+			server_hold_release(w->walk->hold);
+		walk_free(w->walk);
 		waiter_free(w);
 	}
 }
@@ -698,41 +994,44 @@ from_cache(struct lookup *lk, const struct kind_req *k, uint8_t family,
 }
 
 /* Answers from the cache what it can, and waits for upstream on the rest. */
+
+/*
+ * dns: the cache, then upstream.  Answers from the cache what it can, and
+ * waits for upstream on the rest; the walk goes on from waiter_done.
+ */
 static void
-resolve(struct lookup *lk, struct server_req *req, int what, uint8_t family,
-    const uint8_t *addr, const struct kind_req *k, unsigned n,
-    const struct pubkey *pk)
+resolve(struct walk *wk, uint8_t family, const uint8_t *addr,
+    const struct kind_req *k, unsigned n)
 {
-	const char *asked = k[0].key;
+	struct lookup	*lk = wk->lk;
+	const char	*asked = k[0].key;
 	struct result	 now[2];
 	struct waiter	*w;
+	struct stage	 st;
 	unsigned	 i, need = 0;
 	bool		 wants[2] = { false, false };
-	size_t		 len;
 
 	for (i = 0; i < n; i++)
 		if ((wants[i] = from_cache(lk, &k[i], family, addr, &now[i],
 		    lk->tmp[i]) != 0))
 			need++;
 	if (need == 0) {
-		len = build_reply(lk, req->hdr.type, req->hdr.id, what, asked, pk,
-		    now, n);
-		server_reply(req, lk->frame, len);
+		build_reply(lk, wk->type, wk->id, wk->what, asked, now, n, &st);
+		walk_step_done(wk, &st);
 		return;
 	}
-	if ((w = calloc(1, sizeof(*w))) == NULL ||
-	    (w->hold = server_hold(req)) == NULL) {
+	if ((w = calloc(1, sizeof(*w))) == NULL || !walk_hold(wk)) {
 		free(w);
-		len = build_reply(lk, req->hdr.type, req->hdr.id, what, asked, NULL,
-		    &(struct result){ .status = R_FAILED }, 1);
-		server_reply(req, lk->frame, len);
+		build_reply(lk, wk->type, wk->id, wk->what, asked,
+		    &(struct result){ .status = R_FAILED }, 1, &st);
+		st.expires = 0;
+		walk_step_done(wk, &st);
 		return;
 	}
-	w->what = what;
+	w->walk = wk;
+	w->what = wk->what;
 	w->family = family;
 	snprintf(w->asked, sizeof(w->asked), "%s", asked);
-	if (pk)
-		w->pk = *pk;
 	w->nslots = n;
 	w->pending = n;
 	/* Count the pending fetches first: a fetch may finish at once. */
@@ -748,74 +1047,23 @@ resolve(struct lookup *lk, struct server_req *req, int what, uint8_t family,
 	}
 }
 
-void
-lookup_name(struct lookup *lk, struct server_req *req,
-    const struct proto_lookup_name *q)
+static void
+step_dns(struct walk *wk)
 {
 	struct kind_req	 k[2];
-	struct proto_wr	 w;
-	struct pubkey	 pk;
 	unsigned	 n = 0;
-	int		 r, len;
-
-	/* Files first: what the hosts file lists for this family, it answers. */
-	proto_wr_init(&w, lk->frame, sizeof(lk->frame));
-	proto_frame_begin(&w, req->hdr.type | PROTO_REPLY, PROTO_OK, req->hdr.id);
-	r = hosts_lookup_name(hostsrc_get(lk->env.hosts), q->name, q->family, &w);
-	pk.kind = SHM_NAME;
-	pk.family = q->family;
-	pk.len = q->name_len;
-	memcpy(pk.key, q->name, q->name_len);
-	if (r > 0 && (len = proto_frame_end(&w)) > 0) {
-		lk->env.stats->hosts_answers++;
-		/* Hosts answers last until the file changes (a reload resets). */
-		if (lk->shm)
-			shm_put(lk->shm, SHM_NAME, q->family, q->name, q->name_len,
-			    false, PROTO_OK, SHM_FOREVER, 0, lk->frame + PROTO_HDR_LEN,
-			    (size_t)len - PROTO_HDR_LEN);
-		server_reply(req, lk->frame, (size_t)len);
-		return;
-	}
-	if (r < 0) {
-		proto_frame_begin(&w, req->hdr.type | PROTO_REPLY, PROTO_TOOBIG,
-		    req->hdr.id);
-		proto_error_body(&w, "answer larger than the 64 KiB frame limit");
-		if ((len = proto_frame_end(&w)) > 0)
-			server_reply(req, lk->frame, (size_t)len);
-		return;
-	}
-	if (q->family != PROTO_AF_INET6)
-		k[n++] = (struct kind_req){ q->name, DNS_T_A, DNS_T_A, ANSWER_ADDR, true };
-	if (q->family != PROTO_AF_INET)
-		k[n++] = (struct kind_req){ q->name, DNS_T_AAAA, DNS_T_AAAA,
-		    ANSWER_ADDR, true };
-	resolve(lk, req, W_NAME, q->family, NULL, k, n, &pk);
-}
-
-void
-lookup_addr(struct lookup *lk, struct server_req *req,
-    const struct proto_lookup_addr *q)
-{
-	struct kind_req	 k;
-	struct proto_wr	 w;
-	struct pubkey	 pk;
 	char		 name[80];
-	int		 r, len;
+	const uint8_t	*a = wk->addr;
+	uint8_t		 family = wk->family;
 
-	proto_wr_init(&w, lk->frame, sizeof(lk->frame));
-	proto_frame_begin(&w, req->hdr.type | PROTO_REPLY, PROTO_OK, req->hdr.id);
-	r = hosts_lookup_addr(hostsrc_get(lk->env.hosts), q->family, q->addr, &w);
-	pk.kind = SHM_ADDR;
-	pk.family = q->family;
-	pk.len = q->family == PROTO_AF_INET ? 4 : 16;
-	memcpy(pk.key, q->addr, pk.len);
-	if (r > 0 && (len = proto_frame_end(&w)) > 0) {
-		lk->env.stats->hosts_answers++;
-		if (lk->shm)
-			shm_put(lk->shm, SHM_ADDR, q->family, q->addr, pk.len, false,
-			    PROTO_OK, SHM_FOREVER, 0, lk->frame + PROTO_HDR_LEN,
-			    (size_t)len - PROTO_HDR_LEN);
-		server_reply(req, lk->frame, (size_t)len);
+	if (wk->what == W_NAME) {
+		if (wk->family != PROTO_AF_INET6)
+			k[n++] = (struct kind_req){ wk->name, DNS_T_A, DNS_T_A,
+			    ANSWER_ADDR, true };
+		if (wk->family != PROTO_AF_INET)
+			k[n++] = (struct kind_req){ wk->name, DNS_T_AAAA, DNS_T_AAAA,
+			    ANSWER_ADDR, true };
+		resolve(wk, wk->family, NULL, k, n);
 		return;
 	}
 	/*
@@ -823,29 +1071,339 @@ lookup_addr(struct lookup *lk, struct server_req *req,
 	 * other than ::1 and ::, is asked as the IPv4 address it holds, and
 	 * answered as one.
 	 */
-	if (q->family == PROTO_AF_INET6 &&
-	    memcmp(q->addr, "\0\0\0\0\0\0\0\0\0\0", 10) == 0 &&
-	    ((q->addr[10] == 0xff && q->addr[11] == 0xff) ||
-	    (q->addr[10] == 0 && q->addr[11] == 0 &&
-	    memcmp(q->addr + 12, "\0\0\0\1", 4) != 0 &&
-	    memcmp(q->addr + 12, "\0\0\0\0", 4) != 0))) {
-		answer_ptr_name(PROTO_AF_INET, q->addr + 12, name, sizeof(name));
-		k = (struct kind_req){ name, DNS_T_PTR, DNS_T_PTR, ANSWER_PTR, false };
-		resolve(lk, req, W_ADDR, PROTO_AF_INET, q->addr + 12, &k, 1, &pk);
-		return;
+	if (family == PROTO_AF_INET6 &&
+	    memcmp(a, "\0\0\0\0\0\0\0\0\0\0", 10) == 0 &&
+	    ((a[10] == 0xff && a[11] == 0xff) ||
+	    (a[10] == 0 && a[11] == 0 && memcmp(a + 12, "\0\0\0\1", 4) != 0 &&
+	    memcmp(a + 12, "\0\0\0\0", 4) != 0))) {
+		family = PROTO_AF_INET;
+		a += 12;
 	}
-	answer_ptr_name(q->family, q->addr, name, sizeof(name));
-	k = (struct kind_req){ name, DNS_T_PTR, DNS_T_PTR, ANSWER_PTR, false };
-	resolve(lk, req, W_ADDR, q->family, q->addr, &k, 1, &pk);
+	answer_ptr_name(family, a, name, sizeof(name));
+	k[0] = (struct kind_req){ name, DNS_T_PTR, DNS_T_PTR, ANSWER_PTR, false };
+	resolve(wk, family, a, k, 1);
 }
 
+/* --- NSS modules --------------------------------------------------------- */
+
+/*
+ * A module's answers are cached under the name (or the address's text) and
+ * a kind of their own: CACHE_KIND_NSS | module << 8 | op << 7 | family.
+ */
+static uint32_t
+module_kind(int mod, int what, uint8_t family)
+{
+	return CACHE_KIND_NSS | (uint32_t)mod << 8 | (what == W_ADDR ? 0x80u : 0) |
+	    family;
+}
+
+static void
+module_key(const struct walk *wk, char *key, size_t len)
+{
+	if (wk->what == W_NAME)
+		snprintf(key, len, "%s", wk->name);
+	else
+		inet_ntop(wk->family == PROTO_AF_INET ? AF_INET : AF_INET6, wk->addr,
+		    key, (socklen_t)len);
+}
+
+/* The frame for a module's answer, from the module or the cache. */
+static void
+module_frame(struct walk *wk, int status, const uint8_t *body, size_t len,
+    uint32_t ttl, uint32_t ttl_full, int64_t expires, uint8_t source,
+    struct stage *st)
+{
+	struct lookup	*lk = wk->lk;
+	struct proto_wr	 w, rw;
+	int		 n;
+
+	memset(st, 0, sizeof(*st));
+	proto_wr_init(&w, lk->frame, sizeof(lk->frame));
+	proto_frame_begin(&w, wk->type | PROTO_REPLY, (uint16_t)status, wk->id);
+	if (status == PROTO_OK) {
+		size_t at = w.off;
+
+		proto_wr_init(&rw, lk->respelled, sizeof(lk->respelled));
+		if (wk->what == W_NAME && answer_respell_whole(body, len, wk->name,
+		    &rw) == 0)
+			proto_put_bytes(&w, lk->respelled, rw.off);
+		else
+			proto_put_bytes(&w, body, len);
+		if (w.err == 0)
+			answer_stamp(w.p + at, w.off - at, ttl, source);
+	}
+	if ((n = proto_frame_end(&w)) < 0) {
+		proto_frame_begin(&w, wk->type | PROTO_REPLY, PROTO_TOOBIG, wk->id);
+		n = proto_frame_end(&w);
+		status = PROTO_TOOBIG;
+	}
+	st->status = (uint16_t)status;
+	st->nsw = nsw_of((uint16_t)status);
+	st->source = source;
+	st->exact = wk->what == W_NAME && status == PROTO_OK;
+	st->expires = expires;
+	st->ttl_full = ttl_full;
+	st->len = (size_t)n;
+}
+
+struct modcall {
+	struct walk	*wk;
+	int		 mod;
+};
+
+static void
+module_done(void *arg, const struct nsspool_result *r)
+{
+	struct modcall	*mc = arg;
+	struct walk	*wk = mc->wk;
+	struct lookup	*lk;
+	struct stage	 st;
+	char		 key[PROTO_NAME_MAX + 2];
+	uint32_t	 ttl, kind;
+	int64_t		 now;
+
+	if (r->status == -ECANCELED) {
+		if (wk->hold)
+			server_hold_release(wk->hold);
+		walk_free(wk);
+		free(mc);
+		return;
+	}
+	lk = wk->lk;
+	now = lk->env.now(lk->env.now_arg);
+	module_key(wk, key, sizeof(key));
+	kind = module_kind(mc->mod, wk->what, wk->family);
+	memset(&st, 0, sizeof(st));
+	switch (r->status) {
+	case NSW_SUCCESS:
+		ttl = r->ttl >= 0 ? (uint32_t)r->ttl : lk->nss_positive_ttl;
+		ttl = cache_clamp_ttl(lk->cache, CACHE_POSITIVE, ttl);
+		cache_put(lk->cache, key, kind, CACHE_POSITIVE, ttl, r->body, r->len);
+		module_frame(wk, PROTO_OK, r->body, r->len, ttl, ttl,
+		    now + (int64_t)ttl * 1000, PROTO_SRC_NSS, &st);
+		break;
+	case NSW_NOTFOUND:
+		ttl = cache_clamp_ttl(lk->cache, CACHE_NXDOMAIN, lk->nss_negative_ttl);
+		/* A TTL the module gave bounds the negative answer too. */
+		if (r->ttl >= 0 && (uint32_t)r->ttl < ttl)
+			ttl = (uint32_t)r->ttl;
+		if (ttl > 0)
+			cache_put(lk->cache, key, kind, r->herrno == NO_DATA ?
+			    CACHE_NODATA : CACHE_NXDOMAIN, ttl, NULL, 0);
+		module_frame(wk, r->herrno == NO_DATA ? PROTO_NODATA : PROTO_NOTFOUND,
+		    NULL, 0, 0, ttl, ttl > 0 ? now + (int64_t)ttl * 1000 : 0,
+		    PROTO_SRC_NSS, &st);
+		break;
+	case NSW_TRYAGAIN:
+		/* Not kept: the next lookup asks again. */
+		module_frame(wk, PROTO_TRYAGAIN, NULL, 0, 0, 0, 0, PROTO_SRC_NSS, &st);
+		st.herrno = r->herrno;
+		st.err = r->err;
+		break;
+	default:
+		module_frame(wk, PROTO_UNAVAIL, NULL, 0, 0, 0, 0, PROTO_SRC_NSS, &st);
+		st.nsw = NSW_UNAVAIL;
+		st.herrno = r->herrno;
+		st.err = r->err;
+		break;
+	}
+	free(mc);
+	walk_step_done(wk, &st);
+}
+
+static void
+step_module(struct walk *wk, int mod)
+{
+	struct lookup	*lk = wk->lk;
+	struct cache_hit hit;
+	struct modcall	*mc;
+	struct stage	 st;
+	char		 key[PROTO_NAME_MAX + 2];
+	uint32_t	 kind = module_kind(mod, wk->what, wk->family);
+	int		 r;
+
+	module_key(wk, key, sizeof(key));
+	cache_lookup(lk->cache, key, kind, &hit);
+	if (hit.state == CACHE_FRESH || hit.state == CACHE_REFRESH) {
+		if (hit.status == CACHE_POSITIVE)
+			module_frame(wk, PROTO_OK, hit.data, hit.len, hit.ttl_left,
+			    hit.ttl, hit.expires, PROTO_SRC_CACHE, &st);
+		else
+			module_frame(wk, hit.status == CACHE_NODATA ? PROTO_NODATA :
+			    PROTO_NOTFOUND, NULL, 0, 0, hit.ttl, hit.expires,
+			    PROTO_SRC_CACHE, &st);
+		walk_step_done(wk, &st);
+		return;
+	}
+	if ((mc = malloc(sizeof(*mc))) == NULL || !walk_hold(wk)) {
+		free(mc);
+		walk_fail(wk, PROTO_INTERNAL, "out of memory");
+		return;
+	}
+	mc->wk = wk;
+	mc->mod = mod;
+	if (wk->what == W_NAME)
+		r = nsspool_call(lk->env.nss, mod, NSSPOOL_NAME, wk->family, wk->name,
+		    wk->name_len + 1, module_done, mc);
+	else
+		r = nsspool_call(lk->env.nss, mod, NSSPOOL_ADDR, wk->family, wk->addr,
+		    wk->family == PROTO_AF_INET ? 4 : 16, module_done, mc);
+	if (r < 0) {
+		free(mc);
+		if (r == -EBUSY) {
+			lk->env.stats->busy++;
+			walk_fail(wk, PROTO_BUSY, "too many NSS module calls in flight");
+		} else
+			walk_fail(wk, PROTO_INTERNAL, "out of memory");
+	}
+}
+
+/* Runs the walk from source wk->i until it waits or ends. */
+static void
+walk_run(struct walk *wk)
+{
+	struct stage st;
+
+	if (wk->i >= wk->chain.n) {
+		/* An empty line: glibc's status stays UNAVAIL. */
+		memset(&st, 0, sizeof(st));
+		st.nsw = NSW_UNAVAIL;
+		st.status = PROTO_UNAVAIL;
+		wk->publishable = false;
+		walk_finish(wk, &st);
+		return;
+	}
+	switch (wk->chain.src[wk->i].kind) {
+	case SRC_FILES:
+		step_files(wk);
+		break;
+	case SRC_DNS:
+		step_dns(wk);
+		break;
+	case SRC_MODULE:
+		step_module(wk, wk->chain.src[wk->i].mod);
+		break;
+	default:
+		/* A source no module can be: as a module that does not load. */
+		memset(&st, 0, sizeof(st));
+		st.nsw = NSW_UNAVAIL;
+		st.status = PROTO_UNAVAIL;
+		st.herrno = NETDB_INTERNAL;
+		st.err = EBUSY;
+		walk_step_done(wk, &st);
+		break;
+	}
+}
+
+static struct walk *
+walk_new(struct lookup *lk, struct server_req *req, int what, uint8_t family)
+{
+	struct walk *wk = calloc(1, sizeof(*wk));
+
+	if (wk == NULL) {
+		struct proto_wr	w;
+		int		len;
+
+		proto_wr_init(&w, lk->frame, sizeof(lk->frame));
+		proto_frame_begin(&w, req->hdr.type | PROTO_REPLY, PROTO_INTERNAL,
+		    req->hdr.id);
+		proto_error_body(&w, "out of memory");
+		if ((len = proto_frame_end(&w)) > 0)
+			server_reply(req, lk->frame, (size_t)len);
+		return NULL;
+	}
+	wk->lk = lk;
+	wk->req = req;
+	wk->type = req->hdr.type;
+	wk->id = req->hdr.id;
+	wk->what = what;
+	wk->family = family;
+	wk->chain = lk->chain;
+	wk->expires = INT64_MAX;
+	wk->ttl_full = UINT32_MAX;
+	wk->publishable = true;
+	return wk;
+}
+
+void
+lookup_name(struct lookup *lk, struct server_req *req,
+    const struct proto_lookup_name *q)
+{
+	struct walk *wk;
+
+	if ((wk = walk_new(lk, req, W_NAME, q->family)) == NULL)
+		return;
+	memcpy(wk->name, q->name, q->name_len + 1);
+	wk->name_len = q->name_len;
+	wk->pk.kind = SHM_NAME;
+	wk->pk.family = q->family;
+	wk->pk.len = q->name_len;
+	memcpy(wk->pk.key, q->name, q->name_len);
+	walk_run(wk);
+}
+
+void
+lookup_addr(struct lookup *lk, struct server_req *req,
+    const struct proto_lookup_addr *q)
+{
+	struct walk *wk;
+
+	if ((wk = walk_new(lk, req, W_ADDR, q->family)) == NULL)
+		return;
+	memcpy(wk->addr, q->addr, q->family == PROTO_AF_INET ? 4 : 16);
+	wk->pk.kind = SHM_ADDR;
+	wk->pk.family = q->family;
+	wk->pk.len = q->family == PROTO_AF_INET ? 4 : 16;
+	memcpy(wk->pk.key, q->addr, wk->pk.len);
+	walk_run(wk);
+}
+
+/* Records of any type: DNS only, whatever the hosts line says. */
 void
 lookup_rr(struct lookup *lk, struct server_req *req, const struct proto_query_rr *q)
 {
 	struct kind_req k = { q->name, CACHE_KIND_RR | q->type, q->type, ANSWER_RR,
 	    true };
+	struct walk *wk;
 
-	resolve(lk, req, W_RR, PROTO_AF_UNSPEC, NULL, &k, 1, NULL);
+	if ((wk = walk_new(lk, req, W_RR, PROTO_AF_UNSPEC)) == NULL)
+		return;
+	/* One step, DNS, whose answer is final: never published. */
+	wk->chain.n = 1;
+	wk->chain.src[0].kind = SRC_DNS;
+	memset(wk->chain.src[0].action, NSW_RETURN, NSW_NSTATUS);
+	wk->publishable = false;
+	resolve(wk, PROTO_AF_UNSPEC, NULL, &k, 1);
+}
+
+void
+lookup_set_line(struct lookup *lk, const struct nsw_line *l)
+{
+	unsigned i;
+	int	 mod;
+
+	memset(&lk->chain, 0, sizeof(lk->chain));
+	for (i = 0; i < l->n; i++) {
+		memcpy(lk->chain.src[i].action, l->src[i].action, NSW_NSTATUS);
+		if (strcmp(l->src[i].name, "files") == 0)
+			lk->chain.src[i].kind = SRC_FILES;
+		else if (strcmp(l->src[i].name, "dns") == 0)
+			lk->chain.src[i].kind = SRC_DNS;
+		else if (lk->env.nss &&
+		    (mod = nsspool_module(lk->env.nss, l->src[i].name)) >= 0) {
+			lk->chain.src[i].kind = SRC_MODULE;
+			lk->chain.src[i].mod = mod;
+		} else
+			lk->chain.src[i].kind = SRC_NONE;
+	}
+	lk->chain.n = l->n;
+}
+
+void
+lookup_set_nss_ttls(struct lookup *lk, uint32_t positive, uint32_t negative)
+{
+	lk->nss_positive_ttl = positive;
+	lk->nss_negative_ttl = negative;
 }
 
 struct lookup *

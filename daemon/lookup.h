@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* daemon/lookup.h - answers lookups: the hosts file, then the cache, then DNS. */
+/* daemon/lookup.h - answers lookups: the host's hosts line, source by source, through the cache. */
 #ifndef NAMECACHE_LOOKUP_H
 #define NAMECACHE_LOOKUP_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cache.h"
 #include "proto.h"
@@ -13,6 +14,8 @@
 struct event_base;
 struct hostsrc;
 struct lookup;
+struct nsspool;
+struct nsw_line;
 struct resolver;
 struct stats;
 
@@ -24,6 +27,7 @@ struct lookup_env {
 	struct hostsrc		*hosts;
 	struct resolver		*resolver;
 	struct server		*server;
+	struct nsspool		*nss;		/* modules other than files and dns */
 	struct stats		*stats;
 	cache_clock_fn		*now;
 	void			*now_arg;
@@ -41,6 +45,14 @@ void	 lookup_name(struct lookup *, struct server_req *,
 void	 lookup_addr(struct lookup *, struct server_req *,
 	    const struct proto_lookup_addr *);
 void	 lookup_rr(struct lookup *, struct server_req *, const struct proto_query_rr *);
+
+/*
+ * The hosts line to walk (namecache's own entry already taken out): files
+ * and dns answered natively, every other source by its NSS module.
+ */
+void	 lookup_set_line(struct lookup *, const struct nsw_line *);
+/* TTLs of NSS modules' answers when the module gives none. */
+void	 lookup_set_nss_ttls(struct lookup *, uint32_t positive, uint32_t negative);
 
 /* Where answers are published for clients to read without asking; NULL: nowhere. */
 struct shm;

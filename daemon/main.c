@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* daemon/main.c - namecached: flags, config, signals, the event loop. */
 #include <errno.h>
+#include <nss.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,9 +19,12 @@
 #include "hostsrc.h"
 #include "log.h"
 #include "lookup.h"
+#include "nsspool.h"
+#include "nsswitch.h"
 #include "resolver.h"
 #include "shm.h"
 #include "shmfmt.h"
+#include "watch.h"
 
 #define HOST_CONF	"/etc/host.conf"
 
@@ -49,6 +53,7 @@ usage(FILE *f)
 "  --socket PATH        socket to listen on (default " NAMECACHE_SOCKET_PATH ")\n"
 "  --hosts-file FILE    hosts file to serve (default /etc/hosts)\n"
 "  --resolv-conf FILE   resolver configuration (default /etc/resolv.conf)\n"
+"  --nsswitch-conf FILE the hosts: line to answer for (default /etc/nsswitch.conf)\n"
 "  --upstream \"ADDR[:PORT] ...\"  DNS servers to use instead of resolv.conf's\n"
 "  --log-level LEVEL    error, warning, info or debug\n"
 "  --version            print the version and exit\n"
@@ -154,6 +159,86 @@ hosts_changed(void *arg)
 	shared_reset();
 }
 
+/*
+ * Reads the hosts line again: namecache's own entry out, the rest walked
+ * for every lookup from now on.  A file that is missing or unreadable
+ * gives glibc's default line, as in glibc; one that glibc would reject
+ * keeps the line in place (at start: the default), with the reason in
+ * `namecachectl status`.  Answers published under another line go.
+ */
+static void
+nsswitch_load(bool initial)
+{
+	struct nsw_line	 l;
+	const char	*path = daemon_ctx.config->nsswitch_conf;
+	char		 text[sizeof(daemon_ctx.hosts_line)];
+	bool		 found = false;
+	FILE		*f;
+	int		 r = 0;
+
+	daemon_ctx.stats.nsswitch_reloads += !initial;
+	daemon_ctx.nsswitch_error[0] = '\0';
+	if ((f = fopen(path, "re")) == NULL) {
+		if (errno != ENOENT && errno != EACCES && errno != EISDIR &&
+		    errno != ELOOP && errno != ENOTDIR && errno != EPERM)
+			r = -errno;
+		else
+			nsw_default(&l);
+	} else {
+		r = nsw_parse_file(f, &l, &found);
+		fclose(f);
+	}
+	if (r < 0) {
+		snprintf(daemon_ctx.nsswitch_error, sizeof(daemon_ctx.nsswitch_error),
+		    "%s: %s", path, r == -EINVAL ? "a line glibc rejects" :
+		    r == -E2BIG ? "more than 16 sources, or a name too long" :
+		    strerror(-r));
+		log_error("nsswitch: %s; %s", daemon_ctx.nsswitch_error,
+		    initial ? "using glibc's default line" : "keeping the line in place");
+		if (!initial)
+			return;
+		nsw_default(&l);
+	}
+	if (nsw_drop(&l, "namecache") == 0 && found)
+		log_info("nsswitch: %s does not name namecache on its hosts line: "
+		    "answering for the whole line", path);
+	nsw_format(&l, text, sizeof(text));
+	if (!initial && strcmp(text, daemon_ctx.hosts_line) == 0)
+		return;
+	snprintf(daemon_ctx.hosts_line, sizeof(daemon_ctx.hosts_line), "%s", text);
+	lookup_set_line(daemon_ctx.lookup, &l);
+	/*
+	 * Whatever resolves inside the daemon (a module calling getaddrinfo)
+	 * walks the same line, and never reaches namecache itself.
+	 */
+	__nss_configure_lookup("hosts", text);
+	log_info("nsswitch: hosts: %s%s", text[0] ? text : "(no source)",
+	    found ? "" : " (glibc's default: no hosts line)");
+	if (!initial)
+		shared_reset();
+}
+
+static void
+nsswitch_changed(void *arg)
+{
+	nsswitch_load(false);
+	watch_rearm(daemon_ctx.nsswitch_watch);
+}
+
+static int
+nsswitch_watch(void)
+{
+	watch_free(daemon_ctx.nsswitch_watch);
+	daemon_ctx.nsswitch_watch = watch_new(daemon_ctx.base,
+	    daemon_ctx.config->nsswitch_conf, nsswitch_changed, NULL);
+	if (daemon_ctx.nsswitch_watch == NULL) {
+		log_error("nsswitch: cannot watch %s: %s",
+		    daemon_ctx.config->nsswitch_conf, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
 static void
 heartbeat_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -243,6 +328,12 @@ reload(void)
 			hostsrc_open(daemon_ctx.hosts, c->hosts_file, HOST_CONF);
 		else
 			hostsrc_reload(daemon_ctx.hosts);
+		nsspool_configure(daemon_ctx.nss, c->nss_workers, c->nss_timeout * 1000);
+		lookup_set_nss_ttls(daemon_ctx.lookup, c->nss_positive_ttl,
+		    c->nss_negative_ttl);
+		if (strcmp(c->nsswitch_conf, old->nsswitch_conf) != 0)
+			nsswitch_watch();
+		nsswitch_load(false);
 		{
 			struct cache_limits lim;
 			char *err = NULL;
@@ -332,6 +423,7 @@ main(int argc, char **argv)
 		{ "socket",	 required_argument, NULL, 's' },
 		{ "hosts-file",	 required_argument, NULL, 'H' },
 		{ "resolv-conf", required_argument, NULL, 'r' },
+		{ "nsswitch-conf", required_argument, NULL, 'n' },
 		{ "upstream",	 required_argument, NULL, 'u' },
 		{ "log-level",	 required_argument, NULL, 'l' },
 		{ "version",	 no_argument,	    NULL, 'V' },
@@ -359,6 +451,9 @@ main(int argc, char **argv)
 			break;
 		case 'r':
 			add_flag("resolv_conf", optarg);
+			break;
+		case 'n':
+			add_flag("nsswitch_conf", optarg);
 			break;
 		case 'u':
 			add_flag("upstream", optarg);
@@ -406,7 +501,10 @@ main(int argc, char **argv)
 	    (daemon_ctx.server = server_new(daemon_ctx.base, &daemon_ctx.stats,
 	    dispatch_request, &daemon_ctx)) == NULL ||
 	    (daemon_ctx.resolver = resolver_new(daemon_ctx.base,
-	    &daemon_ctx.stats)) == NULL) {
+	    &daemon_ctx.stats)) == NULL ||
+	    (daemon_ctx.nss = nsspool_new(daemon_ctx.base,
+	    daemon_ctx.config->nss_workers,
+	    daemon_ctx.config->nss_timeout * 1000)) == NULL) {
 		log_error("out of memory");
 		goto done;
 	}
@@ -415,6 +513,7 @@ main(int argc, char **argv)
 			.base = daemon_ctx.base,
 			.hosts = daemon_ctx.hosts,
 			.resolver = daemon_ctx.resolver,
+			.nss = daemon_ctx.nss,
 			.server = daemon_ctx.server,
 			.stats = &daemon_ctx.stats,
 			.now = clock_ms,
@@ -428,6 +527,11 @@ main(int argc, char **argv)
 			goto done;
 		}
 	}
+	lookup_set_nss_ttls(daemon_ctx.lookup, daemon_ctx.config->nss_positive_ttl,
+	    daemon_ctx.config->nss_negative_ttl);
+	if (nsswitch_watch() < 0)
+		goto done;
+	nsswitch_load(true);
 	resolver_on_change(daemon_ctx.resolver, search_changed, daemon_ctx.lookup);
 	if ((r = resolver_configure(daemon_ctx.resolver,
 	    daemon_ctx.config->resolv_conf, daemon_ctx.config->servers,
@@ -466,6 +570,9 @@ done:
 		event_free(notify_ev);
 	/* The resolver first: its queries end (ECANCELED) while all else lives. */
 	resolver_free(daemon_ctx.resolver);
+	/* Then the module calls: their lookups end too. */
+	nsspool_free(daemon_ctx.nss);
+	watch_free(daemon_ctx.nsswitch_watch);
 	lookup_free(daemon_ctx.lookup);
 	if (heartbeat_ev)
 		event_free(heartbeat_ev);

@@ -33,4 +33,7 @@ stats_write(const struct stats *s, struct proto_kv_wr *kw)
 	proto_kv_u64(kw, "stale_served", s->stale_served);
 	proto_kv_u64(kw, "prefetches", s->prefetches);
 	proto_kv_u64(kw, "failures_remembered", s->failures_remembered);
+	proto_kv_u64(kw, "nss_answers", s->nss_answers);
+	proto_kv_u64(kw, "busy", s->busy);
+	proto_kv_u64(kw, "nsswitch_reloads", s->nsswitch_reloads);
 }

@@ -35,6 +35,9 @@ struct stats {
 	uint64_t	stale_served;
 	uint64_t	prefetches;
 	uint64_t	failures_remembered;	/* answered from failure_ttl */
+	uint64_t	nss_answers;		/* answered by an NSS module */
+	uint64_t	busy;			/* refused: too much in flight */
+	uint64_t	nsswitch_reloads;	/* the hosts line read again */
 };
 
 void	stats_write(const struct stats *, struct proto_kv_wr *);

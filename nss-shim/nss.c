@@ -150,6 +150,29 @@ ask(const uint8_t *req, int len, struct ncc_reply *rep, struct proto_answer *ans
 		*h_errnop = TRY_AGAIN;
 		ncc_reply_free(rep);
 		return NSS_STATUS_TRYAGAIN;
+	case PROTO_UNAVAIL: {
+		int he, err;
+
+		/*
+		 * The daemon walked the whole hosts line and every source
+		 * was unavailable: final, as glibc's walk would end there.
+		 * glibc reports a NETDB_INTERNAL ending as a system error
+		 * (EAI_SYSTEM), which TRYAGAIN with NETDB_INTERNAL gives;
+		 * any other ending as not found.
+		 */
+		if (proto_unavail_decode(rep->body, rep->body_len, &he, &err) < 0) {
+			he = HOST_NOT_FOUND;
+			err = ENOENT;
+		}
+		ncc_reply_free(rep);
+		*errnop = err == ERANGE || err == 0 ? ENOENT : err;
+		if (he == NETDB_INTERNAL) {
+			*h_errnop = NETDB_INTERNAL;
+			return NSS_STATUS_TRYAGAIN;
+		}
+		*h_errnop = he > 0 ? he : HOST_NOT_FOUND;
+		return NSS_STATUS_NOTFOUND;
+	}
 	default:
 		/* Declined: let the next source in nsswitch.conf answer. */
 		ncc_reply_free(rep);

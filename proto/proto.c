@@ -469,6 +469,11 @@ proto_answer_decode(const void *body, size_t len, struct proto_answer *ret_ans)
 	if (rd.err)
 		return rd.err;
 	a.aliases_len = (size_t)(rd.p + rd.off - a.aliases);
+	if (rd.off < rd.len) {
+		a.origin = proto_get_str(&rd, &a.origin_len);
+		if (rd.err)
+			return rd.err;
+	}
 	*ret_ans = a;
 	return 0;
 }
@@ -627,6 +632,7 @@ proto_status_str(int status)
 	case PROTO_TOOBIG:	return "answer too large";
 	case PROTO_INTERNAL:	return "internal error in the daemon";
 	case PROTO_BUSY:	return "too many requests in flight";
+	case PROTO_UNAVAIL:	return "no source on the hosts line is available";
 	}
 	return "unknown status";
 }
@@ -639,6 +645,7 @@ proto_source_str(int source)
 	case PROTO_SRC_DNS:	return "dns";
 	case PROTO_SRC_CACHE:	return "cache";
 	case PROTO_SRC_STALE:	return "stale";
+	case PROTO_SRC_NSS:	return "nss";
 	}
 	return "none";
 }
@@ -845,6 +852,8 @@ proto_cache_page_item(struct proto_wr *w, const struct proto_cache_item *it)
 	proto_put_u8(w, it->status);
 	proto_put_u8(w, it->flags);
 	proto_put_u32(w, it->ttl);
+	if ((it->kind & PROTO_CACHE_KIND_NSS) != 0)
+		proto_put_str(w, it->origin ? it->origin : "", it->origin ? it->origin_len : 0);
 }
 
 int
@@ -869,11 +878,15 @@ proto_cache_page_decode(const void *body, size_t len, struct proto_cache_page *r
 	pg.count = proto_get_u16(&rd);
 	pg.items = rd.p + rd.off;
 	for (i = 0; i < pg.count && rd.err == 0; i++) {
+		uint32_t kind;
+
 		proto_get_str(&rd, &n);
-		proto_get_u32(&rd);
+		kind = proto_get_u32(&rd);
 		proto_get_u8(&rd);
 		proto_get_u8(&rd);
 		proto_get_u32(&rd);
+		if (kind & PROTO_CACHE_KIND_NSS)
+			proto_get_str(&rd, &n);
 	}
 	if (rd.err)
 		return rd.err;
@@ -897,6 +910,10 @@ proto_cache_page_next(const struct proto_cache_page *pg, size_t *cursor,
 	ret->status = proto_get_u8(&rd);
 	ret->flags = proto_get_u8(&rd);
 	ret->ttl = proto_get_u32(&rd);
+	ret->origin = NULL;
+	ret->origin_len = 0;
+	if ((ret->kind & PROTO_CACHE_KIND_NSS) != 0)
+		ret->origin = proto_get_str(&rd, &ret->origin_len);
 	if (rd.err)
 		return 0;
 	*cursor = rd.off;
@@ -944,4 +961,29 @@ proto_rrtype_parse(const char *s)
 			return -1;
 	}
 	return n > 0 ? (int)n : -1;
+}
+
+void
+proto_unavail_body(struct proto_wr *w, int herrno, int err, const char *msg)
+{
+	proto_put_u8(w, herrno >= -1 && herrno <= 4 ? (uint8_t)(herrno + 1) : 0);
+	proto_put_u32(w, (uint32_t)err);
+	proto_put_str(w, msg, strlen(msg));
+}
+
+int
+proto_unavail_decode(const void *body, size_t len, int *ret_herrno, int *ret_errno)
+{
+	struct proto_rd	rd;
+	uint8_t		he;
+	uint32_t	err;
+
+	proto_rd_init(&rd, body, len);
+	he = proto_get_u8(&rd);
+	err = proto_get_u32(&rd);
+	if (rd.err || he > 5 || err > 4095)
+		return -EBADMSG;
+	*ret_herrno = (int)he - 1;
+	*ret_errno = (int)err;
+	return 0;
 }

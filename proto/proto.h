@@ -50,6 +50,8 @@ enum proto_status {
 	PROTO_TOOBIG		= 8,	/* the answer does not fit in a frame */
 	PROTO_INTERNAL		= 9,	/* the daemon failed, e.g. out of memory */
 	PROTO_BUSY		= 10,	/* too many requests in flight */
+	PROTO_UNAVAIL		= 11,	/* every source on the hosts line was
+					   unavailable: the line's final answer */
 };
 
 enum proto_family {
@@ -64,6 +66,7 @@ enum proto_source {
 	PROTO_SRC_DNS		= 2,
 	PROTO_SRC_CACHE		= 3,
 	PROTO_SRC_STALE		= 4,
+	PROTO_SRC_NSS		= 5,	/* an NSS module; its name follows the body */
 };
 
 enum proto_kv_kind {
@@ -164,8 +167,11 @@ int	 proto_simple_encode(struct proto_wr *, uint8_t type, uint32_t id);
 /*
  * The answer to a lookup, status PROTO_OK:
  *	u32 ttl, u8 source, u8 flags, u16 naddr, u16 nalias,
- *	str canonical name, naddr x (u8 family, 4|16 bytes), nalias x str.
- * Written with proto_answer_begin/_addr/_alias/_end: all addresses first.
+ *	str canonical name, naddr x (u8 family, 4|16 bytes), nalias x str,
+ *	then, for an answer an NSS module gave (whatever the source byte says
+ *	now: nss, cache), str origin: the module's name.
+ * Written with proto_answer_begin/_addr/_alias/_end: all addresses first;
+ * the origin, when there is one, with proto_put_str after _end.
  */
 struct proto_answer_wr {
 	struct proto_wr	*w;
@@ -194,6 +200,9 @@ struct proto_answer {
 	const uint8_t	*aliases;
 	size_t		 aliases_len;	/* bytes */
 	size_t		 strings_size;	/* canon and aliases, each with a NUL */
+	const char	*origin;	/* the NSS module that answered, or NULL;
+					   not NUL-terminated */
+	size_t		 origin_len;
 };
 int	 proto_answer_decode(const void *body, size_t len, struct proto_answer *ret_ans);
 /* Walk a decoded answer; *cursor starts at 0.  Return 0 at the end. */
@@ -229,7 +238,15 @@ int	 proto_kv_init(struct proto_kv_rd *, const void *body, size_t len);
 /* 1 with *ret_kv filled, 0 at the end, -EBADMSG for a malformed body. */
 int	 proto_kv_next(struct proto_kv_rd *, struct proto_kv *ret_kv);
 
-/* An error reply may carry a reason: str message.  An empty body has none. */
+/*
+ * An error reply may carry a reason: str message.  An empty body has none.
+ * PROTO_UNAVAIL's body is u8 h_errno + 1 (what the last source left in
+ * h_errno: -1, NETDB_INTERNAL, for a module that does not load), u32
+ * errno, str message.
+ */
+void	 proto_unavail_body(struct proto_wr *, int herrno, int err, const char *msg);
+int	 proto_unavail_decode(const void *body, size_t len, int *ret_herrno,
+	    int *ret_errno);
 void	 proto_error_body(struct proto_wr *, const char *msg);
 int	 proto_error_decode(const void *body, size_t len, const char **ret_msg,
 	    size_t *ret_len);
@@ -288,8 +305,11 @@ int	 proto_invalidate_decode(const void *body, size_t len, char *name,
 /*
  * Show-cache, a page at a time.  Request body: u64 cursor (0 to start).
  * Answer body: u64 next cursor (0: the end), u16 count, then count x
- * (str name, u32 kind, u8 status, u8 flags, u32 ttl left).  kind is a DNS
- * type, or 0x10000 | type for records of query -t; status is 0 for an
+ * (str name, u32 kind, u8 status, u8 flags, u32 ttl left), and for kinds
+ * with PROTO_CACHE_KIND_NSS set, str origin (the module's name).  kind is
+ * a DNS type, or 0x10000 | type for records of query -t, or 0x20000 |
+ * module << 8 | (0x80 for an address) | family for an NSS module's answer
+ * (the name is then the address's text); status is 0 for an
  * answer, else NOTFOUND, NODATA or TRYAGAIN (a remembered failure); flags
  * bit 0 marks an expired entry.
  */
@@ -300,8 +320,11 @@ struct proto_cache_item {
 	uint8_t		 status;
 	uint8_t		 flags;
 	uint32_t	 ttl;
+	const char	*origin;	/* NSS kinds: the module; not NUL-terminated */
+	size_t		 origin_len;
 };
 #define PROTO_CACHE_EXPIRED	0x1
+#define PROTO_CACHE_KIND_NSS	0x20000u
 int	 proto_show_cache_encode(struct proto_wr *, uint32_t id, uint64_t cursor);
 int	 proto_show_cache_decode(const void *body, size_t len, uint64_t *ret_cursor);
 void	 proto_cache_page_begin(struct proto_wr *, uint64_t next, size_t *ret_count_off);

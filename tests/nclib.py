@@ -68,13 +68,21 @@ class Daemon:
     machine's resolv.conf."""
 
     def __init__(self, build, tmp, hosts_text="127.0.0.1 localhost\n", conf_text="",
-                 args=(), resolv=None, upstream=None):
+                 args=(), resolv=None, upstream=None,
+                 nsswitch_text="hosts: files dns\n", env=None):
         self.build = build
         self.tmp = tmp
         self.sock = os.path.join(tmp, "sock")
         self.hosts = os.path.join(tmp, "hosts")
         self.conf = os.path.join(tmp, "namecached.conf")
         self.log = os.path.join(tmp, "daemon.log")
+        # The hosts line is the test's own, never the machine's: "files
+        # dns" unless it says otherwise (nsswitch_text=None: none given).
+        self.nsswitch = os.path.join(tmp, "nsswitch.conf")
+        if nsswitch_text is not None:
+            with open(self.nsswitch, "w") as f:
+                f.write(nsswitch_text)
+        self.env = env
         if hosts_text is not None:
             with open(self.hosts, "w") as f:
                 f.write(hosts_text)
@@ -104,8 +112,9 @@ class Daemon:
             valgrind_prefix() +
             [os.path.join(self.build, "daemon", "namecached"), "--config", self.conf,
              "--socket", self.sock, "--hosts-file", self.hosts,
-             "--resolv-conf", self.resolv] + upstream + self.args,
-            stdout=self.logf, stderr=self.logf)
+             "--resolv-conf", self.resolv, "--nsswitch-conf", self.nsswitch] +
+            upstream + self.args,
+            stdout=self.logf, stderr=self.logf, env=self.env)
         if wait:
             deadline = time.monotonic() + (30 if valgrind_prefix() else 5)
             while time.monotonic() < deadline:

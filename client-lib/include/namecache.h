@@ -49,6 +49,8 @@ enum namecache_error {
 	NAMECACHE_ERR_PROTOCOL		= -13,	/* a reply that does not parse */
 	NAMECACHE_ERR_INVAL		= -14,	/* a bad argument: family, flags, NULL */
 	NAMECACHE_ERR_NOMEM		= -15,	/* out of memory */
+	NAMECACHE_ERR_NOSOURCE		= -16,	/* every source on the hosts line
+						   was unavailable (final) */
 };
 
 /* A sentence for a code.  Static storage: never freed, never changes. */
@@ -62,9 +64,11 @@ enum namecache_source {
 	NAMECACHE_SOURCE_DNS	= 2,	/* asked upstream for this lookup */
 	NAMECACHE_SOURCE_CACHE	= 3,	/* the daemon's cache, or the shared cache */
 	NAMECACHE_SOURCE_STALE	= 4,	/* expired, served while upstream fails */
+	NAMECACHE_SOURCE_NSS	= 5,	/* an NSS module, asked for this lookup;
+					   origin names it */
 };
 
-/* "hosts", "dns", "cache", "stale" or "none".  Static storage. */
+/* "hosts", "dns", "cache", "stale", "nss" or "none".  Static storage. */
 const char *namecache_source_str(int source);
 
 struct namecache_address {
@@ -88,6 +92,9 @@ struct namecache_result {
 	size_t			  naddresses;
 	uint32_t		  ttl;		/* seconds left; 0 for hosts answers */
 	int			  source;	/* enum namecache_source */
+	const char		 *origin;	/* the NSS module that gave the
+						   answer (now or, from the cache,
+						   before), or NULL */
 };
 
 /* Frees a result; NULL is a no-op. */
@@ -316,10 +323,12 @@ void	namecache_values_free(struct namecache_values *values);
 
 struct namecache_cache_entry {
 	char		*name;
-	uint32_t	 kind;		/* a DNS type; 0x10000 | type for records */
+	uint32_t	 kind;		/* a DNS type; 0x10000 | type for records;
+					   0x20000 | ... for an NSS module's answer */
 	int		 status;	/* 0, or NOTFOUND, NODATA, TRYAGAIN (a failure) */
 	unsigned	 flags;		/* NAMECACHE_ENTRY_EXPIRED */
 	uint32_t	 ttl;		/* seconds left */
+	char		*origin;	/* kind 0x20000 | ...: the NSS module, else NULL */
 };
 
 struct namecache_cache_page {
