@@ -461,8 +461,6 @@ struct walk {
 	int64_t			 expires;	/* the earliest of the steps' */
 	uint32_t		 ttl_full;
 	bool			 publishable;	/* no step was unpublishable */
-	uint8_t			*acc;		/* SUCCESS=continue: the answers so far */
-	size_t			 acc_len;
 };
 
 static void walk_run(struct walk *);
@@ -470,7 +468,6 @@ static void walk_run(struct walk *);
 static void
 walk_free(struct walk *wk)
 {
-	free(wk->acc);
 	free(wk);
 }
 
@@ -492,19 +489,8 @@ walk_finish(struct walk *wk, struct stage *st)
 {
 	struct lookup	*lk = wk->lk;
 	struct proto_wr	 w;
-	int		 len;
 
-	if (wk->acc && st->status != PROTO_OK) {
-		/* Found before, by a source whose SUCCESS said continue. */
-		proto_wr_init(&w, lk->frame, sizeof(lk->frame));
-		proto_frame_begin(&w, wk->type | PROTO_REPLY, PROTO_OK, wk->id);
-		proto_put_bytes(&w, wk->acc, wk->acc_len);
-		if ((len = proto_frame_end(&w)) < 0)
-			return;
-		st->status = PROTO_OK;
-		st->nsw = NSW_SUCCESS;
-		st->len = (size_t)len;
-	} else if (st->nsw == NSW_UNAVAIL && st->status != PROTO_TOOBIG &&
+	if (st->nsw == NSW_UNAVAIL && st->status != PROTO_TOOBIG &&
 	    st->status != PROTO_INTERNAL && st->status != PROTO_BUSY) {
 		proto_wr_init(&w, lk->frame, sizeof(lk->frame));
 		proto_frame_begin(&w, wk->type | PROTO_REPLY, PROTO_UNAVAIL, wk->id);
@@ -528,7 +514,6 @@ walk_finish(struct walk *wk, struct stage *st)
 static void
 walk_step_done(struct walk *wk, struct stage *st)
 {
-	struct lookup	*lk = wk->lk;
 	int		 act;
 
 	if (st->status == PROTO_TOOBIG || st->status == PROTO_INTERNAL ||
@@ -550,29 +535,10 @@ walk_step_done(struct walk *wk, struct stage *st)
 		wk->expires = st->expires;
 	if (st->ttl_full < wk->ttl_full)
 		wk->ttl_full = st->ttl_full;
-	if (st->nsw == NSW_SUCCESS) {
-		/* SUCCESS=continue: getaddrinfo adds the next sources' answers. */
-		const uint8_t	*b = lk->frame + PROTO_HDR_LEN;
-		size_t		 blen = st->len - PROTO_HDR_LEN;
-		uint8_t		*acc;
-
-		if (wk->acc) {
-			struct proto_wr mw;
-
-			proto_wr_init(&mw, lk->body, sizeof(lk->body));
-			if (answer_merge(wk->acc, wk->acc_len, b, blen, 0,
-			    PROTO_SRC_CACHE, &mw) < 0)
-				mw.off = 0;
-			b = lk->body;
-			blen = mw.off;
-		}
-		if (blen > 0 && (acc = malloc(blen)) != NULL) {
-			memcpy(acc, b, blen);
-			free(wk->acc);
-			wk->acc = acc;
-			wk->acc_len = blen;
-		}
-	}
+	/*
+	 * SUCCESS=continue drops what was found: glibc's walk ends with the
+	 * last source's status and answer (each call overwrites the last).
+	 */
 	walk_run(wk);
 }
 

@@ -469,10 +469,15 @@ proto_answer_decode(const void *body, size_t len, struct proto_answer *ret_ans)
 	if (rd.err)
 		return rd.err;
 	a.aliases_len = (size_t)(rd.p + rd.off - a.aliases);
+	/* A module's name may follow; other trailing bytes are ignored. */
 	if (rd.off < rd.len) {
-		a.origin = proto_get_str(&rd, &a.origin_len);
-		if (rd.err)
-			return rd.err;
+		struct proto_rd tail = rd;
+
+		a.origin = proto_get_str(&tail, &a.origin_len);
+		if (tail.err || a.origin_len == 0) {
+			a.origin = NULL;
+			a.origin_len = 0;
+		}
 	}
 	*ret_ans = a;
 	return 0;

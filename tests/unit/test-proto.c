@@ -957,6 +957,16 @@ test_answer_bad(void **state)
 	b[sizeof(good)] = 0xee;
 	assert_int_equal(proto_answer_decode(b, sizeof(good) + 1, &a), 0);
 	assert_int_equal(a.nalias, 1);
+	assert_null(a.origin);
+
+	/* ...unless they are a string: the NSS module that answered. */
+	memcpy(b + sizeof(good), "\0\x0amyhostname", 12);
+	assert_int_equal(proto_answer_decode(b, sizeof(good) + 12, &a), 0);
+	assert_int_equal(a.origin_len, 10);
+	assert_memory_equal(a.origin, "myhostname", 10);
+	/* A string cut short is no origin, and no error. */
+	assert_int_equal(proto_answer_decode(b, sizeof(good) + 8, &a), 0);
+	assert_null(a.origin);
 
 	/* The writer: bad family, an address after an alias, no room. */
 	proto_wr_init(&w, b, sizeof(b));
@@ -1220,13 +1230,14 @@ test_strings(void **state)
 {
 	int i;
 
-	for (i = PROTO_OK; i <= PROTO_BUSY; i++) {
+	for (i = PROTO_OK; i <= PROTO_UNAVAIL; i++) {
 		assert_non_null(proto_status_str(i));
 		assert_string_not_equal(proto_status_str(i), "unknown status");
 	}
 	assert_string_equal(proto_status_str(PROTO_OK), "success");
 	assert_string_equal(proto_status_str(-1), "unknown status");
-	assert_string_equal(proto_status_str(PROTO_BUSY + 1), "unknown status");
+	assert_string_equal(proto_status_str(PROTO_UNAVAIL + 1), "unknown status");
+	assert_string_equal(proto_source_str(PROTO_SRC_NSS), "nss");
 	assert_string_equal(proto_source_str(PROTO_SRC_HOSTS), "hosts");
 	assert_string_equal(proto_source_str(PROTO_SRC_DNS), "dns");
 	assert_string_equal(proto_source_str(PROTO_SRC_CACHE), "cache");
