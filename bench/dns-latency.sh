@@ -25,10 +25,10 @@ ZONE
 
 cat > "$tmp/inner.sh" <<'INNER'
 set -eu
-build=$1 count=$2 dir=$DNSENV_DIR
+build=$1 count=$2 top=$3 dir=$DNSENV_DIR
 "$build/daemon/namecached" --config /dev/null --socket "$dir/sock" \
 	--hosts-file /dev/null --resolv-conf /etc/resolv.conf --log-level warning \
-	</dev/null >"$dir/daemon.log" 2>&1 &
+	--nsswitch-conf "$top/tests/files-dns.nsswitch.conf" </dev/null >"$dir/daemon.log" 2>&1 &
 pid=$!
 trap 'kill -TERM $pid 2>/dev/null || true' EXIT
 for _ in $(seq 200); do [ -S "$dir/sock" ] && break; sleep 0.02; done
@@ -44,4 +44,4 @@ kill -TERM "$pid"
 wait "$pid"
 INNER
 "$top/tests/dns/in-netns.sh" --search "" --options "timeout:1 attempts:2" \
-	--zone "bench.example.=$tmp/bench.example.zone" -- bash "$tmp/inner.sh" "$build" "$count"
+	--zone "bench.example.=$tmp/bench.example.zone" -- bash "$tmp/inner.sh" "$build" "$count" "$top"

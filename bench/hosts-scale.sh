@@ -5,6 +5,7 @@
 # one run.  Usage: bench/hosts-scale.sh [BUILD_DIR]  (root: uses unshare -m)
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
+src=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d /tmp/nc-bench.XXXXXX)
 pids=()
 cleanup() {
@@ -31,7 +32,8 @@ for n in 10 1m; do
 	# Only hosts names are asked; DNS stays on loopback all the same.
 	"$build/daemon/namecached" --config /dev/null --socket "$tmp/sock$n" \
 		--hosts-file "$tmp/hosts$n" --log-level warning \
-		--resolv-conf "$tmp/resolv.conf" --upstream 127.0.0.1:1 &
+		--resolv-conf "$tmp/resolv.conf" --upstream 127.0.0.1:1 \
+		--nsswitch-conf "$src/tests/files-dns.nsswitch.conf" &
 	pids+=($!)
 done
 for n in 10 1m; do

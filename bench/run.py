@@ -408,6 +408,8 @@ class Namecache:
         argv = [os.path.join(b.build, "daemon", "namecached"), "--config", self.conf,
                 "--socket", self.sock, "--hosts-file", hosts,
                 "--resolv-conf", resolv or os.path.join(b.work, "resolv-nsd.conf"),
+                "--nsswitch-conf", os.path.join(os.path.dirname(os.path.dirname(
+                    os.path.abspath(__file__))), "tests", "files-dns.nsswitch.conf"),
                 "--log-level", "warning"]
         note_cmd(argv, "namecache " + name)
         self.proc = spawn(argv, log=os.path.join(b.work, "namecached-%s.log" % name))

@@ -493,6 +493,7 @@ class Daemon:
         self.proc = subprocess.Popen(
             [self.exe, "--config", "/dev/null", "--socket", self.sock,
              "--hosts-file", self.hosts, "--resolv-conf", "/etc/resolv.conf",
+             "--nsswitch-conf", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "files-dns.nsswitch.conf"),
              "--log-level", self.log_level],
             stdin=subprocess.DEVNULL, stdout=logf, stderr=logf)
         logf.close()

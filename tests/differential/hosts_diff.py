@@ -234,7 +234,8 @@ class Daemon:
         self.proc = subprocess.Popen(
             [self.exe, "--config", "/dev/null", "--socket", self.sock,
              "--hosts-file", self.hosts, "--log-level", self.log_level,
-             "--resolv-conf", resolv, "--upstream", "127.0.0.1:%d" % self.dns.port],
+             "--resolv-conf", resolv, "--upstream", "127.0.0.1:%d" % self.dns.port,
+             "--nsswitch-conf", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "files-dns.nsswitch.conf")],
             stdin=subprocess.DEVNULL, stdout=logf, stderr=logf)
         logf.close()
         self.starts += 1

@@ -1007,6 +1007,25 @@ def shm_seeds():
     return s
 
 
+# ---- nsswitch.conf (fuzz-nsswitch) --------------------------------------
+
+def nsswitch_seeds():
+    """Lines of the distributions' files, every status and action, and what
+    glibc rejects or reads oddly (no comment syntax, the last line wins)."""
+    return {
+        'debian': b'hosts: files dns\n',
+        'desktop': b'hosts:          namecache [!UNAVAIL=return] files '
+                   b'mdns4_minimal [NOTFOUND=return] dns myhostname\n',
+        'fedora': b'passwd: files systemd\nhosts: files myhostname resolve '
+                  b'[!UNAVAIL=return] dns\n',
+        'arch': b'hosts: mymachines resolve [!UNAVAIL=return] files myhostname dns\n',
+        'actions': b'hosts: files [NOTFOUND=return SUCCESS=continue TRYAGAIN=merge] sss\n',
+        'reject': b'group: files [x=y]\nhosts: files\n',
+        'odd': b'# comment\n  hosts::files# dns\nhosts files [ !unavail = RETURN ]\n',
+        'many': b'hosts: ' + b' '.join(b'm%d' % i for i in range(17)) + b'\n',
+    }
+
+
 def write_corpus(root, target, seeds):
     d = os.path.join(root, target)
     os.makedirs(d, exist_ok=True)
@@ -1025,7 +1044,7 @@ def main():
     for target, seeds in (('dnsmsg', dns_seeds()), ('proto', proto_seeds()),
                           ('hosts', hosts_seeds()), ('config', config_seeds()),
                           ('answer', answer_seeds()), ('shm', shm_seeds()),
-                          ('client', client_seeds())):
+                          ('client', client_seeds()), ('nsswitch', nsswitch_seeds())):
         n = write_corpus(root, target, seeds)
         print('%s: %d seeds' % (target, n))
 

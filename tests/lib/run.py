@@ -56,6 +56,8 @@ def run_api(args):
         env = dict(os.environ)
         env["NC_TEST_UPSTREAM"] = "127.0.0.1:%d" % fs.port
         env["NC_TEST_DAEMON"] = os.path.join(args.build, "daemon", "namecached")
+        env["NC_TEST_NSSWITCH"] = os.path.join(os.path.dirname(os.path.dirname(
+            os.path.abspath(__file__))), "files-dns.nsswitch.conf")
         env["NC_TEST_OK_NAMES"] = str(OK_NAMES)
         env.pop("NAMECACHE_SOCKET", None)
         return subprocess.run([args.exe], env=env).returncode

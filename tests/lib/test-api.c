@@ -106,7 +106,8 @@ daemon_start(void)
 		dup2(fd, 2);
 		execl(getenv("NC_TEST_DAEMON"), "namecached", "--config", conf,
 		    "--socket", sock_path, "--hosts-file", hosts, "--resolv-conf", resolv,
-		    "--upstream", getenv("NC_TEST_UPSTREAM"), (char *)NULL);
+		    "--upstream", getenv("NC_TEST_UPSTREAM"), "--nsswitch-conf",
+		    getenv("NC_TEST_NSSWITCH"), (char *)NULL);
 		_exit(127);
 	}
 	for (deadline = now_ms() + 10000; now_ms() < deadline; usleep(10000))
@@ -553,6 +554,7 @@ errors_from_a_fake(void **state)
 		{ 6, NAMECACHE_ERR_UNSUPPORTED },
 		{ 9, NAMECACHE_ERR_INTERNAL },
 		{ 10, NAMECACHE_ERR_BUSY },
+		{ 11, NAMECACHE_ERR_NOSOURCE },		/* the hosts line's final UNAVAIL */
 		{ 77, NAMECACHE_ERR_PROTOCOL },		/* a status nobody defined */
 		{ FAKE_GARBAGE, NAMECACHE_ERR_PROTOCOL },
 	};
@@ -577,9 +579,9 @@ errors_from_a_fake(void **state)
 		namecache_free(ctx);
 		fake_stop(pid);
 	}
-	for (i = 0; i < 16; i++)
+	for (i = 0; i < 17; i++)
 		assert_string_not_equal(namecache_strerror(-(int)i), "unknown error");
-	assert_string_equal(namecache_strerror(-16), "unknown error");
+	assert_string_equal(namecache_strerror(-17), "unknown error");
 }
 
 /* A daemon that accepts and never answers. */

@@ -99,7 +99,8 @@ setup(void **state)
 		dup2(fd, 2);
 		execl(getenv("NC_TEST_DAEMON"), "namecached", "--config", conf,
 		    "--socket", sock_path, "--hosts-file", hosts, "--resolv-conf", resolv,
-		    "--upstream", getenv("NC_TEST_UPSTREAM"), (char *)NULL);
+		    "--upstream", getenv("NC_TEST_UPSTREAM"), "--nsswitch-conf",
+		    getenv("NC_TEST_NSSWITCH"), (char *)NULL);
 		_exit(127);
 	}
 	for (i = 0; i < 1000; i++) {

@@ -122,18 +122,29 @@ NSS_CASES = [
      "myhostname"),
     ("hosts:\tfiles\tdns", "hosts:\tnamecache [!UNAVAIL=return] files\tdns"),
     ("hosts:files dns", "hosts:namecache [!UNAVAIL=return] files dns"),
-    ("hosts: dns files", "hosts: dns namecache [!UNAVAIL=return] files"),
+    ("hosts: dns files", "hosts: namecache [!UNAVAIL=return] dns files"),
+    ("hosts: mymachines resolve [!UNAVAIL=return] files myhostname dns",
+     "hosts: namecache [!UNAVAIL=return] mymachines resolve [!UNAVAIL=return] files "
+     "myhostname dns"),
     ("hosts: resolve [!UNAVAIL=return] dns", "hosts: namecache [!UNAVAIL=return] resolve "
      "[!UNAVAIL=return] dns"),
     ("hosts: files", "hosts: namecache [!UNAVAIL=return] files"),
     ("hosts: myfiles dns", "hosts: namecache [!UNAVAIL=return] myfiles dns"),
 ]
-# Already there, in another form: postinst leaves it; postrm takes it out.
+# Already there: first, postinst leaves it; elsewhere (an older package put
+# it before files), postinst moves it to the front.  Then postrm takes it out.
 NSS_PRESENT = [
-    ("hosts: namecache files dns", "hosts: files dns"),
-    ("hosts: files dns namecache", "hosts: files dns"),
-    ("hosts: files dns namecache [NOTFOUND=return]", "hosts: files dns"),
-    ("hosts: namecache", "hosts: "),
+    ("hosts: namecache files dns", "hosts: namecache files dns", "hosts: files dns"),
+    ("hosts: files dns namecache", "hosts: namecache [!UNAVAIL=return] files dns",
+     "hosts: files dns"),
+    ("hosts: files dns namecache [NOTFOUND=return]",
+     "hosts: namecache [!UNAVAIL=return] files dns", "hosts: files dns"),
+    ("hosts:          namecache [!UNAVAIL=return] files dns",
+     "hosts:          namecache [!UNAVAIL=return] files dns", "hosts:          files dns"),
+    ("hosts: files namecache [!UNAVAIL=return] mdns4_minimal [NOTFOUND=return] dns",
+     "hosts: namecache [!UNAVAIL=return] files mdns4_minimal [NOTFOUND=return] dns",
+     "hosts: files mdns4_minimal [NOTFOUND=return] dns"),
+    ("hosts: namecache", "hosts: namecache", "hosts: "),
 ]
 
 
@@ -181,13 +192,13 @@ def nss_scripts():
                 bad += 1
                 fail("nsswitch %r: install %r, again %r, remove (2 archs) %r, remove %r, "
                      "purge %r" % (before, got1, got2, got3, got4, got5))
-        for before, after in NSS_PRESENT:
+        for before, installed, after in NSS_PRESENT:
             write(before)
             run(postinst, "configure", root)
             got1 = line()
             run(postrm, "remove", root)
             got2 = line()
-            if (got1, got2) != (before, after):
+            if (got1, got2) != (installed, after):
                 bad += 1
                 fail("nsswitch %r: install %r, remove %r" % (before, got1, got2))
         # No hosts line, or no file: left as they are.
