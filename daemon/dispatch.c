@@ -199,6 +199,7 @@ show_cache(struct daemon *d, struct server_req *req)
 	size_t			 cap, count_off, cur;
 	uint16_t		 count = 0;
 	void			*buf = server_scratch(d->server, &cap);
+	char			 text[PROTO_NAME_MAX + 2];
 	int			 n;
 
 	if (proto_show_cache_decode(req->body, req->body_len, &cursor) < 0) {
@@ -219,7 +220,11 @@ show_cache(struct daemon *d, struct server_req *req)
 			break;
 		}
 		it.name = ci.name;
-		it.name_len = strlen(ci.name);
+		if ((ci.kind & CACHE_KIND_NSS) && strchr(ci.name, '\1')) {
+			lookup_nss_key_text(ci.name, text, sizeof(text));
+			it.name = text;
+		}
+		it.name_len = strlen(it.name);
 		it.kind = ci.kind;
 		it.status = ci.status == CACHE_POSITIVE ? PROTO_OK :
 		    ci.status == CACHE_NXDOMAIN ? PROTO_NOTFOUND :
@@ -276,6 +281,14 @@ admin(struct daemon *d, struct server_req *req)
 		}
 		count.key = "invalidated";
 		count.n = cache_invalidate(lookup_cache(d->lookup), name);
+		{
+			/* A module's answers for that spelling, capitals and all. */
+			char key[2 * PROTO_NAME_MAX + 4];
+
+			lookup_nss_key(name, key, sizeof(key));
+			if (strcmp(key, name) != 0)
+				count.n += cache_invalidate(lookup_cache(d->lookup), key);
+		}
 		d->shared_reset();
 		break;
 	case PROTO_RESET_STATISTICS:

@@ -461,6 +461,7 @@ struct walk {
 	int64_t			 expires;	/* the earliest of the steps' */
 	uint32_t		 ttl_full;
 	bool			 publishable;	/* no step was unpublishable */
+	bool			 exact;		/* a step answered for this spelling */
 };
 
 static void walk_run(struct walk *);
@@ -503,7 +504,7 @@ walk_finish(struct walk *wk, struct stage *st)
 		int64_t	 expires = st->expires < wk->expires ? st->expires : wk->expires;
 		uint32_t ttl = st->ttl_full < wk->ttl_full ? st->ttl_full : wk->ttl_full;
 
-		publish(lk, &wk->pk, st->status, st->exact, expires,
+		publish(lk, &wk->pk, st->status, st->exact || wk->exact, expires,
 		    ttl == UINT32_MAX ? 0 : ttl, st->len);
 	}
 	count_reply(lk, st->status, st->source);
@@ -535,6 +536,7 @@ walk_step_done(struct walk *wk, struct stage *st)
 		wk->expires = st->expires;
 	if (st->ttl_full < wk->ttl_full)
 		wk->ttl_full = st->ttl_full;
+	wk->exact |= st->exact;
 	/*
 	 * SUCCESS=continue drops what was found: glibc's walk ends with the
 	 * last source's status and answer (each call overwrites the last).
@@ -1067,7 +1069,7 @@ static void
 module_key(const struct walk *wk, char *key, size_t len)
 {
 	if (wk->what == W_NAME)
-		snprintf(key, len, "%s", wk->name);
+		lookup_nss_key(wk->name, key, len);
 	else
 		inet_ntop(wk->family == PROTO_AF_INET ? AF_INET : AF_INET6, wk->addr,
 		    key, (socklen_t)len);
@@ -1106,7 +1108,9 @@ module_frame(struct walk *wk, int status, const uint8_t *body, size_t len,
 	st->status = (uint16_t)status;
 	st->nsw = nsw_of((uint16_t)status);
 	st->source = source;
-	st->exact = wk->what == W_NAME && status == PROTO_OK;
+	/* A module may answer "vm" and not "VM": whatever it said, it said
+	 * for this spelling only. */
+	st->exact = wk->what == W_NAME;
 	st->expires = expires;
 	st->ttl_full = ttl_full;
 	st->len = (size_t)n;
@@ -1124,7 +1128,7 @@ module_done(void *arg, const struct nsspool_result *r)
 	struct walk	*wk = mc->wk;
 	struct lookup	*lk;
 	struct stage	 st;
-	char		 key[PROTO_NAME_MAX + 2];
+	char		 key[2 * PROTO_NAME_MAX + 4];
 	uint32_t	 ttl, kind;
 	int64_t		 now;
 
@@ -1184,7 +1188,7 @@ step_module(struct walk *wk, int mod)
 	struct cache_hit hit;
 	struct modcall	*mc;
 	struct stage	 st;
-	char		 key[PROTO_NAME_MAX + 2];
+	char		 key[2 * PROTO_NAME_MAX + 4];
 	uint32_t	 kind = module_kind(mod, wk->what, wk->family);
 	int		 r;
 
@@ -1340,6 +1344,43 @@ lookup_rr(struct lookup *lk, struct server_req *req, const struct proto_query_rr
 	memset(wk->chain.src[0].action, NSW_RETURN, NSW_NSTATUS);
 	wk->publishable = false;
 	resolve(wk, PROTO_AF_UNSPEC, NULL, &k, 1);
+}
+
+/*
+ * A module may tell names apart by case (nss-myhostname answers "vm" and
+ * not "VM"), and the cache compares names without it: each capital is
+ * kept as \1 and its lower case (names never hold control bytes).  A key
+ * that no longer fits the cache is not cached.
+ */
+void
+lookup_nss_key(const char *name, char *out, size_t len)
+{
+	size_t i, o = 0;
+
+	for (i = 0; name[i] && o + 2 < len; i++) {
+		if (name[i] >= 'A' && name[i] <= 'Z') {
+			out[o++] = '\1';
+			out[o++] = (char)(name[i] + 32);
+		} else
+			out[o++] = name[i];
+	}
+	out[o] = '\0';
+}
+
+void
+lookup_nss_key_text(const char *key, char *out, size_t len)
+{
+	size_t i, o = 0;
+
+	for (i = 0; key[i] && o + 1 < len; i++) {
+		if (key[i] == '\1' && key[i + 1]) {
+			i++;
+			out[o++] = (char)(key[i] >= 'a' && key[i] <= 'z' ? key[i] - 32 :
+			    key[i]);
+		} else
+			out[o++] = key[i];
+	}
+	out[o] = '\0';
 }
 
 void

@@ -54,6 +54,11 @@ void	 lookup_set_line(struct lookup *, const struct nsw_line *);
 /* TTLs of NSS modules' answers when the module gives none. */
 void	 lookup_set_nss_ttls(struct lookup *, uint32_t positive, uint32_t negative);
 
+/* The cache key of a module's answer for name (which keeps its case), and
+ * the name again from one, for show-cache.  out holds 2 * 253 + 2. */
+void	 lookup_nss_key(const char *name, char *out, size_t len);
+void	 lookup_nss_key_text(const char *key, char *out, size_t len);
+
 /* Where answers are published for clients to read without asking; NULL: nowhere. */
 struct shm;
 void	 lookup_set_shm(struct lookup *, struct shm *);

@@ -190,7 +190,7 @@ struct gather {
 	char		**aliases;
 	unsigned	 naddr;
 	uint8_t		 fam[ADDRS_MAX];
-	uint8_t		 addr[ADDRS_MAX][16];
+	uint8_t		 addr[ADDRS_MAX][20];	/* PROTO_AF_INET6_SCOPED: + scope */
 };
 
 static void
@@ -335,6 +335,16 @@ run_name(struct job *j, struct module *m, struct wbuf *b, struct wbuf *b2)
 				    PROTO_AF_INET : PROTO_AF_INET6;
 				memcpy(g.addr[g.naddr], t->addr,
 				    t->family == AF_INET ? 4 : 16);
+				/* fe80::1%eth0, as nss-myhostname gives it */
+				if (t->family == AF_INET6 && t->scopeid != 0) {
+					uint8_t *sc = g.addr[g.naddr] + 16;
+
+					g.fam[g.naddr] = PROTO_AF_INET6_SCOPED;
+					sc[0] = (uint8_t)(t->scopeid >> 24);
+					sc[1] = (uint8_t)(t->scopeid >> 16);
+					sc[2] = (uint8_t)(t->scopeid >> 8);
+					sc[3] = (uint8_t)t->scopeid;
+				}
 				g.naddr++;
 			}
 		}

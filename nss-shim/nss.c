@@ -241,7 +241,8 @@ fill_hostent(const struct proto_answer *a, int af, struct hostent *host,
 	abuf = (char *)(aliases + a->nalias + 1);
 	str = abuf + naddr * alen;
 	for (i = 0; proto_answer_next_addr(a, &cur, &fam, &addr); ) {
-		if (fam != want)
+		/* A hostent has no scope ids: a scoped address is its address. */
+		if ((fam == PROTO_AF_INET6_SCOPED ? PROTO_AF_INET6 : fam) != want)
 			continue;
 		addrs[i] = abuf + i * alen;
 		memcpy(addrs[i], addr, alen);
@@ -298,6 +299,7 @@ _nss_namecache_gethostbyname4_r(const char *name, struct gaih_addrtuple **pat,
 			t[i].name = i == 0 ? canon : NULL;
 			t[i].family = fam == PROTO_AF_INET ? AF_INET : AF_INET6;
 			memcpy(t[i].addr, addr, fam == PROTO_AF_INET ? 4 : 16);
+			t[i].scopeid = proto_answer_scope(fam, addr);
 			i++;
 		}
 		/* The caller may hand in storage for the first tuple. */

@@ -333,7 +333,23 @@ proto_lookup_name_decode(const void *body, size_t len,
 static size_t
 addr_len(uint8_t family)
 {
-	return family == PROTO_AF_INET ? 4 : 16;
+	return family == PROTO_AF_INET ? 4 : family == PROTO_AF_INET6_SCOPED ? 20 : 16;
+}
+
+/* The families of an answer's addresses. */
+static int
+answer_family_ok(uint8_t family)
+{
+	return family_ok(family, 0) || family == PROTO_AF_INET6_SCOPED;
+}
+
+uint32_t
+proto_answer_scope(uint8_t family, const uint8_t *addr)
+{
+	if (family != PROTO_AF_INET6_SCOPED)
+		return 0;
+	return (uint32_t)addr[16] << 24 | (uint32_t)addr[17] << 16 |
+	    (uint32_t)addr[18] << 8 | addr[19];
 }
 
 int
@@ -401,7 +417,7 @@ proto_answer_begin(struct proto_answer_wr *aw, struct proto_wr *w,
 void
 proto_answer_addr(struct proto_answer_wr *aw, uint8_t family, const void *addr)
 {
-	if (aw->nalias != 0 || aw->naddr == UINT16_MAX || !family_ok(family, 0)) {
+	if (aw->nalias != 0 || aw->naddr == UINT16_MAX || !answer_family_ok(family)) {
 		aw->w->err = -EMSGSIZE;
 		return;
 	}
@@ -451,7 +467,7 @@ proto_answer_decode(const void *body, size_t len, struct proto_answer *ret_ans)
 	for (i = 0; i < a.naddr && rd.err == 0; i++) {
 		uint8_t family = proto_get_u8(&rd);
 
-		if (!family_ok(family, 0)) {
+		if (!answer_family_ok(family)) {
 			rd.err = -EBADMSG;
 			break;
 		}

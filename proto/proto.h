@@ -58,6 +58,9 @@ enum proto_family {
 	PROTO_AF_UNSPEC		= 0,
 	PROTO_AF_INET		= 4,
 	PROTO_AF_INET6		= 6,
+	PROTO_AF_INET6_SCOPED	= 7,	/* in answers only: an IPv6 address, then
+					   u32 scope id (a link-local address an
+					   NSS module gave with its interface) */
 };
 
 enum proto_source {
@@ -205,7 +208,12 @@ struct proto_answer {
 	size_t		 origin_len;
 };
 int	 proto_answer_decode(const void *body, size_t len, struct proto_answer *ret_ans);
-/* Walk a decoded answer; *cursor starts at 0.  Return 0 at the end. */
+/*
+ * Walk a decoded answer; *cursor starts at 0.  Return 0 at the end.  The
+ * family is as written: PROTO_AF_INET6_SCOPED has 20 bytes at *ret_addr
+ * (proto_answer_addr copies it whole); proto_answer_scope reads its scope.
+ */
+uint32_t proto_answer_scope(uint8_t family, const uint8_t *addr);
 int	 proto_answer_next_addr(const struct proto_answer *, size_t *cursor,
 	    uint8_t *ret_family, const uint8_t **ret_addr);
 int	 proto_answer_next_alias(const struct proto_answer *, size_t *cursor,

@@ -22,3 +22,11 @@ apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends \
 	nsd iproute2 util-linux libc-bin procps \
 	systemd man-db debhelper dpkg-dev lintian \
 	valgrind clang libclang-rt-14-dev
+# Real NSS modules for tests/integration/test_nss.py, as .deb files only:
+# installing them would edit /etc/nsswitch.conf (their postinst), so the
+# test unpacks them with dpkg-deb -x into a folder of its own.
+debs=/var/cache/namecache-test/debs
+mkdir -p "$debs"
+chown _apt "$debs" 2>/dev/null || true
+(cd "$debs" && rm -f libnss-*.deb && apt-get -o DPkg::Lock::Timeout=600 download -q \
+	libnss-myhostname libnss-mdns)

@@ -222,8 +222,12 @@ def parse_answer(body):
     for _ in range(naddr):
         fam = body[off]
         alen = 4 if fam == 4 else 16
-        addrs.append(socket.inet_ntop(socket.AF_INET if fam == 4 else socket.AF_INET6,
-                                      body[off + 1:off + 1 + alen]))
+        text = socket.inet_ntop(socket.AF_INET if fam == 4 else socket.AF_INET6,
+                                body[off + 1:off + 1 + alen])
+        if fam == 7:    # PROTO_AF_INET6_SCOPED: a scope id follows
+            text += "%%%d" % struct.unpack(">I", body[off + 17:off + 21])[0]
+            alen = 20
+        addrs.append(text)
         off += 1 + alen
     aliases = []
     for _ in range(nalias):

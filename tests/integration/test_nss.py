@@ -138,15 +138,15 @@ def known(line, what, glibc):
     return False
 
 
-@test
-def differential_lines(env):
-    if os.geteuid() != 0:
-        print("skip: the differential part needs root (unshare -m)")
-        return
+def compare_lines(env, lines, keys, libdirs, tag):
+    """glibc's walk of each line against the daemon's, for every key: equal,
+    but for known() differences.  libdirs: where the lines' modules are,
+    for glibc and for the daemon (never for the clients)."""
     compared = differ = xfail = 0
     failures = []
-    for i, line in enumerate(LINES):
-        sub = os.path.join(env.tmp, "line%d" % i)
+    libpath = ":".join(libdirs)
+    for i, line in enumerate(lines):
+        sub = os.path.join(env.tmp, "%s%d" % (tag, i))
         os.mkdir(sub)
         hosts = os.path.join(sub, "hosts")
         with open(hosts, "w") as f:
@@ -154,14 +154,13 @@ def differential_lines(env):
         ref_conf = os.path.join(sub, "ref.conf")
         with open(ref_conf, "w") as f:
             f.write("hosts: %s\n" % line)
-        e = dict(os.environ)
-        e["LD_LIBRARY_PATH"] = os.path.join(BUILD, "tests", "nss")
+        e = dict(os.environ, LD_LIBRARY_PATH=libpath)
         e.pop("NCTEST_LOG", None)
-        ref = in_ns(ref_conf, hosts, e, [PYTHON, PROBE] + KEYS)
+        ref = in_ns(ref_conf, hosts, e, [PYTHON, PROBE] + keys)
         assert ref.returncode == 0, ref.stderr
         d = nclib.Daemon(BUILD, sub, hosts_text=HOSTS,
                          nsswitch_text="hosts: namecache [!UNAVAIL=return] %s\n" % line,
-                         env=dict(os.environ, LD_LIBRARY_PATH=e["LD_LIBRARY_PATH"]))
+                         env=dict(os.environ, LD_LIBRARY_PATH=libpath))
         env.daemons.append(d)
         d.start()
         e2 = nclib.nss_env(BUILD, d.sock)
@@ -169,26 +168,27 @@ def differential_lines(env):
         # Twice: the first walk asks the modules, the second finds the cache
         # (and, through the NSS module, the shared segment).
         for _ in range(2):
-            r = in_ns(d.nsswitch, hosts, e2, [PYTHON, PROBE] + KEYS)
+            r = in_ns(d.nsswitch, hosts, e2, [PYTHON, PROBE] + keys)
             assert r.returncode == 0, r.stderr
             got.append(json.loads(r.stdout))
         want = json.loads(ref.stdout)
         for run, g in enumerate(got):
-            for key in KEYS:
+            for key in keys:
                 for what in want[key]:
                     compared += 1
-                    if g[key][what] != want[key][what] and known(line, what,
-                                                                 want[key][what]):
+                    if g[key][what] == want[key][what]:
+                        continue
+                    if known(line, what, want[key][what]):
                         xfail += 1
-                    elif g[key][what] != want[key][what]:
-                        differ += 1
-                        failures.append("line %r run %d %s %s:\n  glibc     %r\n  namecache %r"
-                                        % (line, run + 1, key, what, want[key][what],
-                                           g[key][what]))
+                        continue
+                    differ += 1
+                    failures.append("line %r run %d %s %s:\n  glibc     %r\n  namecache %r"
+                                    % (line, run + 1, key, what, want[key][what],
+                                       g[key][what]))
         d.stop()
         env.daemons.remove(d)
-    print("differential: %d lines, %d comparisons, %d differences, %d known (XFAIL)" %
-          (len(LINES), compared, differ, xfail))
+    print("%s: %d lines, %d keys, %d comparisons, %d differences, %d known (XFAIL)" %
+          (tag, len(lines), len(keys), compared, differ, xfail))
     kinds = {}
     for f in failures:
         k = f.split(":")[0].split(" run ")[0] + " " + f.split(":")[0].split()[-1]
@@ -196,6 +196,47 @@ def differential_lines(env):
     for k in sorted(kinds):
         print("  %4d  %s" % (kinds[k], k))
     assert not failures, "\n".join(failures[:int(os.environ.get("NC_SHOW", "20"))])
+
+
+@test
+def differential_lines(env):
+    if os.geteuid() != 0:
+        print("skip: the differential part needs root (unshare -m)")
+        return
+    compare_lines(env, LINES, KEYS, [os.path.join(BUILD, "tests", "nss")], "nctest")
+
+
+DEBS = "/var/cache/namecache-test/debs"
+
+
+@test
+def differential_real_modules(env):
+    """libnss-myhostname and libnss-mdns as Debian ships them (scripts/deps.sh
+    downloads the .deb files; they are unpacked here, never installed): the
+    machine's own name, *.localhost, _gateway, .local names with no avahi
+    running (mdns4_minimal then says UNAVAIL), reverse lookups."""
+    if os.geteuid() != 0:
+        print("skip: the differential part needs root (unshare -m)")
+        return
+    debs = sorted(f for f in os.listdir(DEBS) if f.endswith(".deb")) \
+        if os.path.isdir(DEBS) else []
+    assert len(debs) >= 2, "run scripts/deps.sh: no libnss-myhostname/libnss-mdns in " + DEBS
+    root = os.path.join(env.tmp, "debs")
+    for f in debs:
+        subprocess.run(["dpkg-deb", "-x", os.path.join(DEBS, f), root], check=True)
+    libdirs = sorted({os.path.dirname(os.path.join(dp, f))
+                      for dp, _, files in os.walk(root) for f in files
+                      if f.startswith("libnss_") and f.endswith(".so.2")})
+    assert libdirs, "no modules in " + ", ".join(debs)
+    me = socket.gethostname()
+    keys = [me, me.upper(), "localhost", "foo.localhost", "Bar.Foo.LOCALHOST", "_gateway",
+            "printer.local", "nosuch.example", "127.0.0.1", "::1", "127.0.0.2"]
+    lines = ["files myhostname",
+             "myhostname",
+             "files mdns4_minimal [NOTFOUND=return] myhostname",
+             "mdns4_minimal [NOTFOUND=return] files myhostname",
+             "files mdns_minimal [NOTFOUND=return] myhostname mdns4"]
+    compare_lines(env, lines, keys, libdirs, "real")
 
 
 @test
