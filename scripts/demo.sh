@@ -54,6 +54,19 @@ zone:
 	zonefile: demo.example.zone
 NSD
 printf 'nameserver 127.0.0.1\nsearch demo.example\noptions timeout:1 attempts:2\n' > "$run/resolv.conf"
+
+# The demo's own hosts line: with nss-myhostname (unpacked from the .deb
+# scripts/deps.sh fetched, never installed) between files and dns, as on a
+# desktop, so the daemon shows a real NSS module at work.
+line="files dns"
+modules=
+deb=$(ls /var/cache/namecache-test/debs/libnss-myhostname_*.deb 2>/dev/null | head -n 1 || true)
+if [ -n "$deb" ]; then
+	dpkg-deb -x "$deb" "$run/modules"
+	modules=$(dirname "$(find "$run/modules" -name 'libnss_myhostname.so.2' | head -n 1)")
+	line="files myhostname dns"
+fi
+printf 'hosts: namecache [!UNAVAIL=return] %s\n' "$line" > "$run/nsswitch.conf"
 nsd -d -c "$run/nsd.conf" &
 nsd_pid=$!
 
@@ -67,6 +80,10 @@ demo() {
 	$ctl query localhost "$first" || true
 	say namecachectl query "$addr"
 	$ctl query "$addr" || true
+	if [ -n "$modules" ]; then
+		say "namecachectl query $(hostname) foo.localhost     # from nss-myhostname, on a worker thread"
+		$ctl query "$(hostname)" foo.localhost || true
+	fi
 	say "namecachectl query www.demo.example api       # DNS (a CNAME, and the search list)"
 	$ctl query www.demo.example api || true
 	say "namecachectl query www.demo.example           # again: from the cache, TTL counting down"
@@ -88,8 +105,10 @@ demo() {
 	fi
 }
 
-echo "Starting namecached on $sock with /etc/hosts, DNS from nsd on 127.0.0.1:$port (Ctrl-C stops it)"
-build/daemon/namecached --config /dev/null --socket "$sock" --hosts-file /etc/hosts \
+echo "Starting namecached on $sock with /etc/hosts, the hosts line \"$line\","
+echo "DNS from nsd on 127.0.0.1:$port (Ctrl-C stops it)"
+LD_LIBRARY_PATH=$modules build/daemon/namecached --config /dev/null --socket "$sock" \
+	--hosts-file /etc/hosts --nsswitch-conf "$run/nsswitch.conf" \
 	--resolv-conf "$run/resolv.conf" --upstream "127.0.0.1:$port" &
 daemon_pid=$!
 stop() {
