@@ -19,6 +19,22 @@
  * mapping that is gone.  Users counts are only ever added to and taken
  * from by readers, never stored, so a count cannot be lost.
  *
+ * Why step 3 and the sweep need sequentially consistent order (issue 12):
+ * the reader stores (its add to users) and then loads (current); the
+ * remapper stores (current) and then loads (users).  That is Dekker's
+ * pattern.  Release and acquire order each side's own accesses but allow
+ * both loads to see the old values: on x86 a store waits in the store
+ * buffer while a later load runs, so the remapper can read users == 0
+ * before its new current is visible, while the reader, whose add already
+ * landed, still reads the old current, passes step 3, and reads a mapping
+ * the remapper is unmapping.  With the four accesses seq_cst (the add a
+ * locked instruction, the store an xchg on x86) they fall in one total
+ * order: either the remapper's load of users comes after the reader's add
+ * (it sees the user and keeps the mapping), or the reader's load of
+ * current comes after the remapper's store (it sees the new current and
+ * lets go).  tests/shared/remap-race.c counts the held mappings that were
+ * unmapped: dozens in seconds with acquire/release, none with this.
+ *
  * A hit is an atomic add, a few loads, clock_gettime (vDSO) and an atomic
  * subtract: no system call, no lock.  Failures to open are retried at most
  * once a second, so a host without the daemon does not pay for them.
@@ -45,6 +61,9 @@ struct map {
 	size_t	 len;
 	long	 users;		/* atomic */
 	char	 path[128];
+#ifdef NCC_SHARED_TESTING
+	unsigned long unmaps;	/* atomic: times this descriptor was unmapped */
+#endif
 };
 
 static struct map	 maps[NMAPS];
@@ -104,9 +123,13 @@ sweep(const struct map *keep)
 	for (i = 0; i < NMAPS; i++) {
 		struct map *m = &maps[i];
 
+		/* seq_cst: after the store of current (see above). */
 		if (m == keep || m->base == NULL ||
-		    __atomic_load_n(&m->users, __ATOMIC_ACQUIRE) != 0)
+		    __atomic_load_n(&m->users, __ATOMIC_SEQ_CST) != 0)
 			continue;
+#ifdef NCC_SHARED_TESTING
+		__atomic_add_fetch(&m->unmaps, 1, __ATOMIC_SEQ_CST);
+#endif
 		munmap(m->base, m->len);
 		m->base = NULL;
 		m->path[0] = '\0';
@@ -117,8 +140,24 @@ sweep(const struct map *keep)
  * Maps the segment at path and makes it current.  Returns false when it
  * cannot be used (and then nothing is tried again for a second).
  */
+static bool remap_(const char *path, int64_t now, bool force);
+
 static bool
 remap(const char *path, int64_t now)
+{
+	return remap_(path, now, false);
+}
+
+#ifdef NCC_SHARED_TESTING
+static bool
+force_remap(const char *path, int64_t now)
+{
+	return remap_(path, now, true);
+}
+#endif
+
+static bool
+remap_(const char *path, int64_t now, bool force)
 {
 	struct map	*m, *cur;
 	struct stat	 st;
@@ -130,7 +169,7 @@ remap(const char *path, int64_t now)
 		return false;
 	pthread_mutex_lock(&lock);
 	cur = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
-	if (cur && usable(cur, path, now)) {
+	if (cur && !force && usable(cur, path, now)) {
 		pthread_mutex_unlock(&lock);
 		return true;		/* another thread did it */
 	}
@@ -164,7 +203,8 @@ remap(const char *path, int64_t now)
 	m->base = base;
 	m->len = (size_t)st.st_size;
 	memcpy(m->path, path, strlen(path) + 1);
-	__atomic_store_n(&current, m, __ATOMIC_RELEASE);
+	/* seq_cst: before the sweep's loads of users (see above). */
+	__atomic_store_n(&current, m, __ATOMIC_SEQ_CST);
 	sweep(m);
 	ok = usable(m, path, now);
 	if (ok)
@@ -188,8 +228,25 @@ get(const char *path, int64_t now)
 				return NULL;
 			continue;
 		}
-		__atomic_add_fetch(&m->users, 1, __ATOMIC_ACQ_REL);
-		if (__atomic_load_n(&current, __ATOMIC_ACQUIRE) != m) {
+#ifdef NCC_SHARED_TESTING
+		/* Widen the window: a reader that has read current and not yet
+		 * added itself is what a sweep must never miss. */
+		{
+			static __thread unsigned x = 1;
+			unsigned n;
+
+			x = x * 1103515245 + 12345;
+			for (n = (x >> 16) & 63; n > 0; n--)
+#if defined(__x86_64__) || defined(__i386__)
+				__asm__ volatile("pause");
+#else
+				__asm__ volatile("" ::: "memory");
+#endif
+		}
+#endif
+		/* seq_cst, both: Dekker's pattern with remap (see above). */
+		__atomic_add_fetch(&m->users, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&current, __ATOMIC_SEQ_CST) != m) {
 			put(m);
 			continue;
 		}
@@ -233,6 +290,9 @@ ncc_shared_lookup(const char *sockpath, uint8_t kind, uint8_t family,
 		return 0;
 	}
 	ret->map = m;
+#ifdef NCC_SHARED_TESTING
+	ret->unmaps = __atomic_load_n(&m->unmaps, __ATOMIC_SEQ_CST);
+#endif
 	ret->status = r->status;
 	ret->body = shm_rec_body(r);
 	ret->body_len = r->body_len;
@@ -242,9 +302,46 @@ ncc_shared_lookup(const char *sockpath, uint8_t kind, uint8_t family,
 	return 1;
 }
 
+#ifdef NCC_SHARED_TESTING
+static unsigned long held_unmapped;
+
+/*
+ * Maps the segment again and makes the new mapping current, as remap does
+ * when the daemon replaces the file: the remap-race test calls it in a
+ * loop, thousands of times a second, to widen the window.
+ */
+int
+ncc_shared_test_remap(const char *sockpath)
+{
+	char	path[128];
+	int64_t	now = now_ns();
+
+	if (shm_path(sockpath, path, sizeof(path)) < 0)
+		return 0;
+	pthread_once(&once, init_once);
+	pthread_mutex_lock(&lock);
+	__atomic_store_n(&retry_at, 0, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&lock);
+	/* Not usable: remap maps the file anew. */
+	return force_remap(path, now);
+}
+
+unsigned long
+ncc_shared_test_held_unmapped(void)
+{
+	return __atomic_load_n(&held_unmapped, __ATOMIC_SEQ_CST);
+}
+#endif
+
 void
 ncc_shared_release(struct ncc_shared_hit *hit)
 {
+#ifdef NCC_SHARED_TESTING
+	/* Unmapped while this hit held it: the race the seq_cst order closes. */
+	if (hit->map && __atomic_load_n(&((struct map *)hit->map)->unmaps,
+	    __ATOMIC_SEQ_CST) != hit->unmaps)
+		__atomic_add_fetch(&held_unmapped, 1, __ATOMIC_SEQ_CST);
+#endif
 	if (hit->map)
 		put(hit->map);
 	hit->map = NULL;
@@ -254,7 +351,7 @@ void
 ncc_shared_forget(void)
 {
 	pthread_mutex_lock(&lock);
-	__atomic_store_n(&current, NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(&current, NULL, __ATOMIC_SEQ_CST);
 	sweep(NULL);
 	__atomic_store_n(&retry_at, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&lock);

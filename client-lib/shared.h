@@ -13,6 +13,9 @@ struct ncc_shared_hit {
 	const uint8_t	*body;		/* an answer body, for PROTO_OK */
 	size_t		 body_len;
 	uint32_t	 ttl_left;	/* seconds, rounded up; 0 for hosts answers */
+#ifdef NCC_SHARED_TESTING
+	unsigned long	 unmaps;	/* private: the mapping's unmaps when held */
+#endif
 };
 
 /*
@@ -29,5 +32,12 @@ void	ncc_shared_release(struct ncc_shared_hit *);
 
 /* Unmaps what can be (tests; a process about to exec). */
 void	ncc_shared_forget(void);
+
+#ifdef NCC_SHARED_TESTING
+/* Hits released whose mapping was unmapped while they held it: must be 0. */
+unsigned long ncc_shared_test_held_unmapped(void);
+/* Maps the segment anew and sweeps, as when the daemon replaces it. */
+int	ncc_shared_test_remap(const char *sockpath);
+#endif
 
 #endif
