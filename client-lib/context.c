@@ -619,17 +619,19 @@ submit(struct namecache *ctx, uint8_t kind, uint8_t family, const void *key,
 	struct namecache_result	*res = NULL;
 	struct namecache_query	*q;
 	struct ncc_shared_hit	 hit;
+	struct proto_answer	 ans;
 	int			 r;
 
 	if (req_len < 0)
 		return NAMECACHE_ERR_INVAL;
 	check_fork(ctx);
+	/* ncc_shared_answer's rule: a hit that cannot be used goes to the socket. */
 	if (!(flags & NAMECACHE_NO_SHARED) &&
-	    ncc_shared_lookup(ctx->path, kind, family, key, key_len, &hit)) {
+	    ncc_shared_answer(ctx->path, kind, family, key, key_len, &hit, &ans)) {
 		r = hit.status == PROTO_OK ? nc_result_decode(hit.body, hit.body_len,
 		    hit.ttl_left, &res) : nc_status_error(hit.status);
 		ncc_shared_release(&hit);
-		if (r != NAMECACHE_ERR_PROTOCOL && r != NAMECACHE_ERR_NOMEM) {
+		if (r == 0 || hit.status != PROTO_OK) {
 			if (ret_query)
 				*ret_query = NULL;
 			set_reason(ctx, NULL);

@@ -53,6 +53,7 @@ lookup(uint8_t kind, uint8_t family, const void *key, size_t key_len,
     struct namecache_result **ret_result)
 {
 	struct ncc_shared_hit	 hit;
+	struct proto_answer	 ans;
 	struct ncc_reply	 rep;
 	const char		*path = ncc_socket_path();
 	int64_t			 deadline;
@@ -61,13 +62,13 @@ lookup(uint8_t kind, uint8_t family, const void *key, size_t key_len,
 	if (req_len < 0)
 		return NAMECACHE_ERR_INVAL;
 	deadline = ncc_now_ms() + (timeout_ms > 0 ? timeout_ms : NAMECACHE_TIMEOUT_DEFAULT);
+	/* ncc_shared_answer's rule: a hit that cannot be used goes to the socket. */
 	if (!(flags & NAMECACHE_NO_SHARED) &&
-	    ncc_shared_lookup(path, kind, family, key, key_len, &hit)) {
+	    ncc_shared_answer(path, kind, family, key, key_len, &hit, &ans)) {
 		r = hit.status == PROTO_OK ? nc_result_decode(hit.body, hit.body_len,
 		    hit.ttl_left, ret_result) : nc_status_error(hit.status);
 		ncc_shared_release(&hit);
-		/* A record that does not parse: let the daemon answer instead. */
-		if (r != NAMECACHE_ERR_PROTOCOL)
+		if (r == 0 || hit.status != PROTO_OK)
 			goto done;
 	}
 	pool_follow(path);

@@ -347,6 +347,28 @@ ncc_shared_release(struct ncc_shared_hit *hit)
 	hit->map = NULL;
 }
 
+int
+ncc_shared_answer(const char *sockpath, uint8_t kind, uint8_t family,
+    const void *key, size_t key_len, struct ncc_shared_hit *ret,
+    struct proto_answer *ret_ans)
+{
+	if (!ncc_shared_lookup(sockpath, kind, family, key, key_len, ret))
+		return 0;
+	switch (ret->status) {
+	case PROTO_OK:
+		if (proto_answer_decode(ret->body, ret->body_len, ret_ans) == 0) {
+			ret_ans->ttl = ret->ttl_left;	/* counting down since then */
+			return 1;
+		}
+		break;
+	case PROTO_NOTFOUND:
+	case PROTO_NODATA:
+		return 1;
+	}
+	ncc_shared_release(ret);
+	return 0;
+}
+
 void
 ncc_shared_forget(void)
 {

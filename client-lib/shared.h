@@ -30,6 +30,21 @@ int	ncc_shared_lookup(const char *sockpath, uint8_t kind, uint8_t family,
 	    const void *key, size_t key_len, struct ncc_shared_hit *ret);
 void	ncc_shared_release(struct ncc_shared_hit *);
 
+/*
+ * "The shared segment, then the socket", with its one rule, for every
+ * caller (the NSS module, namecache_lookup_*, namecache_submit_*): 1 when
+ * the segment answers, with *ret held (release with ncc_shared_release):
+ * a negative status (PROTO_NOTFOUND, PROTO_NODATA), or PROTO_OK with a body
+ * that decodes, in *ret_ans.  0 means ask the socket: no record, expired
+ * or in its last 10%, a body that does not decode, any other status.  A
+ * caller that cannot use a hit (out of memory copying it) releases it and
+ * asks the socket too.
+ */
+struct proto_answer;
+int	ncc_shared_answer(const char *sockpath, uint8_t kind, uint8_t family,
+	    const void *key, size_t key_len, struct ncc_shared_hit *ret,
+	    struct proto_answer *ret_ans);
+
 /* Unmaps what can be (tests; a process about to exec). */
 void	ncc_shared_forget(void);
 

@@ -29,6 +29,7 @@ static const struct key keys[] = {
 	{ "resolv_conf",	K_PATH,		F(resolv_conf),		0, 0 },
 	{ "nsswitch_conf",	K_PATH,		F(nsswitch_conf),	0, 0 },
 	{ "nss_workers",	K_UINT,		F(nss_workers),		1, 64 },
+	{ "max_fetches",	K_UINT,		F(max_fetches),		1, 65536 },
 	{ "nss_timeout",	K_UINT,		F(nss_timeout),		1, 300 },
 	{ "nss_positive_ttl",	K_UINT,		F(nss_positive_ttl),	0, 604800 },
 	{ "nss_negative_ttl",	K_UINT,		F(nss_negative_ttl),	0, 604800 },
@@ -77,6 +78,7 @@ config_new(void)
 	c->resolv_conf = strdup("/etc/resolv.conf");
 	c->nsswitch_conf = strdup("/etc/nsswitch.conf");
 	c->nss_workers = 4;
+	c->max_fetches = 65536;
 	c->nss_timeout = 5;
 	c->nss_positive_ttl = 30;
 	c->nss_negative_ttl = 5;

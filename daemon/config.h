@@ -21,6 +21,7 @@ struct config {
 	char		*resolv_conf;
 	char		*nsswitch_conf;	/* its hosts: line is the order of sources */
 	unsigned	 nss_workers;	/* threads calling NSS modules, at most */
+	unsigned	 max_fetches;	/* upstream resolutions in flight, at most */
 	unsigned	 nss_timeout;	/* seconds before a module call is TRYAGAIN */
 	unsigned	 nss_positive_ttl;	/* TTL of a module's answer, when it gives none */
 	unsigned	 nss_negative_ttl;

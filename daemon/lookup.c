@@ -87,6 +87,7 @@ struct waiter {
 	uint8_t			 family;	/* for W_NAME */
 	unsigned		 nslots;
 	unsigned		 pending;
+	bool			 busy;		/* a fetch could not start: too many */
 	struct result		 slot[2];
 };
 
@@ -148,6 +149,7 @@ struct lookup {
 	struct chain		 chain;
 	uint32_t		 nss_positive_ttl;
 	uint32_t		 nss_negative_ttl;
+	unsigned		 max_fetches;	/* upstream resolutions in flight */
 };
 
 static void fetch_next(struct fetch *);
@@ -479,8 +481,9 @@ walk_send(struct walk *wk, size_t len)
 
 	if (wk->hold)
 		server_hold_reply(wk->hold, lk->frame, len);
-	else
+	else if (wk->req)
 		server_reply(wk->req, lk->frame, len);
+	/* else: a walk of the daemon's own, to publish (republish()) */
 	walk_free(wk);
 }
 
@@ -507,7 +510,8 @@ walk_finish(struct walk *wk, struct stage *st)
 		publish(lk, &wk->pk, st->status, st->exact || wk->exact, expires,
 		    ttl == UINT32_MAX ? 0 : ttl, st->len);
 	}
-	count_reply(lk, st->status, st->source);
+	if (wk->hold || wk->req)
+		count_reply(lk, st->status, st->source);
 	walk_send(wk, st->len);
 }
 
@@ -548,8 +552,8 @@ walk_step_done(struct walk *wk, struct stage *st)
 static bool
 walk_hold(struct walk *wk)
 {
-	if (wk->hold)
-		return true;
+	if (wk->hold || wk->req == NULL)
+		return true;	/* held already, or nobody's to hold */
 	if ((wk->hold = server_hold(wk->req)) == NULL)
 		return false;
 	wk->req = NULL;
@@ -642,6 +646,12 @@ waiter_done(struct lookup *lk, struct waiter *w)
 	struct walk	*wk = w->walk;
 	struct stage	 st;
 
+	if (w->busy) {
+		waiter_free(w);
+		lk->env.stats->busy++;
+		walk_fail(wk, PROTO_BUSY, "too many upstream resolutions in flight");
+		return;
+	}
 	build_reply(lk, wk->type, wk->id, w->what, w->asked, w->slot, w->nslots, &st);
 	waiter_free(w);
 	walk_step_done(wk, &st);
@@ -682,6 +692,8 @@ waiter_drop(struct waiter *w)
 	}
 }
 
+static void republish(struct lookup *, const struct fetch *);
+
 static void
 fetch_finish(struct fetch *f, const struct result *r)
 {
@@ -689,6 +701,13 @@ fetch_finish(struct fetch *f, const struct result *r)
 	struct fwait	*fw, *next;
 
 	fetch_unlink(f);
+	/*
+	 * A prefetch nobody waited for: its answer is in the cache now, and
+	 * readers of the shared segment, who left its old record alone in
+	 * its last 10%, would go on asking the socket until it expired.
+	 */
+	if (f->waiters == NULL && r->status == R_POSITIVE && r->source == PROTO_SRC_DNS)
+		republish(lk, f);
 	for (fw = f->waiters; fw; fw = next) {
 		next = fw->next;
 		waiter_set(lk, fw->w, fw->slot, r);
@@ -872,9 +891,13 @@ fetch_join(struct lookup *lk, const char *key, uint32_t kind, uint16_t qtype,
 		}
 		return 0;
 	}
-	if (lk->nfetches >= LOOKUP_FETCH_MAX || (f = calloc(1, sizeof(*f))) == NULL) {
+	if (lk->nfetches >= lk->max_fetches) {
 		free(fw);
 		return -EBUSY;
+	}
+	if ((f = calloc(1, sizeof(*f))) == NULL) {
+		free(fw);
+		return -ENOMEM;
 	}
 	f->lk = lk;
 	memcpy(f->key, lkey, sizeof(f->key));
@@ -1007,11 +1030,17 @@ resolve(struct walk *wk, uint8_t family, const uint8_t *addr,
 		if (!wants[i])
 			waiter_set(lk, w, i, &now[i]);
 	for (i = 0; i < n; i++) {
+		int r;
+
 		if (!wants[i])
 			continue;
-		if (fetch_join(lk, k[i].key, k[i].kind, k[i].qtype, k[i].mode,
-		    family, addr, k[i].search, w, i) < 0)
+		if ((r = fetch_join(lk, k[i].key, k[i].kind, k[i].qtype, k[i].mode,
+		    family, addr, k[i].search, w, i)) < 0) {
+			/* Too many in flight: BUSY, not a failure of upstream. */
+			if (r == -EBUSY)
+				w->busy = true;
 			waiter_set(lk, w, i, &(struct result){ .status = R_FAILED });
+		}
 	}
 }
 
@@ -1270,6 +1299,8 @@ walk_new(struct lookup *lk, struct server_req *req, int what, uint8_t family)
 {
 	struct walk *wk = calloc(1, sizeof(*wk));
 
+	if (wk == NULL && req == NULL)
+		return NULL;
 	if (wk == NULL) {
 		struct proto_wr	w;
 		int		len;
@@ -1284,8 +1315,9 @@ walk_new(struct lookup *lk, struct server_req *req, int what, uint8_t family)
 	}
 	wk->lk = lk;
 	wk->req = req;
-	wk->type = req->hdr.type;
-	wk->id = req->hdr.id;
+	wk->type = req ? req->hdr.type : (what == W_ADDR ? PROTO_LOOKUP_ADDR :
+	    PROTO_LOOKUP_NAME);
+	wk->id = req ? req->hdr.id : 0;
 	wk->what = what;
 	wk->family = family;
 	wk->chain = lk->chain;
@@ -1293,6 +1325,52 @@ walk_new(struct lookup *lk, struct server_req *req, int what, uint8_t family)
 	wk->ttl_full = UINT32_MAX;
 	wk->publishable = true;
 	return wk;
+}
+
+/*
+ * Walks again, with nobody waiting, every published key a refreshed
+ * fetch answers: (name, its family and AF_UNSPEC) for A or AAAA, the
+ * address for PTR.  The walk finds the fetch's answer in the cache and
+ * publishes what a client asking now would be told.
+ */
+static void
+republish(struct lookup *lk, const struct fetch *f)
+{
+	struct walk	*wk;
+	uint8_t		 fams[2];
+	unsigned	 i, n = 0;
+
+	if (lk->shm == NULL)
+		return;
+	if (f->mode == ANSWER_PTR) {
+		if ((wk = walk_new(lk, NULL, W_ADDR, f->family)) == NULL)
+			return;
+		memcpy(wk->addr, f->addr, f->family == PROTO_AF_INET ? 4 : 16);
+		wk->pk.kind = SHM_ADDR;
+		wk->pk.family = f->family;
+		wk->pk.len = f->family == PROTO_AF_INET ? 4 : 16;
+		memcpy(wk->pk.key, f->addr, wk->pk.len);
+		walk_run(wk);
+		return;
+	}
+	if (f->mode != ANSWER_ADDR)
+		return;
+	fams[n++] = f->qtype == DNS_T_A ? PROTO_AF_INET : PROTO_AF_INET6;
+	fams[n++] = PROTO_AF_UNSPEC;
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(f->key);
+
+		if ((wk = walk_new(lk, NULL, W_NAME, fams[i])) == NULL)
+			return;
+		memcpy(wk->name, f->key, len + 1);
+		wk->name_len = len;
+		wk->pk.kind = SHM_NAME;
+		wk->pk.family = fams[i];
+		wk->pk.len = len;
+		memcpy(wk->pk.key, f->key, len);
+		lk->env.stats->republished++;
+		walk_run(wk);
+	}
 }
 
 void
@@ -1407,6 +1485,12 @@ lookup_set_line(struct lookup *lk, const struct nsw_line *l)
 }
 
 void
+lookup_set_max_fetches(struct lookup *lk, unsigned n)
+{
+	lk->max_fetches = n ? n : LOOKUP_FETCH_MAX;
+}
+
+void
 lookup_set_nss_ttls(struct lookup *lk, uint32_t positive, uint32_t negative)
 {
 	lk->nss_positive_ttl = positive;
@@ -1423,6 +1507,7 @@ lookup_new(const struct lookup_env *env, const struct cache_limits *lim,
 		return NULL;
 	lk->env = *env;
 	lk->prefetch = prefetch;
+	lk->max_fetches = LOOKUP_FETCH_MAX;
 	if ((lk->cache = cache_new(lim, env->now, env->now_arg)) == NULL) {
 		free(lk);
 		return NULL;

@@ -51,6 +51,8 @@ void	 lookup_rr(struct lookup *, struct server_req *, const struct proto_query_r
  * and dns answered natively, every other source by its NSS module.
  */
 void	 lookup_set_line(struct lookup *, const struct nsw_line *);
+/* Upstream resolutions in flight, at most (max_fetches); more is BUSY. */
+void	 lookup_set_max_fetches(struct lookup *, unsigned);
 /* TTLs of NSS modules' answers when the module gives none. */
 void	 lookup_set_nss_ttls(struct lookup *, uint32_t positive, uint32_t negative);
 

@@ -331,6 +331,7 @@ reload(void)
 		nsspool_configure(daemon_ctx.nss, c->nss_workers, c->nss_timeout * 1000);
 		lookup_set_nss_ttls(daemon_ctx.lookup, c->nss_positive_ttl,
 		    c->nss_negative_ttl);
+		lookup_set_max_fetches(daemon_ctx.lookup, c->max_fetches);
 		if (strcmp(c->nsswitch_conf, old->nsswitch_conf) != 0)
 			nsswitch_watch();
 		nsswitch_load(false);
@@ -529,6 +530,7 @@ main(int argc, char **argv)
 	}
 	lookup_set_nss_ttls(daemon_ctx.lookup, daemon_ctx.config->nss_positive_ttl,
 	    daemon_ctx.config->nss_negative_ttl);
+	lookup_set_max_fetches(daemon_ctx.lookup, daemon_ctx.config->max_fetches);
 	if (nsswitch_watch() < 0)
 		goto done;
 	nsswitch_load(true);

@@ -36,4 +36,5 @@ stats_write(const struct stats *s, struct proto_kv_wr *kw)
 	proto_kv_u64(kw, "nss_answers", s->nss_answers);
 	proto_kv_u64(kw, "busy", s->busy);
 	proto_kv_u64(kw, "nsswitch_reloads", s->nsswitch_reloads);
+	proto_kv_u64(kw, "republished", s->republished);
 }

@@ -38,6 +38,7 @@ struct stats {
 	uint64_t	nss_answers;		/* answered by an NSS module */
 	uint64_t	busy;			/* refused: too much in flight */
 	uint64_t	nsswitch_reloads;	/* the hosts line read again */
+	uint64_t	republished;		/* prefetched answers published again */
 };
 
 void	stats_write(const struct stats *, struct proto_kv_wr *);

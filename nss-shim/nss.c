@@ -95,24 +95,15 @@ static enum nss_status
 ask_shared(uint8_t kind, uint8_t family, const void *key, size_t key_len,
     struct src *s, struct proto_answer *ans, int *errnop, int *h_errnop)
 {
-	if (!ncc_shared_lookup(ncc_socket_path(), kind, family, key, key_len, &s->hit))
+	if (!ncc_shared_answer(ncc_socket_path(), kind, family, key, key_len, &s->hit,
+	    ans))
 		return NSS_STATUS_UNAVAIL;
-	switch (s->hit.status) {
-	case PROTO_OK:
-		if (proto_answer_decode(s->hit.body, s->hit.body_len, ans) == 0) {
-			ans->ttl = s->hit.ttl_left;	/* counting down since then */
-			return NSS_STATUS_SUCCESS;
-		}
-		break;
-	case PROTO_NOTFOUND:
-	case PROTO_NODATA:
-		*errnop = ENOENT;
-		*h_errnop = s->hit.status == PROTO_NODATA ? NO_DATA : HOST_NOT_FOUND;
-		ncc_shared_release(&s->hit);
-		return NSS_STATUS_NOTFOUND;
-	}
+	if (s->hit.status == PROTO_OK)
+		return NSS_STATUS_SUCCESS;
+	*errnop = ENOENT;
+	*h_errnop = s->hit.status == PROTO_NODATA ? NO_DATA : HOST_NOT_FOUND;
 	ncc_shared_release(&s->hit);
-	return NSS_STATUS_UNAVAIL;
+	return NSS_STATUS_NOTFOUND;
 }
 
 /*

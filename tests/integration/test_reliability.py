@@ -1,0 +1,146 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""tests/integration/test_reliability.py - reliability, round 2 (issue 12).
+
+Each test here failed on the code before its fix; the commit that made it
+pass says so, with the figures.
+
+  * BUSY: with max_fetches upstream resolutions in flight, one more gets
+    PROTO_BUSY at once, not TRYAGAIN ("upstream DNS failed") after a
+    timeout; the NSS module then says UNAVAIL and glibc carries on itself;
+  * a prefetch nobody waits for republishes its answer in the shared
+    segment, so readers stop going to the socket as soon as it is in;
+  * one rule for "the shared segment, then the socket" (ncc_shared_answer),
+    checked from the NSS module and from libnamecache.
+
+Each daemon has a FaultServer on 127.0.0.1 as its only upstream.
+
+Run: /usr/bin/python3 tests/integration/test_reliability.py --build BUILD [-k NAME]
+"""
+import os
+import socket
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, os.path.join(HERE, "..", "dns"))
+import dnsenv  # noqa: E402
+import nclib  # noqa: E402
+
+BUILD = None
+TESTS = []
+BUSY = 10
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+class Env:
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.servers = []
+        self.daemons = []
+
+    def fault(self):
+        s = dnsenv.FaultServer()
+        s.set_default("nxdomain", soa=True)
+        self.servers.append(s)
+        return s
+
+    def daemon(self, fs, conf=""):
+        d = nclib.Daemon(BUILD, self.tmp, conf_text=conf, upstream="127.0.0.1:%d" % fs.port)
+        self.daemons.append(d)
+        return d.start()
+
+
+@test
+def busy_when_the_fetch_table_is_full(env):
+    fs = env.fault()
+    fs.set_default("timeout")       # never answers: fetches stay in flight
+    d = env.daemon(fs, "max_fetches = 4\n")
+    held = []
+    for i in range(4):               # A and AAAA: 2 fetches per AF_UNSPEC name
+        s = nclib.connect(d, 30)
+        s.sendall(nclib.name_req("held%d.busy.test" % i, family=4))
+        held.append(s)
+    time.sleep(0.3)
+    assert d.ctl_json("statistics")["upstream_in_flight"] == 4
+    t0 = time.monotonic()
+    statuses = []
+    for i in range(6):
+        with nclib.connect(d, 30) as s:
+            s.sendall(nclib.name_req("more%d.busy.test" % i, family=4))
+            statuses.append(nclib.read_frame(s)["status"])
+    took = time.monotonic() - t0
+    print("6 lookups past max_fetches = 4: statuses %s in %.1f ms" % (statuses, took * 1e3))
+    assert statuses == [BUSY] * 6, statuses
+    assert took < 2.0, took          # at once, not after a DNS timeout
+    assert d.ctl_json("statistics")["busy"] == 6
+    # The NSS module hears BUSY as "ask the rest of the line yourself".
+    r = d.getent("ahostsv4", "more9.busy.test", service="namecache [!UNAVAIL=return] files")
+    assert r.returncode == 2, r
+    for s in held:
+        s.close()
+
+
+@test
+def prefetch_republishes(env):
+    fs = env.fault()
+    fs.set("pf.test", "answer", ttl=5)
+    d = env.daemon(fs, "min_ttl = 0\n")
+    requests = lambda: d.ctl_json("statistics")["requests"]    # noqa: E731
+    assert d.getent("ahosts", "pf.test").returncode == 0
+    t0 = time.monotonic()
+    base = requests()
+    assert d.getent("ahosts", "pf.test").returncode == 0        # a shared hit
+    assert requests() == base + 1, "the second lookup went to the socket"
+    # In the last 10% of the TTL readers leave the record alone: the socket
+    # answers from the cache and prefetches.
+    time.sleep(max(0, 4.65 - (time.monotonic() - t0)))
+    before = requests()
+    assert d.getent("ahosts", "pf.test").returncode == 0
+    assert nclib.wait_for(lambda: d.ctl_json("statistics")["prefetches"] >= 1, 2.0)
+    time.sleep(0.2)
+    mid = requests()
+    for _ in range(5):
+        assert d.getent("ahosts", "pf.test").returncode == 0
+    after = requests()
+    print("after the prefetch: %d socket request(s) for 5 lookups" % (after - mid - 1))
+    # The statistics requests themselves are the only other ones.
+    assert after - mid == 1, (before, mid, after)
+
+
+@test
+def one_rule_for_shared_then_socket(env):
+    """A record that decodes answers from the segment; anything else goes to
+    the socket, the same from the NSS module and from libnamecache."""
+    fs = env.fault()
+    fs.set("rule.test", "answer", ttl=60)
+    d = env.daemon(fs)
+    requests = lambda: d.ctl_json("statistics")["requests"]    # noqa: E731
+    assert d.getent("ahosts", "rule.test").returncode == 0
+    assert d.getent("ahosts", "nx.rule.test").returncode == 2
+    base = requests()
+    for _ in range(3):
+        assert d.getent("ahosts", "rule.test").returncode == 0
+        assert d.getent("ahosts", "nx.rule.test").returncode == 2
+    assert requests() == base + 1, "positive and negative records answer from the segment"
+    # libnamecache, through namecachectl query (which asks with NAMECACHE_NO_SHARED
+    # off): a hit too.
+    q = d.ctl_json("query", "rule.test")
+    assert q["source"] == "cache", q
+
+
+def main():
+    def set_build(b):
+        global BUILD
+        BUILD = b
+    return nclib.run_tests(TESTS, Env, "nc-rel-", set_build)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
