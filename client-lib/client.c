@@ -29,6 +29,7 @@
 
 #include "buildinfo.h"
 #include "client.h"
+#include "shared.h"
 
 #define POOL_MAX	4
 
@@ -165,10 +166,44 @@ recv_all(int fd, uint8_t *p, size_t len, int64_t deadline_ms)
 	return 0;
 }
 
+/*
+ * Waits for the reply, as wait_fd, and watches the daemon's heartbeat
+ * meanwhile (client.h).  *beat0 and *t0 carry the first beat seen and when,
+ * across the calls of one request.
+ */
+static int
+wait_reply(int fd, int64_t deadline_ms, const char *sockpath, int64_t *beat0,
+    int64_t *t0)
+{
+	int64_t	beat, age, now, slice;
+	int	r;
+
+	if (sockpath == NULL)
+		return wait_fd(fd, POLLIN, deadline_ms);
+	for (;;) {
+		now = ncc_now_ms();
+		if (ncc_shared_beat(sockpath, &beat, &age)) {
+			if (age >= (int64_t)NCC_HUNG_MS * 1000000 &&
+			    age < 60LL * 1000000000)
+				return -EHOSTDOWN;
+			if (*t0 == 0 || beat != *beat0) {
+				*beat0 = beat;
+				*t0 = now;
+			} else if (now - *t0 >= NCC_HUNG_MS)
+				return -EHOSTDOWN;
+		}
+		slice = now + 250 < deadline_ms ? now + 250 : deadline_ms;
+		r = wait_fd(fd, POLLIN, slice);
+		if (r != -ETIMEDOUT || slice == deadline_ms)
+			return r;
+	}
+}
+
 int
 ncc_call(int fd, const void *req, size_t len, int64_t deadline_ms,
-    struct ncc_reply *ret)
+    const char *sockpath, struct ncc_reply *ret)
 {
+	int64_t		 beat0 = 0, t0 = 0;
 	struct proto_hdr rq, hdr;
 	uint8_t		*frame = ret->small;
 	size_t		 have = 0;
@@ -186,7 +221,7 @@ ncc_call(int fd, const void *req, size_t len, int64_t deadline_ms,
 		goto out;
 	/* The daemon has yet to wake: wait before the first read, not after. */
 	while (have < PROTO_HDR_LEN) {
-		if ((r = wait_fd(fd, POLLIN, deadline_ms)) < 0)
+		if ((r = wait_reply(fd, deadline_ms, sockpath, &beat0, &t0)) < 0)
 			goto out;
 		n = recv(fd, frame + have, sizeof(ret->small) - have, MSG_DONTWAIT);
 		if (n == 0) {
@@ -374,7 +409,7 @@ ncc_pool_call_until(const char *path, const void *req, size_t len,
 			dev = st.st_dev;
 			ino = st.st_ino;
 		}
-		r = ncc_call(fd, req, len, deadline, ret);
+		r = ncc_call(fd, req, len, deadline, path, ret);
 		if (r == 0) {
 			pool_put(fd, dev, ino);
 			break;

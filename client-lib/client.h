@@ -42,10 +42,20 @@ int	ncc_connect(const char *path, int *ret_fd);
  * and fills *ret (caller frees with ncc_reply_free(); the body may point
  * into *ret itself, so *ret must not be copied), or -errno:
  * -ETIMEDOUT, -ECONNRESET when the daemon hung up, -EBADMSG for a reply
- * that does not parse.
+ * that does not parse, -EHOSTDOWN when the daemon has stopped beating.
+ *
+ * With sockpath set, a wait for the reply watches the heartbeat in the
+ * daemon's segment beside it (ncc_shared_beat): a daemon that is hung (its
+ * loop stopped: SIGSTOP, a deadlock) ends the wait at once when its last
+ * beat is NCC_HUNG_MS to a minute old, or once the beat has not moved for
+ * NCC_HUNG_MS of this wait; a daemon that beats keeps the wait going, however
+ * slow its upstream.  (A beat more than a minute old is judged by the
+ * second rule only: a process in another time namespace reads the
+ * daemon's clock with an offset.)
  */
+#define NCC_HUNG_MS	3000
 int	ncc_call(int fd, const void *req, size_t len, int64_t deadline_ms,
-	    struct ncc_reply *ret);
+	    const char *sockpath, struct ncc_reply *ret);
 
 /*
  * As ncc_call, on a connection taken from a small per-process pool (made

@@ -109,6 +109,8 @@ struct namecache {
 	char			*reason;	/* namecache_reason() */
 	int			 sys_errno;	/* namecache_errno() */
 	struct namecache_query	*buckets[NBUCKETS];
+	int64_t			 beat0;		/* the daemon's beat, while queries wait */
+	int64_t			 beat0_ms;	/* when it was first seen (0: none yet) */
 };
 
 static unsigned		fork_gen;	/* atomic */
@@ -468,16 +470,46 @@ read_in(struct namecache *ctx)
 	}
 }
 
+/*
+ * The daemon's heartbeat while queries wait, by ncc_call's rules
+ * (client.h): true when it has stopped beating.
+ */
+static bool
+daemon_hung(struct namecache *ctx, int64_t now)
+{
+	int64_t beat, age;
+
+	if (ctx->flight.head == NULL) {
+		ctx->beat0_ms = 0;
+		return false;
+	}
+	if (!ncc_shared_beat(ctx->path, &beat, &age))
+		return false;
+	if (age >= (int64_t)NCC_HUNG_MS * 1000000 && age < 60LL * 1000000000)
+		return true;
+	if (ctx->beat0_ms == 0 || beat != ctx->beat0) {
+		ctx->beat0 = beat;
+		ctx->beat0_ms = now;
+		return false;
+	}
+	return now - ctx->beat0_ms >= NCC_HUNG_MS;
+}
+
 static void
 expire(struct namecache *ctx, int64_t now)
 {
 	struct namecache_query *q, *next;
+	bool hung = daemon_hung(ctx, now);
 
 	for (q = ctx->flight.head; q; q = next) {
 		next = q->next;
-		if (q->deadline <= now)
+		if (hung)
+			make_ready(ctx, q, NAMECACHE_ERR_UNAVAILABLE, EHOSTDOWN);
+		else if (q->deadline <= now)
 			make_ready(ctx, q, NAMECACHE_ERR_TIMEOUT, ETIMEDOUT);
 	}
+	if (hung)
+		ctx->beat0_ms = 0;
 }
 
 /* Runs the callbacks of ready queries and frees them. */
@@ -735,6 +767,9 @@ namecache_timeout(const struct namecache *ctx)
 	if (first == INT64_MAX)
 		return -1;
 	left = first - ncc_now_ms();
+	/* Wake twice a second meanwhile, to see a daemon that stopped beating. */
+	if (left > 500)
+		left = 500;
 	return left <= 0 ? 0 : left > INT32_MAX ? INT32_MAX : (int)left;
 }
 

@@ -348,6 +348,41 @@ ncc_shared_release(struct ncc_shared_hit *hit)
 }
 
 int
+ncc_shared_beat(const char *sockpath, int64_t *ret_beat, int64_t *ret_age)
+{
+	const struct shm_header	*h;
+	struct map		*m;
+	char			 path[128];
+	int64_t			 now, beat;
+	int			 saved = errno, r = 0;
+
+	if (shm_path(sockpath, path, sizeof(path)) < 0)
+		return 0;
+	pthread_once(&once, init_once);
+	now = now_ns();
+	/* Even a stale segment: remap makes it current before it checks. */
+	if (__atomic_load_n(&current, __ATOMIC_SEQ_CST) == NULL)
+		remap(path, now);
+	if ((m = __atomic_load_n(&current, __ATOMIC_SEQ_CST)) == NULL)
+		goto out;
+	__atomic_add_fetch(&m->users, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&current, __ATOMIC_SEQ_CST) == m &&
+	    strcmp(m->path, path) == 0) {
+		h = m->base;
+		beat = __atomic_load_n(&h->heartbeat_ns, __ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&h->state, __ATOMIC_ACQUIRE) == SHM_LIVE) {
+			*ret_beat = beat;
+			*ret_age = now - beat;
+			r = 1;
+		}
+	}
+	put(m);
+out:
+	errno = saved;
+	return r;
+}
+
+int
 ncc_shared_answer(const char *sockpath, uint8_t kind, uint8_t family,
     const void *key, size_t key_len, struct ncc_shared_hit *ret,
     struct proto_answer *ret_ans)

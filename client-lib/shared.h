@@ -40,6 +40,15 @@ void	ncc_shared_release(struct ncc_shared_hit *);
  * caller that cannot use a hit (out of memory copying it) releases it and
  * asks the socket too.
  */
+/*
+ * The daemon's last heartbeat, as its segment beside sockpath says: 1 with
+ * *ret_beat (CLOCK_MONOTONIC ns, the daemon's) and *ret_age (ns since, on
+ * this process's clock), or 0 when there is no live segment to read (no
+ * daemon, shared = no).  A stale segment is read too: this is how a client
+ * waiting on the socket tells a hung daemon from a slow answer.
+ */
+int	ncc_shared_beat(const char *sockpath, int64_t *ret_beat, int64_t *ret_age);
+
 struct proto_answer;
 int	ncc_shared_answer(const char *sockpath, uint8_t kind, uint8_t family,
 	    const void *key, size_t key_len, struct ncc_shared_hit *ret,

@@ -114,6 +114,60 @@ def prefetch_republishes(env):
     assert after - mid == 1, (before, mid, after)
 
 
+def timed_getent(d, *args, service="namecache [!UNAVAIL=return] files"):
+    t0 = time.monotonic()
+    r = d.getent(*args, service=service)
+    return r.returncode, time.monotonic() - t0
+
+
+@test
+def hung_daemon_falls_through(env):
+    """SIGSTOP the daemon with its socket listening: lookups waiting on it
+    and lookups made then give up within NCC_HUNG_MS (3 s) of its last beat
+    and fall through to the rest of the line; a live daemon that waits on a
+    slow upstream is waited for, however long."""
+    fs = env.fault()
+    fs.set_default("timeout")
+    fs.set("slow.test", "slow", delay=4.2)
+    resolv = os.path.join(env.tmp, "resolv-slow.conf")
+    with open(resolv, "w") as f:
+        f.write("nameserver 127.0.0.1\noptions timeout:6 attempts:1\n")
+    d = nclib.Daemon(BUILD, env.tmp, resolv=resolv, upstream="127.0.0.1:%d" % fs.port)
+    env.daemons.append(d)
+    d.start()
+    # Alive and beating: 4.2 s of upstream is waited out, past NCC_HUNG_MS.
+    rc, took = timed_getent(d, "ahostsv4", "slow.test")
+    print("slow upstream, live daemon: exit %d after %.2f s" % (rc, took))
+    assert rc == 0 and took > 4.0, (rc, took)
+    # A lookup in flight when the daemon stops, and getent hosts (both
+    # families) after.
+    out = {}
+
+    def waiting():
+        out["inflight"] = timed_getent(d, "ahostsv4", "inflight.test")
+
+    t = threading.Thread(target=waiting)
+    t.start()
+    time.sleep(0.5)
+    os.kill(d.proc.pid, 19)          # SIGSTOP
+    stopped = time.monotonic()
+    try:
+        t.join(30)
+        after = time.monotonic() - stopped
+        out["hosts"] = timed_getent(d, "hosts", "later.test")
+        out["ahosts"] = timed_getent(d, "ahosts", "later2.test")
+    finally:
+        os.kill(d.proc.pid, 18)      # SIGCONT
+    print("daemon stopped: the lookup in flight fell through %.2f s after the stop "
+          "(the last beat was up to 1 s before it); getent hosts after: %.2f s, "
+          "ahosts: %.2f s" % (after, out["hosts"][1], out["ahosts"][1]))
+    assert out["inflight"][0] == 2 and after < 4.0, out
+    assert out["hosts"][1] < 1.0 and out["ahosts"][1] < 1.0, out
+    # Back: answers again, as soon as it beats.
+    time.sleep(1.2)
+    assert d.ctl("query", "slow.test").returncode == 0
+
+
 @test
 def one_rule_for_shared_then_socket(env):
     """A record that decodes answers from the segment; anything else goes to
