@@ -21,6 +21,7 @@
  * cache is full.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -39,6 +40,8 @@ struct centry {
 	uint32_t	 ttl;		/* seconds, as stored after clamping */
 	uint32_t	 len;		/* data bytes */
 	uint32_t	 kind;
+	uint32_t	 cost;		/* bytes of heap it holds: malloc_usable_size
+					   and the allocator's header */
 	uint8_t		 status;
 	uint8_t		 name_len;
 	char		 name[];	/* lowercased, NUL, then data */
@@ -191,14 +194,16 @@ entry_remove(struct cache *c, struct centry *e)
 	*pp = e->hnext;
 	lru_unlink(c, e);
 	c->count--;
-	c->bytes -= entry_size(e->name_len, e->len);
+	c->bytes -= e->cost;
 	free(e);
 }
 
+/* The least recently used go first, while either bound is passed. */
 static void
-evict_to(struct cache *c, size_t max)
+evict(struct cache *c)
 {
-	while (c->count > max && c->tail) {
+	while (c->tail && (c->count > c->lim.max_entries ||
+	    (c->lim.max_bytes && c->bytes > c->lim.max_bytes))) {
 		entry_remove(c, c->tail);
 		c->stats.evictions++;
 	}
@@ -265,7 +270,7 @@ void
 cache_set_limits(struct cache *c, const struct cache_limits *lim)
 {
 	c->lim = *lim;
-	evict_to(c, c->lim.max_entries);
+	evict(c);
 }
 
 static void
@@ -396,9 +401,11 @@ cache_put(struct cache *c, const char *name, uint32_t kind, int status,
 	*pp = e;
 	lru_push_front(c, e);
 	c->count++;
-	c->bytes += entry_size(nlen, len);
+	/* What the heap gave, not what was asked: malloc rounds up. */
+	e->cost = (uint32_t)(malloc_usable_size(e) + sizeof(size_t));
+	c->bytes += e->cost;
 	c->stats.insertions++;
-	evict_to(c, c->lim.max_entries);
+	evict(c);
 	maybe_grow(c);
 	return 0;
 }

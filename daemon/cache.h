@@ -11,6 +11,7 @@ struct cache;
 
 struct cache_limits {
 	size_t		max_entries;	/* cache_size */
+	size_t		max_bytes;	/* cache_size_mb: entries' heap; 0: none */
 	uint32_t	min_ttl;	/* clamps on positive TTLs */
 	uint32_t	max_ttl;
 	uint32_t	negative_max_ttl;
@@ -70,7 +71,9 @@ struct cache_stats {
 };
 
 /*
- * A cache bounded by limits->max_entries, evicting the least recently used.
+ * A cache bounded by limits->max_entries and by limits->max_bytes of heap
+ * (each entry counted by what the allocator gave it), evicting the least
+ * recently used when either is passed.
  * now() gives the time.  Caller frees with cache_free(); NULL means out of
  * memory.
  */
@@ -123,7 +126,8 @@ size_t	 cache_invalidate(struct cache *, const char *name);
 void	 cache_flush(struct cache *);
 
 size_t	 cache_count(const struct cache *);
-/* Bytes held: entries, their names and data, and the hash table. */
+/* Bytes held: entries' allocations (as max_bytes counts them), and the
+ * hash table. */
 size_t	 cache_memory(const struct cache *);
 void	 cache_get_stats(const struct cache *, struct cache_stats *ret);
 void	 cache_reset_stats(struct cache *);

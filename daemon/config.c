@@ -35,6 +35,7 @@ static const struct key keys[] = {
 	{ "nss_negative_ttl",	K_UINT,		F(nss_negative_ttl),	0, 604800 },
 	{ "upstream",		K_UPSTREAM,	F(upstream),		0, 0 },
 	{ "cache_size",		K_UINT,		F(cache_size),		1, 100000000 },
+	{ "cache_size_mb",	K_UINT,		F(cache_size_mb),	1, 1048576 },
 	{ "min_ttl",		K_UINT,		F(min_ttl),		0, 604800 },
 	{ "max_ttl",		K_UINT,		F(max_ttl),		1, 604800 },
 	{ "negative_max_ttl",	K_UINT,		F(negative_max_ttl),	0, 604800 },
@@ -85,6 +86,7 @@ config_new(void)
 	c->upstream = strdup("");
 	c->admin_group = strdup("");
 	c->cache_size = 100000;
+	c->cache_size_mb = 64;
 	c->min_ttl = 0;
 	c->max_ttl = 86400;
 	c->negative_max_ttl = 3600;

@@ -29,6 +29,7 @@ struct config {
 	struct config_server servers[CONFIG_UPSTREAM_MAX];
 	unsigned	 nservers;
 	unsigned	 cache_size;
+	unsigned	 cache_size_mb;	/* MiB of heap the cached answers may hold */
 	unsigned	 min_ttl;
 	unsigned	 max_ttl;
 	unsigned	 negative_max_ttl;

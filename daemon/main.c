@@ -291,6 +291,7 @@ static void
 cache_limits_from(const struct config *c, struct cache_limits *lim)
 {
 	lim->max_entries = c->cache_size;
+	lim->max_bytes = (size_t)c->cache_size_mb << 20;
 	lim->min_ttl = c->min_ttl;
 	lim->max_ttl = c->max_ttl;
 	lim->negative_max_ttl = c->negative_max_ttl;

@@ -111,6 +111,7 @@ struct nsspool {
 	struct job	*qhead;
 	struct job	**qtail;
 	struct job	*done;
+	unsigned	 nqueued;
 	unsigned	 nthreads;
 	unsigned	 idle;
 	unsigned	 busy;
@@ -490,6 +491,7 @@ worker(void *arg)
 		j = p->qhead;
 		if ((p->qhead = j->qnext) == NULL)
 			p->qtail = &p->qhead;
+		p->nqueued--;
 		j->state = J_RUNNING;
 		p->busy++;
 		pthread_mutex_unlock(&p->lock);
@@ -636,6 +638,7 @@ timeout_cb(evutil_socket_t fd, short what, void *arg)
 			;
 		if ((*pp = j->qnext) == NULL)
 			p->qtail = pp;
+		p->nqueued--;
 	}
 	pthread_mutex_unlock(&p->lock);
 	if (state == J_DONE)
@@ -713,7 +716,12 @@ nsspool_call(struct nsspool *p, int mod, int op, uint8_t family, const void *key
 	j->state = J_QUEUED;
 	*p->qtail = j;
 	p->qtail = &j->qnext;
-	if (p->idle == 0 && p->nthreads < p->workers) {
+	p->nqueued++;
+	/*
+	 * A thread for each call queued beyond the idle ones: an idle thread
+	 * signalled but not yet awake still counts as idle, and takes one.
+	 */
+	if (p->nqueued > p->idle && p->nthreads < p->workers) {
 		pthread_attr_t attr;
 
 		pthread_attr_init(&attr);
@@ -818,6 +826,7 @@ nsspool_free(struct nsspool *p)
 	queued = p->qhead;
 	p->qhead = NULL;
 	p->qtail = &p->qhead;
+	p->nqueued = 0;
 	pthread_cond_broadcast(&p->work);
 	pthread_mutex_unlock(&p->lock);
 	for (i = 0; i < BUCKETS; i++)
@@ -883,14 +892,12 @@ void
 nsspool_write_stats(const struct nsspool *p, struct proto_kv_wr *kw)
 {
 	char		key[PROTO_KEY_MAX];
-	unsigned	i, nthreads, busy, queued = 0;
-	struct job	*j;
+	unsigned	i, nthreads, busy, queued;
 
 	pthread_mutex_lock((pthread_mutex_t *)&p->lock);
 	nthreads = p->nthreads;
 	busy = p->busy;
-	for (j = p->qhead; j; j = j->qnext)
-		queued++;
+	queued = p->nqueued;
 	pthread_mutex_unlock((pthread_mutex_t *)&p->lock);
 	proto_kv_u64(kw, "nss_workers", nthreads);
 	proto_kv_u64(kw, "nss_workers_busy", busy);
