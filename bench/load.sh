@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # bench/load.sh - the bounded load test (issue 7) in one command.
 #
-#   sudo bench/load.sh [--build DIR] [--docs FILE] [bench/load.py options...]
+#   bench/load.sh (as root) [--build DIR] [--docs FILE] [bench/load.py options...]
 #
 # Builds a release build of namecache when needed (meson setup DIR
 # --buildtype=release; default DIR is build-load-rel/ at the top of the

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # bench/run.sh - namecache against its peers, side by side, in one run.
 #
-#   sudo bench/run.sh [--build DIR] [--docs DIR] [--no-install] [--keep]
+#   bench/run.sh (as root) [--build DIR] [--docs DIR] [--no-install] [--keep]
 #
 # Builds a release build of namecache (meson setup DIR -Dbuildtype=release;
 # default DIR is build-bench/ at the top of the tree, or the one given),
@@ -143,7 +143,7 @@ log "measuring in a private network namespace (work folder $work)"
 printf '%s\n' "${setup_cmds[@]}" > "$work/setup-commands.txt"
 BENCH_ELAPSED=$(($(date +%s) - t0)) BENCH_BUILD="$build" BENCH_BUILDTYPE="$buildtype" \
 BENCH_TOP="$top" BENCH_SETUP_CMDS="$work/setup-commands.txt" \
-BENCH_COMMAND="sudo bench/run.sh${args[*]:+ ${args[*]}}" \
+BENCH_COMMAND="bench/run.sh${args[*]:+ ${args[*]}}" \
 	/usr/bin/python3 "$top/bench/run.py" report "$work/results.json" "$docs"
 log "wrote $docs/benchmarks.md and $docs/benchmarks.png in $(($(date +%s) - t0)) s"
 sed -n '/^## Targets/,/^## Latency/p' "$docs/benchmarks.md" | sed '$d'

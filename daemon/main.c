@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -258,7 +259,8 @@ static int
 shared_open(void)
 {
 	static const struct timeval second = { 1, 0 };
-	char		path[4096];
+	const char	*sockpath;
+	char		path[4096], passed[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	uint32_t	nslots;
 	size_t		data_size;
 	int		r;
@@ -267,9 +269,18 @@ shared_open(void)
 		return 0;
 	shm_sizes(daemon_ctx.config->cache_size,
 	    (size_t)daemon_ctx.config->shared_size_mb << 20, &nslots, &data_size);
-	if ((r = shm_path(daemon_ctx.config->socket, path, sizeof(path))) < 0) {
-		log_error("shared segment beside %s: %s",
-		    daemon_ctx.config->socket, strerror(-r));
+	/*
+	 * Beside the socket clients use: under socket activation, the one
+	 * systemd passed, unless the configuration names another socket
+	 * (clients look for the segment beside the socket they were told).
+	 */
+	sockpath = daemon_ctx.config->socket;
+	if (server_socket_activated(daemon_ctx.server) &&
+	    strcmp(sockpath, NAMECACHE_SOCKET_PATH) == 0 &&
+	    server_activated_path(daemon_ctx.server, passed, sizeof(passed)) == 0)
+		sockpath = passed;
+	if ((r = shm_path(sockpath, path, sizeof(path))) < 0) {
+		log_error("shared segment beside %s: %s", sockpath, strerror(-r));
 		return r;
 	}
 	if ((daemon_ctx.shm = shm_new(path, nslots, data_size)) == NULL) {

@@ -14,6 +14,7 @@
  * a request in flight is never idle.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -742,4 +743,23 @@ server_scratch(struct server *srv, size_t *ret_cap)
 {
 	*ret_cap = sizeof(srv->scratch);
 	return srv->scratch;
+}
+
+int
+server_activated_path(const struct server *srv, char *buf, size_t len)
+{
+	struct sockaddr_un	sun;
+	socklen_t		sl = sizeof(sun);
+
+	if (!srv->activated)
+		return -ENOTSOCK;
+	memset(&sun, 0, sizeof(sun));
+	if (getsockname(SD_LISTEN_FDS_START, (struct sockaddr *)&sun, &sl) < 0)
+		return -errno;
+	if (sl <= offsetof(struct sockaddr_un, sun_path) || sun.sun_path[0] == '\0')
+		return -EADDRNOTAVAIL;	/* unnamed or abstract: no folder */
+	if (strnlen(sun.sun_path, sizeof(sun.sun_path)) >= len)
+		return -ENAMETOOLONG;
+	memcpy(buf, sun.sun_path, strnlen(sun.sun_path, sizeof(sun.sun_path)) + 1);
+	return 0;
 }

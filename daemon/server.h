@@ -56,6 +56,8 @@ void	 server_set_idle_timeout(struct server *, unsigned sec);
 
 unsigned server_clients(const struct server *);
 bool	 server_socket_activated(const struct server *);
+/* The path of the socket systemd passed (getsockname): 0, or -errno. */
+int	 server_activated_path(const struct server *, char *buf, size_t len);
 
 /* Whether the request's client is in group gid (primary or supplementary). */
 bool	 server_peer_in_group(const struct server_req *, gid_t gid);

@@ -28,11 +28,13 @@ TESTS = []
 # docs/design.md and namecached(8) state this score; a unit change that
 # raises it fails here.
 MAX_EXPOSURE = 1.3
-# SPEC.md's configuration table, and shared_size_mb.
+# SPEC.md's configuration table, shared_size_mb, idle_timeout, and the keys
+# of issues 11 (the hosts line, NSS modules) and 12 (bounds).
 SPEC_KEYS = ["socket", "hosts_file", "resolv_conf", "upstream", "cache_size", "min_ttl",
              "max_ttl", "negative_max_ttl", "failure_ttl", "serve_stale", "prefetch",
              "shared", "max_clients", "admin_group", "log_level", "shared_size_mb",
-             "idle_timeout"]
+             "idle_timeout", "nsswitch_conf", "nss_workers", "nss_timeout",
+             "nss_positive_ttl", "nss_negative_ttl", "cache_size_mb", "max_fetches"]
 
 
 def test(fn):
@@ -195,6 +197,45 @@ def socket_activation_answers(tmp):
         assert rc == 0, (rc, read_log(tmp))
         # The socket is systemd's: the daemon leaves it for the next start.
         assert os.path.exists(sock) and os.stat(sock).st_ino == ino
+    finally:
+        stop(proc, dns)
+
+
+@test
+def socket_activation_segment_beside_passed_socket(tmp):
+    """Issue 12: with no --socket, under systemd-socket-activate -l DIR/sock, the
+    shared segment goes beside the passed socket (DIR/cache), where clients
+    of DIR/sock look for it.  The old daemon put it at /run/namecache/cache,
+    and exited at start where it could not make that file."""
+    dns = dnsenv.FaultServer()
+    dns.set_default("nxdomain", soa=True)
+    sock = os.path.join(tmp, "sock")
+    argv = daemon_argv(tmp, dns.port, sock)
+    i = argv.index("--socket")
+    del argv[i:i + 2]                # the unit's way: the socket comes from systemd
+    log = open(os.path.join(tmp, "daemon.log"), "ab")
+    proc = subprocess.Popen(["systemd-socket-activate", "-l", sock] + argv,
+                            stdout=log, stderr=log)
+    log.close()
+    try:
+        assert nclib.wait_for(lambda: os.path.exists(sock), timeout=5) is not None
+        r = ctl(sock, "--json", "query", "activated.test")
+        assert r.returncode == 0 and '"10.6.6.6"' in r.stdout, (r, read_log(tmp))
+        assert os.path.exists(os.path.join(tmp, "cache")), (os.listdir(tmp), read_log(tmp))
+        env = nclib.nss_env(BUILD, sock)
+        for _ in range(3):
+            g = subprocess.run(["getent", "-s", "namecache", "ahostsv4", "activated.test"],
+                               capture_output=True, text=True, env=env)
+            assert g.returncode == 0 and "10.6.6.6" in g.stdout, g
+        st = ctl(sock, "--json", "statistics")
+        assert st.returncode == 0, st
+        import json
+        s = json.loads(st.stdout)
+        # One request for the query, the NSS lookups from the segment.
+        assert s["requests"] <= 3 and s["shared_published"] >= 1, s
+        print("     segment at %s; 3 NSS lookups, %d requests" % (
+            os.path.join(tmp, "cache"), s["requests"]))
+        assert stop(proc, dns) == 0, read_log(tmp)
     finally:
         stop(proc, dns)
 
