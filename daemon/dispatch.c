@@ -106,6 +106,8 @@ kv_statistics(struct daemon *d, struct proto_kv_wr *kw, void *arg)
 		proto_kv_u64(kw, "shared_full", ss.full);
 		proto_kv_u64(kw, "shared_used_bytes", ss.used);
 		proto_kv_u64(kw, "shared_failures", ss.failures);
+		proto_kv_u64(kw, "shared_reset_max_usec", ss.reset_max_usec);
+		proto_kv_u64(kw, "shared_reset_last_usec", ss.reset_last_usec);
 	}
 }
 
@@ -281,6 +283,9 @@ admin(struct daemon *d, struct server_req *req)
 		}
 		count.key = "invalidated";
 		count.n = cache_invalidate(lookup_cache(d->lookup), name);
+		/* Only this name's records go: other names keep their hits. */
+		if (d->shm)
+			shm_retire_name(d->shm, name, strlen(name));
 		{
 			/* A module's answers for that spelling, capitals and all. */
 			char key[2 * PROTO_NAME_MAX + 4];
@@ -289,7 +294,6 @@ admin(struct daemon *d, struct server_req *req)
 			if (strcmp(key, name) != 0)
 				count.n += cache_invalidate(lookup_cache(d->lookup), key);
 		}
-		d->shared_reset();
 		break;
 	case PROTO_RESET_STATISTICS:
 		memset(&d->stats, 0, sizeof(d->stats));

@@ -359,8 +359,19 @@ reload(void)
 				free(err);
 			}
 		}
+		/*
+		 * Published answers carry TTLs clamped by the old bounds: a
+		 * new bound resets once.  A changed hosts file resets from
+		 * hosts_changed, a changed search list from search_changed, a
+		 * changed hosts line from nsswitch_load: each once, and only
+		 * when it did change (a SIGHUP with nothing new resets nothing).
+		 */
+		if (c->min_ttl != old->min_ttl || c->max_ttl != old->max_ttl ||
+		    c->negative_max_ttl != old->negative_max_ttl ||
+		    c->nss_positive_ttl != old->nss_positive_ttl ||
+		    c->nss_negative_ttl != old->nss_negative_ttl)
+			shared_reset();
 		config_free(old);
-		shared_reset();
 	}
 	sd_notify(0, "READY=1");
 	notify_status(true);
@@ -560,6 +571,18 @@ main(int argc, char **argv)
 	    HOST_CONF)) == -ENOMEM) {
 		log_error("out of memory loading %s", daemon_ctx.config->hosts_file);
 		goto done;
+	}
+	/*
+	 * A daemon killed before us left its segment looking live for a few
+	 * seconds: retire it before clients can reach our socket (unless a
+	 * daemon answers there still: then server_listen refuses to start).
+	 */
+	if (daemon_ctx.config->shared && sd_listen_fds(0) <= 0 &&
+	    !server_path_answered(daemon_ctx.config->socket)) {
+		char seg[4096];
+
+		if (shm_path(daemon_ctx.config->socket, seg, sizeof(seg)) == 0)
+			shm_retire_file(seg);
 	}
 	if ((r = server_listen(daemon_ctx.server, daemon_ctx.config->socket,
 	    &err)) < 0) {

@@ -763,3 +763,16 @@ server_activated_path(const struct server *srv, char *buf, size_t len)
 	memcpy(buf, sun.sun_path, strnlen(sun.sun_path, sizeof(sun.sun_path)) + 1);
 	return 0;
 }
+
+bool
+server_path_answered(const char *path)
+{
+	struct sockaddr_un sun;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return false;
+	strcpy(sun.sun_path, path);
+	return socket_alive(&sun);
+}

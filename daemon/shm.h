@@ -19,6 +19,8 @@ struct shm_stats {
 	size_t		size;		/* bytes of the data area */
 	uint32_t	nslots;
 	uint64_t	generation;
+	uint64_t	reset_max_usec;	/* the longest reset on the loop */
+	uint64_t	reset_last_usec;
 };
 
 /*
@@ -39,6 +41,14 @@ struct shm *shm_new(const char *path, uint32_t nslots, size_t data_size);
 void	 shm_sizes(unsigned cache_size, size_t max_bytes, uint32_t *ret_nslots,
 	    size_t *ret_data_size);
 
+/*
+ * Retires the segment a daemon that died left at path, if any: its readers
+ * stop using it at once.  (shm_new does it too; the daemon calls this
+ * before it listens, so no client finds the socket answering while the old
+ * segment still looks live.)
+ */
+void	 shm_retire_file(const char *path);
+
 /* Retires the segment (readers stop using it at once); with unlink, removes the file. */
 void	 shm_free(struct shm *, bool unlink);
 
@@ -51,6 +61,13 @@ void	 shm_free(struct shm *, bool unlink);
 int	 shm_put(struct shm *, uint8_t kind, uint8_t family, const void *key,
 	    size_t key_len, bool exact, uint8_t status, int64_t expires_ns,
 	    uint32_t ttl, const void *body, size_t body_len);
+
+/*
+ * Retires the records of one name, every family, in any spelling (readers
+ * ask the socket for it from now on; others keep their hits).  Returns how
+ * many went.
+ */
+int	 shm_retire_name(struct shm *, const char *name, size_t len);
 
 /*
  * Replaces the segment with an empty one: published answers vanish at

@@ -189,6 +189,86 @@ def one_rule_for_shared_then_socket(env):
     assert q["source"] == "cache", q
 
 
+@test
+def resets_off_the_loop(env):
+    """A reset is a rename of a segment a helper thread made ahead: the
+    loop's longest reset, as the daemon measures it (shared_reset_max_usec)
+    and as a client pinging it sees it, at the default 16 MiB and at
+    128 MiB, on tmpfs (/dev/shm, as /run), where posix_fallocate costs what
+    it does in /run.  The old daemon made each new segment on the loop:
+    about 3 ms at 16 MiB, tens of ms at 128 MiB."""
+    import shutil
+    import tempfile
+    fs = env.fault()
+    for mb in (16, 128):
+        run = tempfile.mkdtemp(prefix="nc-rel-", dir="/dev/shm")
+        try:
+            d = nclib.Daemon(BUILD, env.tmp, conf_text="shared_size_mb = %d\n" % mb,
+                             upstream="127.0.0.1:%d" % fs.port)
+            d.sock = os.path.join(run, "sock")
+            env.daemons.append(d)
+            d.start()
+            worst = [0.0]
+            stop = threading.Event()
+
+            def pinger():
+                with nclib.connect(d, 10) as s:
+                    i = 0
+                    while not stop.is_set():
+                        i += 1
+                        t0 = time.monotonic()
+                        s.sendall(nclib.name_req("localhost", 4, i))
+                        assert nclib.read_frame(s)["status"] == nclib.OK
+                        worst[0] = max(worst[0], time.monotonic() - t0)
+
+            t = threading.Thread(target=pinger)
+            t.start()
+            time.sleep(0.3)
+            for _ in range(8):
+                assert d.ctl("flush-caches").returncode == 0
+                time.sleep(0.4)      # the helper makes the next spare meanwhile
+            stop.set()
+            t.join()
+            st = d.ctl_json("statistics")
+            print("shared_size_mb = %d: %d resets, the longest %.3f ms on the loop; a client's "
+                  "slowest ping %.2f ms" % (mb, st["shared_resets"],
+                                           st["shared_reset_max_usec"] / 1e3, worst[0] * 1e3))
+            assert st["shared_resets"] >= 8, st
+            # Target: under 1 ms.  Asserted loosely (a noisy machine); the
+            # old daemon's fallocate on the loop took 3 ms and more.
+            assert st["shared_reset_max_usec"] < 2000, st
+            d.stop()
+            env.daemons.remove(d)
+        finally:
+            shutil.rmtree(run, ignore_errors=True)
+
+
+@test
+def invalidate_keeps_other_hits(env):
+    """invalidate NAME retires that name's records only: every other name
+    stays a hit in the shared segment.  The old daemon reset the segment."""
+    fs = env.fault()
+    for n in ("a", "b", "c"):
+        fs.set("%s.inv.test" % n, "answer", ttl=300)
+    d = env.daemon(fs)
+    requests = lambda: d.ctl_json("statistics")["requests"]    # noqa: E731
+    for n in ("a", "b", "c"):
+        assert d.getent("ahosts", "%s.inv.test" % n).returncode == 0
+    assert d.ctl("invalidate", "B.inv.test").returncode == 0
+    base = requests()
+    for n in ("a", "c", "a", "c"):
+        assert d.getent("ahosts", "%s.inv.test" % n).returncode == 0
+    mid = requests()
+    assert d.getent("ahosts", "b.inv.test").returncode == 0     # asked again
+    assert d.getent("ahosts", "b.inv.test").returncode == 0     # published again
+    after = requests()
+    print("after invalidate b: 4 lookups of a and c cost %d requests; b %d for two" %
+          (mid - base - 1, after - mid - 1))
+    assert mid - base == 1, (base, mid)
+    assert after - mid == 2, (mid, after)
+    assert fs.count("b.inv.test", "A") == 2
+
+
 def main():
     def set_build(b):
         global BUILD

@@ -447,11 +447,21 @@ def dns_answers_published_again_after_a_reset(env):
     assert pr.ghbn2(name)["addrs"] == ["192.0.2.60"]
     n, _ = reached(d, lambda: pr.loop(10, op="ghbn2", name=name, af=4))
     assert n == 0, n
+    def sighup_new_bound():
+        # A reload resets the segment when it brings something published
+        # answers depend on: here a new TTL bound (issue 12: nothing new,
+        # no reset; a change, one).
+        with open(d.conf, "w") as f:
+            f.write("max_ttl = 86399\n")
+        d.proc.send_signal(signal.SIGHUP)
+
     for why, act in (("hosts reload", lambda: d.write_hosts(HOSTS + "10.3.3.3 other.example\n")),
-                     ("SIGHUP", lambda: d.proc.send_signal(signal.SIGHUP))):
+                     ("SIGHUP", sighup_new_bound)):
         g0 = d.ctl_json("statistics").get("shared_resets", 0)
         act()
         assert nclib_wait(lambda: d.ctl_json("statistics").get("shared_resets", 0) > g0), why
+        time.sleep(0.3)
+        assert d.ctl_json("statistics")["shared_resets"] == g0 + 1, (why, "one reset")
         n, ans = reached(d, lambda: pr.loop(20, op="ghbn2", name=name, af=4))
         assert [a["addrs"] for a in ans] == [["192.0.2.60"]], ans
         assert fs.count(name, "A") == 1, ("answered from the daemon's cache", fs.counts())
