@@ -7,6 +7,20 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
+# Some packages' postinst edit /etc/nsswitch.conf (libnss-mymachines, which
+# systemd-container recommends, libnss-myhostname, libnss-mdns): the tests
+# must not change what this machine's own lookups do.  Installs here go
+# without recommends, and whatever an install changed there is put back.
+nsswitch_saved=$(mktemp)
+cp -p /etc/nsswitch.conf "$nsswitch_saved" 2>/dev/null || true
+restore_nsswitch() {
+	if [ -s "$nsswitch_saved" ] && ! cmp -s "$nsswitch_saved" /etc/nsswitch.conf; then
+		echo "deps.sh: an install changed /etc/nsswitch.conf; putting it back" >&2
+		cat "$nsswitch_saved" > /etc/nsswitch.conf
+	fi
+	rm -f "$nsswitch_saved"
+}
+trap restore_nsswitch EXIT
 # systemd: systemd-analyze and systemd-socket-activate for the unit tests (it
 # is not started: installing it in a container changes no running system);
 # man-db: systemd-analyze verify checks Documentation= with man;
@@ -30,3 +44,20 @@ mkdir -p "$debs"
 chown _apt "$debs" 2>/dev/null || true
 (cd "$debs" && rm -f libnss-*.deb && apt-get -o DPkg::Lock::Timeout=600 download -q \
 	libnss-myhostname libnss-mdns)
+
+# A Debian 12 tree for the container test (tests/packaging/test_nspawn.py):
+# systemd as PID 1 under systemd-nspawn, and what the packages need.  Made
+# once, kept in /var/cache; remade when the list of packages changes.
+apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends \
+	systemd-container debootstrap
+tree=/var/cache/namecache-test/bookworm
+want="systemd,systemd-sysv,dbus,procps,libevent-core-2.1-7,libevent-2.1-7,libc-ares2,libsystemd0"
+if [ ! -e "$tree/.namecache-test-$want" ]; then
+	rm -rf "$tree" "$tree.new"
+	mirror=$(sed -n 's/^URIs: *\(http[^ ]*debian\)$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)
+	debootstrap --variant=minbase --include="$want" bookworm "$tree.new" \
+		"${mirror:-http://deb.debian.org/debian}" >/var/cache/namecache-test/debootstrap.log 2>&1 ||
+		{ tail -20 /var/cache/namecache-test/debootstrap.log; exit 1; }
+	touch "$tree.new/.namecache-test-$want"
+	mv "$tree.new" "$tree"
+fi

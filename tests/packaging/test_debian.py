@@ -7,7 +7,8 @@ Builds the four packages with scripts/build-deb.sh (dpkg-buildpackage -us
 its place, runs lintian, runs the nsswitch.conf scripts on many hosts lines
 (DPKG_ROOT, on temporary files), then installs, reinstalls, removes and
 purges the packages in a throwaway root (deb-root.sh, in a private mount and
-network namespace).  Needs root (exit 77 without); never touches the real
+network namespace), and runs them under a real systemd in a container
+(test_nspawn.py: the tree scripts/deps.sh debootstrapped).  Needs root (exit 77 without); never touches the real
 /etc.
 """
 import argparse
@@ -245,6 +246,12 @@ def main():
         print(r.stdout, end="")
         if r.returncode != 0:
             fail("deb-root.sh (exit %d): %s" % (r.returncode, r.stderr))
+        # Issue 12: the same packages under a real systemd, in a container.
+        r = subprocess.run([sys.executable, os.path.join(HERE, "test_nspawn.py"), out],
+                           capture_output=True, text=True, timeout=600)
+        print(r.stdout, end="")
+        if r.returncode != 0:
+            fail("test_nspawn.py (exit %d): %s" % (r.returncode, r.stderr[-2000:]))
     print("%d failed" % failed)
     return 1 if failed else 0
 

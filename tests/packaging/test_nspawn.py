@@ -1,0 +1,276 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""tests/packaging/test_nspawn.py - the packages under a real systemd (issue 12, item 6).
+
+    test_nspawn.py DEBS_DIR
+
+Boots the bookworm tree scripts/deps.sh debootstrapped
+(/var/cache/namecache-test/bookworm, read-only under an overlay whose
+upper layer is a temporary folder) with `systemd-nspawn -b
+--private-network --keep-unit --register=no`: systemd as PID 1, no network
+but loopback, no machined.  Commands run inside with nsenter into PID 1's
+namespaces.  It installs the four .debs of DEBS_DIR and checks, as an
+administrator would see them: namecache first on the hosts line; the
+socket enabled and the service started by the first lookup, as _namecache;
+getent through NSS; the exposure score; a hosts edit seen; `systemctl
+reload`; kill -9 and the restart; the watchdog (set to 3 s by a drop-in)
+restarting a daemon stopped by SIGSTOP while lookups fall through; a purge
+that gives nsswitch.conf back byte for byte.  Then stops the container.
+
+Nothing touches the host's /etc: the container's files are the overlay's.
+Exit 0, 1 (a check failed), 77 (no container tree: run scripts/deps.sh).
+"""
+import glob
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOTFS = "/var/cache/namecache-test/bookworm"
+failed = 0
+checks = 0
+
+
+def ok(what):
+    global checks
+    checks += 1
+    print("ok   container: " + what)
+
+
+def fail(what):
+    global failed, checks
+    checks += 1
+    failed += 1
+    print("FAIL container: " + what)
+
+
+def check(cond, what, detail=""):
+    if cond:
+        ok(what)
+    else:
+        fail("%s: %s" % (what, detail))
+    return cond
+
+
+class Container:
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.upper = os.path.join(tmp, "upper")
+        self.work = os.path.join(tmp, "work")
+        self.merged = os.path.join(tmp, "root")
+        for d in (self.upper, self.work, self.merged):
+            os.mkdir(d)
+        self.proc = None
+        self.pid1 = None
+        self.log = open(os.path.join(tmp, "nspawn.log"), "wb")
+
+    def boot(self):
+        # The overlay and nspawn share a private mount namespace: nothing is
+        # mounted on the host's.
+        script = ('mount -t overlay overlay -o lowerdir=%s,upperdir=%s,workdir=%s %s && '
+                  'exec systemd-nspawn -q -D %s -b --private-network --keep-unit '
+                  '--register=no --resolv-conf=off --timezone=off --link-journal=no'
+                  % (ROOTFS, self.upper, self.work, self.merged, self.merged))
+        self.proc = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh", "-c",
+                                      script], stdin=subprocess.DEVNULL, stdout=self.log,
+                                     stderr=self.log)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and self.pid1 is None:
+            if self.proc.poll() is not None:
+                raise RuntimeError("systemd-nspawn exited %d: %s" % (
+                    self.proc.returncode, open(self.log.name, "rb").read()[-2000:]))
+            self.pid1 = self.find_init()
+            time.sleep(0.1)
+        if self.pid1 is None:
+            raise RuntimeError("no init in the container")
+        # Until systemd has its bus up, systemctl cannot ask it: try again.
+        state = ""
+        while time.monotonic() < deadline + 60 and not state:
+            r = self.run("systemctl", "is-system-running", "--wait", timeout=90)
+            state = r.stdout.strip()
+            if not state:
+                time.sleep(0.2)
+        return state
+
+    def find_init(self):
+        """The container's PID 1: a process named systemd under our nspawn."""
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                with open("/proc/%s/status" % pid) as f:
+                    st = dict(line.split(":", 1) for line in f if ":" in line)
+                if st["Name"].strip() != "systemd":
+                    continue
+                nspid = st.get("NSpid", "").split()
+                if len(nspid) >= 2 and nspid[-1] == "1" and self.descends(int(pid)):
+                    return int(pid)
+            except (OSError, KeyError, ValueError):
+                continue
+        return None
+
+    def descends(self, pid):
+        while pid > 1:
+            if pid == self.proc.pid:
+                return True
+            try:
+                with open("/proc/%d/stat" % pid) as f:
+                    pid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                return False
+        return False
+
+    def run(self, *argv, timeout=60, input=None):
+        return subprocess.run(["nsenter", "-t", str(self.pid1), "-m", "-u", "-i", "-n", "-p",
+                               "-r", "-w", "--", "env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
+                               "LANG=C.UTF-8"] + list(argv), capture_output=True, text=True,
+                              timeout=timeout, input=input)
+
+    def sh(self, cmd, timeout=60):
+        return self.run("sh", "-c", cmd, timeout=timeout)
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            # nspawn -b hands SIGTERM to the container's systemd as a halt.
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+
+def main_pid(c):
+    r = c.run("systemctl", "show", "-p", "MainPID", "--value", "namecached.service")
+    try:
+        return int(r.stdout.strip())
+    except ValueError:
+        return 0
+
+
+def wait_for(pred, timeout):
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        if pred():
+            return time.monotonic() - t0
+        time.sleep(0.05)
+    return None
+
+
+def checks_in(c, debs):
+    r = c.sh("cat /etc/nsswitch.conf")
+    before = r.stdout
+    # The container's own resolver: loopback only (there is no other interface).
+    c.sh("echo 'nameserver 127.0.0.1' > /etc/resolv.conf; "
+         "echo '127.0.0.1 localhost' > /etc/hosts; echo '192.0.2.44 ctr.test' >> /etc/hosts")
+    r = c.sh("dpkg -i /root/debs/*.deb", timeout=300)
+    if not check(r.returncode == 0, "dpkg -i of the four packages", r.stdout[-1500:] + r.stderr[-1500:]):
+        return
+    line = [ln for ln in c.sh("cat /etc/nsswitch.conf").stdout.splitlines()
+            if ln.startswith("hosts:")]
+    check(line and line[0].split()[1] == "namecache", "namecache first on the hosts line", line)
+    r = c.run("systemctl", "is-enabled", "namecached.socket")
+    check(r.stdout.strip() == "enabled", "namecached.socket enabled", r.stdout + r.stderr)
+    r = c.run("systemctl", "is-active", "namecached.socket")
+    check(r.stdout.strip() == "active", "namecached.socket listening", r.stdout + r.stderr)
+    r = c.run("systemctl", "is-active", "namecached.service")
+    check(r.stdout.strip() != "active", "the service not started before a lookup",
+          r.stdout)
+    r = c.run("getent", "hosts", "ctr.test")
+    check(r.returncode == 0 and "192.0.2.44" in r.stdout, "getent hosts through NSS starts "
+          "the daemon (socket activation)", r.stdout + r.stderr)
+    pid = main_pid(c)
+    user = c.run("ps", "-o", "user=", "-p", str(pid)).stdout.strip() if pid else ""
+    check(pid > 0 and user == "_namecache", "the daemon runs as _namecache", (pid, user))
+    # systemd 252 hands RuntimeDirectory= to the service's user, the
+    # socket in it included; its mode stays 0666 (docs/design.md).
+    r = c.run("stat", "-c", "%U %a", "/run/namecache/socket")
+    check(r.stdout.split()[1:] == ["666"], "the socket: owner %s, mode %s" %
+          tuple((r.stdout.split() + ["?", "?"])[:2]), r.stdout + r.stderr)
+    r = c.run("namecachectl", "--json", "statistics")
+    check(r.returncode == 0 and '"requests"' in r.stdout, "namecachectl statistics", r.stderr)
+    r = c.run("systemd-analyze", "security", "--no-pager", "namecached.service")
+    score = [ln for ln in r.stdout.splitlines() if "Overall exposure level" in ln]
+    check(score and float(score[0].split(":")[1].split()[0]) <= 1.3,
+          "exposure %s" % (score[0].split(":")[1].strip() if score else "?"), r.stdout[-500:])
+    # A hosts edit, seen by lookups within a second.
+    c.sh("echo '192.0.2.45 edited.test' >> /etc/hosts")
+    took = wait_for(lambda: c.run("getent", "hosts", "edited.test").returncode == 0, 5)
+    check(took is not None, "a hosts edit seen after %s" %
+          ("%.0f ms" % (took * 1e3) if took is not None else "-"))
+    r = c.run("systemctl", "reload", "namecached.service")
+    check(r.returncode == 0 and main_pid(c) == pid, "systemctl reload, same daemon",
+          r.stderr)
+    # kill -9: systemd restarts it (Restart=on-failure); lookups carry on.
+    c.run("kill", "-9", str(pid))
+    t0 = time.monotonic()
+    back = wait_for(lambda: main_pid(c) not in (0, pid), 15)
+    r = c.run("getent", "hosts", "ctr.test")
+    check(back is not None and r.returncode == 0, "kill -9: restarted in %s, answering" %
+          ("%.1f s" % back if back is not None else "-"), r.stderr)
+    # The watchdog: a drop-in sets it to 3 s; SIGSTOP stops the daemon's
+    # loop; lookups fall through to files meanwhile (the heartbeat), and
+    # systemd restarts the daemon.
+    c.sh("mkdir -p /etc/systemd/system/namecached.service.d && printf "
+         "'[Service]\\nWatchdogSec=3s\\n' > /etc/systemd/system/namecached.service.d/wd.conf && "
+         "systemctl daemon-reload && systemctl restart namecached.service")
+    c.run("getent", "hosts", "ctr.test")
+    pid = main_pid(c)
+    c.run("kill", "-STOP", str(pid))
+    t0 = time.monotonic()
+    r = c.run("getent", "hosts", "nosuch.test")      # DNS has nothing: falls to files
+    fell = time.monotonic() - t0
+    back = wait_for(lambda: main_pid(c) not in (0, pid), 20)
+    check(back is not None, "watchdog: the stopped daemon restarted after %s" %
+          ("%.1f s" % (back + fell) if back is not None else "-"))
+    check(fell < 5.0, "a lookup during the stop fell through in %.2f s" % fell)
+    r = c.run("getent", "hosts", "ctr.test")
+    check(r.returncode == 0, "answering again after the watchdog restart", r.stderr)
+    c.sh("rm -rf /etc/systemd/system/namecached.service.d; systemctl daemon-reload")
+    # Purge: nsswitch.conf as it was, byte for byte; the user and units gone.
+    r = c.sh("dpkg --purge libnamecache-dev libnss-namecache namecache libnamecache0",
+             timeout=120)
+    check(r.returncode == 0, "dpkg --purge", r.stdout[-800:] + r.stderr[-800:])
+    after = c.sh("cat /etc/nsswitch.conf").stdout
+    check(after == before, "nsswitch.conf restored byte for byte", (before, after))
+    r = c.run("systemctl", "is-active", "namecached.socket")
+    check(r.stdout.strip() != "active", "the socket gone with the package", r.stdout)
+
+
+def main():
+    if len(sys.argv) != 2:
+        print("usage: test_nspawn.py DEBS_DIR", file=sys.stderr)
+        return 2
+    if os.geteuid() != 0 or not shutil.which("systemd-nspawn"):
+        print("skip: needs root and systemd-nspawn")
+        return 77
+    if not os.path.exists(os.path.join(ROOTFS, "usr/lib/systemd/systemd")):
+        print("FAIL container: no tree at %s: run scripts/deps.sh" % ROOTFS)
+        return 1
+    debs = sorted(d for d in glob.glob(os.path.join(sys.argv[1], "*.deb"))
+                  if "-dbgsym_" not in d)
+    t0 = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="nc-nspawn-") as tmp:
+        c = Container(tmp)
+        os.makedirs(os.path.join(c.upper, "root", "debs"))
+        for d in debs:
+            shutil.copy(d, os.path.join(c.upper, "root", "debs"))
+        try:
+            state = c.boot()
+            check(state in ("running", "degraded"), "booted, systemd says %s" % state)
+            checks_in(c, debs)
+        except Exception as e:      # noqa: BLE001 - reported as a failure
+            fail("%s: %s" % (type(e).__name__, e))
+        finally:
+            c.stop()
+            # The overlay lived in the namespace that just ended.
+    print("container: %d checks, %d failed, %.0f s" % (checks, failed, time.monotonic() - t0))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
