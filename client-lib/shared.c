@@ -98,14 +98,23 @@ init_once(void)
 	pthread_atfork(NULL, NULL, atfork_child);
 }
 
+/*
+ * Live, beating, and on our clock: a beat more than 2 s in our future means
+ * this process runs in a time namespace behind the daemon's, where every
+ * expiry would look later than it is (one ahead sees a stale beat).  Such
+ * a process asks the socket.
+ */
 static bool
 usable(const struct map *m, const char *path, int64_t now)
 {
 	const struct shm_header *h = m->base;
+	int64_t age;
 
-	return strcmp(m->path, path) == 0 &&
-	    __atomic_load_n(&h->state, __ATOMIC_ACQUIRE) == SHM_LIVE &&
-	    now - __atomic_load_n(&h->heartbeat_ns, __ATOMIC_ACQUIRE) < SHM_STALE_NS;
+	if (strcmp(m->path, path) != 0 ||
+	    __atomic_load_n(&h->state, __ATOMIC_ACQUIRE) != SHM_LIVE)
+		return false;
+	age = now - __atomic_load_n(&h->heartbeat_ns, __ATOMIC_ACQUIRE);
+	return age < SHM_STALE_NS && age > -2000000000LL;
 }
 
 static void
