@@ -78,10 +78,9 @@ struct pubkey {
 
 struct walk;
 
+/* A walk's wait on DNS: one slot per record type, answered when all are in. */
 struct waiter {
-	struct walk		*walk;		/* set: the walk goes on with it */
-	struct server_hold	*hold;
-	struct pubkey		 pk;
+	struct walk		*walk;		/* goes on with the result */
 	char			 asked[PROTO_NAME_MAX + 2];	/* for W_NAME */
 	int			 what;		/* W_* */
 	uint8_t			 family;	/* for W_NAME */
