@@ -424,6 +424,7 @@ shm_reset(struct shm *s)
 		struct spare old = { NULL, NULL, 0, 0 };
 
 		r = install(s, &sp, &old);
+		s->stats.resets_ahead += r == 0;
 		pthread_mutex_lock(&s->lock);
 		s->old = old;
 		pthread_cond_signal(&s->cond);

@@ -20,6 +20,7 @@ struct shm_stats {
 	uint32_t	nslots;
 	uint64_t	generation;
 	uint64_t	reset_max_usec;	/* the longest reset on the loop */
+	uint64_t	resets_ahead;	/* resets that installed a segment made ahead */
 	uint64_t	reset_last_usec;
 };
 

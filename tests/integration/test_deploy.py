@@ -81,8 +81,7 @@ def container_mounts_the_hosts_run(env):
     script = ('mkdir -p /run/namecache && mount --bind "$0" /run/namecache && '
               'mount --bind "$1" /etc/hosts && mount --bind "$2" /etc/nsswitch.conf && '
               'shift 2 && exec "$@"')
-    env_ = dict(os.environ, LD_LIBRARY_PATH=os.path.join(BUILD, "nss-shim"),
-                NAMECACHE_SOCKET="/run/namecache/" + os.path.basename(d.sock))
+    env_ = nclib.nss_env(BUILD, "/run/namecache/" + os.path.basename(d.sock))
     r = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script,
                         os.path.dirname(d.sock), own, nss, PYTHON, "-c", GAI_LOOP,
                         "shared.deploy.test", "200"], capture_output=True, text=True,

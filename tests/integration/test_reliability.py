@@ -230,13 +230,18 @@ def resets_off_the_loop(env):
             stop.set()
             t.join()
             st = d.ctl_json("statistics")
-            print("shared_size_mb = %d: %d resets, the longest %.3f ms on the loop; a client's "
-                  "slowest ping %.2f ms" % (mb, st["shared_resets"],
-                                           st["shared_reset_max_usec"] / 1e3, worst[0] * 1e3))
+            print("shared_size_mb = %d: %d resets, %d of them a segment made ahead; the "
+                  "longest %.3f ms on the loop; a client's slowest ping %.2f ms" % (
+                      mb, st["shared_resets"], st["shared_resets_ahead"],
+                      st["shared_reset_max_usec"] / 1e3, worst[0] * 1e3))
             assert st["shared_resets"] >= 8, st
-            # Target: under 1 ms.  Asserted loosely (a noisy machine); the
-            # old daemon's fallocate on the loop took 3 ms and more.
-            assert st["shared_reset_max_usec"] < 2000, st
+            # The times are logged, not asserted (a loaded machine preempts
+            # the loop mid-reset); what is asserted is that the loop did not
+            # make the segments itself: each reset but perhaps one (a spare
+            # not yet ready) installed one the helper made ahead.  Target
+            # for the time: under 1 ms; the old daemon's fallocate on the
+            # loop took 3 ms per 16 MiB.
+            assert st["shared_resets_ahead"] >= st["shared_resets"] - 1, st
             d.stop()
             env.daemons.remove(d)
         finally:
