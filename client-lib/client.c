@@ -166,32 +166,20 @@ recv_all(int fd, uint8_t *p, size_t len, int64_t deadline_ms)
 	return 0;
 }
 
-/*
- * Waits for the reply, as wait_fd, and watches the daemon's heartbeat
- * meanwhile (client.h).  *beat0 and *t0 carry the first beat seen and when,
- * across the calls of one request.
- */
+/* Waits for the reply, as wait_fd, giving up when the daemon is hung. */
 static int
-wait_reply(int fd, int64_t deadline_ms, const char *sockpath, int64_t *beat0,
-    int64_t *t0)
+wait_reply(int fd, int64_t deadline_ms, const char *sockpath,
+    struct ncc_beat_watch *w)
 {
-	int64_t	beat, age, now, slice;
+	int64_t	now, slice;
 	int	r;
 
 	if (sockpath == NULL)
 		return wait_fd(fd, POLLIN, deadline_ms);
 	for (;;) {
 		now = ncc_now_ms();
-		if (ncc_shared_beat(sockpath, &beat, &age)) {
-			if (age >= (int64_t)NCC_HUNG_MS * 1000000 &&
-			    age < 60LL * 1000000000)
-				return -EHOSTDOWN;
-			if (*t0 == 0 || beat != *beat0) {
-				*beat0 = beat;
-				*t0 = now;
-			} else if (now - *t0 >= NCC_HUNG_MS)
-				return -EHOSTDOWN;
-		}
+		if (ncc_shared_hung(sockpath, now, w))
+			return -EHOSTDOWN;
 		slice = now + 250 < deadline_ms ? now + 250 : deadline_ms;
 		r = wait_fd(fd, POLLIN, slice);
 		if (r != -ETIMEDOUT || slice == deadline_ms)
@@ -203,7 +191,7 @@ int
 ncc_call(int fd, const void *req, size_t len, int64_t deadline_ms,
     const char *sockpath, struct ncc_reply *ret)
 {
-	int64_t		 beat0 = 0, t0 = 0;
+	struct ncc_beat_watch watch = { 0, 0 };
 	struct proto_hdr rq, hdr;
 	uint8_t		*frame = ret->small;
 	size_t		 have = 0;
@@ -221,7 +209,7 @@ ncc_call(int fd, const void *req, size_t len, int64_t deadline_ms,
 		goto out;
 	/* The daemon has yet to wake: wait before the first read, not after. */
 	while (have < PROTO_HDR_LEN) {
-		if ((r = wait_reply(fd, deadline_ms, sockpath, &beat0, &t0)) < 0)
+		if ((r = wait_reply(fd, deadline_ms, sockpath, &watch)) < 0)
 			goto out;
 		n = recv(fd, frame + have, sizeof(ret->small) - have, MSG_DONTWAIT);
 		if (n == 0) {

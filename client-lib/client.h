@@ -45,15 +45,10 @@ int	ncc_connect(const char *path, int *ret_fd);
  * that does not parse, -EHOSTDOWN when the daemon has stopped beating.
  *
  * With sockpath set, a wait for the reply watches the heartbeat in the
- * daemon's segment beside it (ncc_shared_beat): a daemon that is hung (its
- * loop stopped: SIGSTOP, a deadlock) ends the wait at once when its last
- * beat is NCC_HUNG_MS to a minute old, or once the beat has not moved for
- * NCC_HUNG_MS of this wait; a daemon that beats keeps the wait going, however
- * slow its upstream.  (A beat more than a minute old is judged by the
- * second rule only: a process in another time namespace reads the
- * daemon's clock with an offset.)
+ * daemon's segment beside it: a daemon that is hung (its loop stopped:
+ * SIGSTOP, a deadlock) by ncc_shared_hung's rule ends the wait at once; a
+ * daemon that beats keeps the wait going, however slow its upstream.
  */
-#define NCC_HUNG_MS	3000
 int	ncc_call(int fd, const void *req, size_t len, int64_t deadline_ms,
 	    const char *sockpath, struct ncc_reply *ret);
 

@@ -109,8 +109,7 @@ struct namecache {
 	char			*reason;	/* namecache_reason() */
 	int			 sys_errno;	/* namecache_errno() */
 	struct namecache_query	*buckets[NBUCKETS];
-	int64_t			 beat0;		/* the daemon's beat, while queries wait */
-	int64_t			 beat0_ms;	/* when it was first seen (0: none yet) */
+	struct ncc_beat_watch	 watch;		/* the daemon's beat, while queries wait */
 };
 
 static unsigned		fork_gen;	/* atomic */
@@ -470,29 +469,15 @@ read_in(struct namecache *ctx)
 	}
 }
 
-/*
- * The daemon's heartbeat while queries wait, by ncc_call's rules
- * (client.h): true when it has stopped beating.
- */
+/* While queries wait: whether the daemon is hung (ncc_shared_hung's rule). */
 static bool
 daemon_hung(struct namecache *ctx, int64_t now)
 {
-	int64_t beat, age;
-
 	if (ctx->flight.head == NULL) {
-		ctx->beat0_ms = 0;
+		ctx->watch.since_ms = 0;
 		return false;
 	}
-	if (!ncc_shared_beat(ctx->path, &beat, &age))
-		return false;
-	if (age >= (int64_t)NCC_HUNG_MS * 1000000 && age < 60LL * 1000000000)
-		return true;
-	if (ctx->beat0_ms == 0 || beat != ctx->beat0) {
-		ctx->beat0 = beat;
-		ctx->beat0_ms = now;
-		return false;
-	}
-	return now - ctx->beat0_ms >= NCC_HUNG_MS;
+	return ncc_shared_hung(ctx->path, now, &ctx->watch);
 }
 
 static void
@@ -509,7 +494,7 @@ expire(struct namecache *ctx, int64_t now)
 			make_ready(ctx, q, NAMECACHE_ERR_TIMEOUT, ETIMEDOUT);
 	}
 	if (hung)
-		ctx->beat0_ms = 0;
+		ctx->watch.since_ms = 0;
 }
 
 /* Runs the callbacks of ready queries and frees them. */

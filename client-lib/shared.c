@@ -391,6 +391,23 @@ out:
 	return r;
 }
 
+bool
+ncc_shared_hung(const char *sockpath, int64_t now_ms, struct ncc_beat_watch *w)
+{
+	int64_t beat, age;
+
+	if (!ncc_shared_beat(sockpath, &beat, &age))
+		return false;
+	if (age >= (int64_t)NCC_HUNG_MS * 1000000 && age < 60LL * 1000000000)
+		return true;
+	if (w->since_ms == 0 || beat != w->beat) {
+		w->beat = beat;
+		w->since_ms = now_ms;
+		return false;
+	}
+	return now_ms - w->since_ms >= NCC_HUNG_MS;
+}
+
 int
 ncc_shared_answer(const char *sockpath, uint8_t kind, uint8_t family,
     const void *key, size_t key_len, struct ncc_shared_hit *ret,

@@ -4,6 +4,7 @@
 #define NAMECACHE_SHARED_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* A hit: borrowed from the mapping until ncc_shared_release(). */
@@ -48,6 +49,22 @@ void	ncc_shared_release(struct ncc_shared_hit *);
  * waiting on the socket tells a hung daemon from a slow answer.
  */
 int	ncc_shared_beat(const char *sockpath, int64_t *ret_beat, int64_t *ret_age);
+
+/*
+ * The one rule for "the daemon is hung", for every client that waits on
+ * the socket (ncc_call, the non-blocking context): its last beat is
+ * NCC_HUNG_MS to a minute old, or the beat has not moved for NCC_HUNG_MS of
+ * this wait.  (A beat more than a minute old is judged by the second rule
+ * only: a process in another time namespace reads the daemon's clock with
+ * an offset.)  w carries the beat first seen and when, across the calls of
+ * one wait; zero it when a wait starts.  No segment: never hung.
+ */
+#define NCC_HUNG_MS	3000
+struct ncc_beat_watch {
+	int64_t	beat;
+	int64_t	since_ms;	/* 0: none seen yet */
+};
+bool	ncc_shared_hung(const char *sockpath, int64_t now_ms, struct ncc_beat_watch *w);
 
 struct proto_answer;
 int	ncc_shared_answer(const char *sockpath, uint8_t kind, uint8_t family,
