@@ -13,7 +13,7 @@
 #include "config.h"
 #include "log.h"
 
-enum kind { K_PATH, K_UINT, K_BOOL, K_UPSTREAM, K_GROUP, K_LOGLEVEL };
+enum kind { K_PATH, K_OPTPATH, K_UINT, K_BOOL, K_UPSTREAM, K_GROUP, K_LOGLEVEL };
 
 struct key {
 	const char	*name;
@@ -28,6 +28,8 @@ static const struct key keys[] = {
 	{ "hosts_file",		K_PATH,		F(hosts_file),		0, 0 },
 	{ "resolv_conf",	K_PATH,		F(resolv_conf),		0, 0 },
 	{ "nsswitch_conf",	K_PATH,		F(nsswitch_conf),	0, 0 },
+	{ "nscd_socket",	K_OPTPATH,	F(nscd_socket),		0, 0 },
+	{ "nscd_reloads",	K_UINT,		F(nscd_reloads),	0, 255 },
 	{ "nss_workers",	K_UINT,		F(nss_workers),		1, 64 },
 	{ "max_fetches",	K_UINT,		F(max_fetches),		1, 65536 },
 	{ "nss_timeout",	K_UINT,		F(nss_timeout),		1, 300 },
@@ -78,6 +80,8 @@ config_new(void)
 	c->hosts_file = strdup("/etc/hosts");
 	c->resolv_conf = strdup("/etc/resolv.conf");
 	c->nsswitch_conf = strdup("/etc/nsswitch.conf");
+	c->nscd_socket = strdup("");
+	c->nscd_reloads = 5;
 	c->nss_workers = 4;
 	c->max_fetches = 65536;
 	c->nss_timeout = 5;
@@ -99,7 +103,7 @@ config_new(void)
 	c->idle_timeout = 60;
 	c->log_level = LOG_LEVEL_INFO;
 	if (!c->socket || !c->hosts_file || !c->resolv_conf || !c->nsswitch_conf ||
-	    !c->upstream ||
+	    !c->nscd_socket || !c->upstream ||
 	    !c->admin_group) {
 		config_free(c);
 		return NULL;
@@ -114,6 +118,7 @@ config_free(struct config *c)
 		return;
 	free(c->socket);
 	free(c->nsswitch_conf);
+	free(c->nscd_socket);
 	free(c->hosts_file);
 	free(c->resolv_conf);
 	free(c->upstream);
@@ -251,6 +256,10 @@ config_set(struct config *c, const char *key, const char *value, char **ret_err)
 		return -EINVAL;
 	}
 	switch (k->kind) {
+	case K_OPTPATH:
+		if (value[0] == '\0')
+			break;
+		/* FALLTHROUGH */
 	case K_PATH:
 		if (value[0] != '/') {
 			*ret_err = fmt("%s: '%s' is not an absolute path", key, value);

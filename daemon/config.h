@@ -20,6 +20,8 @@ struct config {
 	char		*hosts_file;
 	char		*resolv_conf;
 	char		*nsswitch_conf;	/* its hosts: line is the order of sources */
+	char		*nscd_socket;	/* glibc's nscd protocol here; "": off */
+	unsigned	 nscd_reloads;	/* refreshes of an nscd record nobody asks for */
 	unsigned	 nss_workers;	/* threads calling NSS modules, at most */
 	unsigned	 max_fetches;	/* upstream resolutions in flight, at most */
 	unsigned	 nss_timeout;	/* seconds before a module call is TRYAGAIN */

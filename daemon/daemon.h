@@ -15,6 +15,7 @@ struct lookup;
 struct resolver;
 struct shm;
 struct nsspool;
+struct nscdsrv;
 struct watch;
 
 struct daemon {
@@ -29,6 +30,7 @@ struct daemon {
 	char			 nsswitch_error[256];
 	struct lookup		*lookup;
 	struct shm		*shm;		/* NULL: shared = no */
+	struct nscdsrv		*nscd;		/* NULL: no nscd socket */
 	struct server		*server;
 	void			(*reload)(void);	/* as SIGHUP */
 	void			(*shared_reset)(void);	/* published answers go */

@@ -14,6 +14,8 @@
 #include "lookup.h"
 #include "nsspool.h"
 #include "resolver.h"
+#include "nscdmap.h"
+#include "nscdsrv.h"
 #include "shm.h"
 
 #define SHOW_CACHE_PAGE	48000	/* bytes of entries per show-cache reply */
@@ -97,6 +99,7 @@ kv_statistics(struct daemon *d, struct proto_kv_wr *kw, void *arg)
 	proto_kv_u64(kw, "cache_evictions", cs.evictions);
 	proto_kv_u64(kw, "upstream_in_flight", lookup_in_flight(d->lookup));
 	nsspool_write_stats(d->nss, kw);
+	nscdsrv_statistics(d->nscd, kw);
 	if (d->shm) {
 		struct shm_stats ss;
 
@@ -181,6 +184,7 @@ kv_status(struct daemon *d, struct proto_kv_wr *kw, void *arg)
 		proto_kv_u64(kw, "shared_data_bytes", ss.size);
 	} else
 		proto_kv_str(kw, "shared", "no");
+	nscdsrv_status(d->nscd, kw);
 }
 
 static void
@@ -287,6 +291,8 @@ admin(struct daemon *d, struct server_req *req)
 		/* Only this name's records go: other names keep their hits. */
 		if (d->shm)
 			shm_retire_name(d->shm, name, strlen(name));
+		if (nscdsrv_map(d->nscd))
+			nscdmap_retire_name(nscdsrv_map(d->nscd), name, strlen(name));
 		{
 			/* A module's answers for that spelling, capitals and all. */
 			char key[2 * PROTO_NAME_MAX + 4];
@@ -299,6 +305,7 @@ admin(struct daemon *d, struct server_req *req)
 	case PROTO_RESET_STATISTICS:
 		memset(&d->stats, 0, sizeof(d->stats));
 		nsspool_reset_stats(d->nss);
+		nscdsrv_reset_stats(d->nscd);
 		cache_reset_stats(lookup_cache(d->lookup));
 		count.key = "reset";
 		count.n = 1;

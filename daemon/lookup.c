@@ -39,6 +39,8 @@
 #include "nsswitch.h"
 #include "log.h"
 #include "lookup.h"
+#include "nscd.h"
+#include "nscdmap.h"
 #include "resolver.h"
 #include "shm.h"
 #include "shmfmt.h"
@@ -134,6 +136,7 @@ struct lookup {
 	struct lookup_env	 env;
 	struct cache		*cache;
 	struct shm		*shm;		/* NULL: shared = no */
+	struct nscdmap		*nmap;		/* glibc's nscd mapping, or NULL */
 	bool			 prefetch;
 	struct fetch		*fetches[FETCH_BUCKETS];
 	unsigned		 nfetches;
@@ -272,28 +275,62 @@ put_respelled(struct lookup *lk, struct proto_wr *w, const uint8_t *p, size_t le
 		proto_put_bytes(w, p, len);
 }
 
+/* glibc's nscd request type for a published key. */
+static int32_t
+nscd_type_of(const struct pubkey *pk)
+{
+	if (pk->kind == SHM_ADDR)
+		return pk->family == PROTO_AF_INET ? NSCD_GETHOSTBYADDR :
+		    NSCD_GETHOSTBYADDRv6;
+	return pk->family == PROTO_AF_UNSPEC ? NSCD_GETAI :
+	    pk->family == PROTO_AF_INET ? NSCD_GETHOSTBYNAME : NSCD_GETHOSTBYNAMEv6;
+}
+
 /*
- * Publishes a reply (a whole frame in lk->frame) for readers of the shared
- * segment until expires (ms on the cache's clock, or SHM_FOREVER): answers
- * and negative answers; never a stale answer or a failure.  A DNS answer's
- * names are spelled as this client spelled its question, so it matches
- * that spelling only (exact).
+ * Publishes a reply (a whole frame in lk->frame) for readers that do not
+ * ask, until expires (ms on the cache's clock, or SHM_FOREVER): answers
+ * and negative answers; never a stale answer or a failure.  Both stores
+ * take it from here: the shared segment (the NSS module and libnamecache
+ * read it), where a DNS answer's names are spelled as this client spelled
+ * its question, so it matches that spelling only (exact); and glibc's
+ * nscd database, in glibc's format, under the key as asked (glibc
+ * compares keys byte for byte).  asked: a client is waiting for it (not a
+ * refresh of the daemon's own).
  */
 static void
 publish(struct lookup *lk, const struct pubkey *pk, uint16_t status, bool exact,
-    int64_t expires, uint32_t ttl, size_t len)
+    int64_t expires, uint32_t ttl, size_t len, bool asked)
 {
-	if (lk->shm == NULL || pk == NULL || pk->kind == 0 ||
+	int64_t now = lk->env.now(lk->env.now_arg);
+
+	if ((lk->shm == NULL && lk->nmap == NULL) || pk == NULL || pk->kind == 0 ||
 	    (status != PROTO_OK && status != PROTO_NOTFOUND && status != PROTO_NODATA))
 		return;
-	if (expires != SHM_FOREVER && expires <= lk->env.now(lk->env.now_arg))
+	if (expires != SHM_FOREVER && expires <= now)
+		return;
+	len -= PROTO_HDR_LEN;
+	if (lk->nmap) {
+		uint8_t	key[PROTO_NAME_MAX + 2];
+		int	n;
+		int32_t	type = nscd_type_of(pk);
+
+		n = nscd_reply_from(type, status, lk->frame + PROTO_HDR_LEN, len,
+		    lk->published, sizeof(lk->published));
+		memcpy(key, pk->key, pk->len);
+		key[pk->len] = '\0';
+		if (n > 0)
+			nscdmap_put(lk->nmap, type, key, pk->len +
+			    (pk->kind == SHM_NAME), lk->published, (size_t)n,
+			    expires == SHM_FOREVER ? NSCDMAP_FOREVER : expires, ttl,
+			    asked, now);
+	}
+	if (lk->shm == NULL)
 		return;
 	/*
 	 * Stamped alike every time (readers count the TTL down from the
 	 * record's expiry), so asking again finds the same bytes and the
 	 * writer appends nothing.
 	 */
-	len -= PROTO_HDR_LEN;
 	memcpy(lk->published, lk->frame + PROTO_HDR_LEN, len);
 	if (status == PROTO_OK && expires != SHM_FOREVER)
 		answer_stamp(lk->published, len, 0, PROTO_SRC_CACHE);
@@ -507,7 +544,7 @@ walk_finish(struct walk *wk, struct stage *st)
 		uint32_t ttl = st->ttl_full < wk->ttl_full ? st->ttl_full : wk->ttl_full;
 
 		publish(lk, &wk->pk, st->status, st->exact || wk->exact, expires,
-		    ttl == UINT32_MAX ? 0 : ttl, st->len);
+		    ttl == UINT32_MAX ? 0 : ttl, st->len, wk->hold || wk->req);
 	}
 	if (wk->hold || wk->req)
 		count_reply(lk, st->status, st->source);
@@ -1339,7 +1376,7 @@ republish(struct lookup *lk, const struct fetch *f)
 	uint8_t		 fams[2];
 	unsigned	 i, n = 0;
 
-	if (lk->shm == NULL)
+	if (lk->shm == NULL && lk->nmap == NULL)
 		return;
 	if (f->mode == ANSWER_PTR) {
 		if ((wk = walk_new(lk, NULL, W_ADDR, f->family)) == NULL)
@@ -1403,6 +1440,45 @@ lookup_addr(struct lookup *lk, struct server_req *req,
 	wk->pk.len = q->family == PROTO_AF_INET ? 4 : 16;
 	memcpy(wk->pk.key, q->addr, wk->pk.len);
 	walk_run(wk);
+}
+
+void
+lookup_refresh_name(struct lookup *lk, uint8_t family, const char *name, size_t len)
+{
+	struct walk *wk;
+
+	if (len == 0 || len > PROTO_NAME_MAX + 1 ||
+	    (wk = walk_new(lk, NULL, W_NAME, family)) == NULL)
+		return;
+	memcpy(wk->name, name, len);
+	wk->name[len] = '\0';
+	wk->name_len = len;
+	wk->pk.kind = SHM_NAME;
+	wk->pk.family = family;
+	wk->pk.len = len;
+	memcpy(wk->pk.key, name, len);
+	walk_run(wk);
+}
+
+void
+lookup_refresh_addr(struct lookup *lk, uint8_t family, const void *addr)
+{
+	struct walk *wk;
+
+	if ((wk = walk_new(lk, NULL, W_ADDR, family)) == NULL)
+		return;
+	wk->pk.len = family == PROTO_AF_INET ? 4 : 16;
+	memcpy(wk->addr, addr, wk->pk.len);
+	wk->pk.kind = SHM_ADDR;
+	wk->pk.family = family;
+	memcpy(wk->pk.key, addr, wk->pk.len);
+	walk_run(wk);
+}
+
+void
+lookup_set_nscdmap(struct lookup *lk, struct nscdmap *m)
+{
+	lk->nmap = m;
 }
 
 /* Records of any type: DNS only, whatever the hosts line says. */

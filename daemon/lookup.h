@@ -65,6 +65,18 @@ void	 lookup_nss_key_text(const char *key, char *out, size_t len);
 struct shm;
 void	 lookup_set_shm(struct lookup *, struct shm *);
 
+/* glibc's nscd database, published into with the segment; NULL: none. */
+struct nscdmap;
+void	 lookup_set_nscdmap(struct lookup *, struct nscdmap *);
+/*
+ * Walks (name, family) or (address) again with nobody waiting: what a
+ * client asking now would be told is published, and an answer in the
+ * last tenth of its TTL is refreshed upstream (the sweeper of the nscd
+ * database asks this before its records expire).
+ */
+void	 lookup_refresh_name(struct lookup *, uint8_t family, const char *name,
+	    size_t len);
+void	 lookup_refresh_addr(struct lookup *, uint8_t family, const void *addr);
 /* Borrowed, for admin operations and statistics. */
 struct cache *lookup_cache(struct lookup *);
 unsigned lookup_in_flight(const struct lookup *);

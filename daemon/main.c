@@ -23,6 +23,8 @@
 #include "nsspool.h"
 #include "nsswitch.h"
 #include "resolver.h"
+#include "nscdmap.h"
+#include "nscdsrv.h"
 #include "shm.h"
 #include "shmfmt.h"
 #include "watch.h"
@@ -42,6 +44,7 @@ static struct event	*notify_ev;	/* WATCHDOG=1 and STATUS= */
 static bool		 notify_enabled;	/* NOTIFY_SOCKET is set */
 static bool		 watchdog_enabled;
 static struct event	*heartbeat_ev;
+static struct event	*nscd_tick_ev;
 
 static void
 usage(FILE *f)
@@ -55,6 +58,8 @@ usage(FILE *f)
 "  --hosts-file FILE    hosts file to serve (default /etc/hosts)\n"
 "  --resolv-conf FILE   resolver configuration (default /etc/resolv.conf)\n"
 "  --nsswitch-conf FILE the hosts: line to answer for (default /etc/nsswitch.conf)\n"
+"  --nscd-socket PATH   also speak glibc's nscd protocol there, for hosts\n"
+"                       (glibc's client uses /var/run/nscd/socket)\n"
 "  --upstream \"ADDR[:PORT] ...\"  DNS servers to use instead of resolv.conf's\n"
 "  --log-level LEVEL    error, warning, info or debug\n"
 "  --version            print the version and exit\n"
@@ -140,6 +145,8 @@ shared_reset(void)
 	if (daemon_ctx.shm && shm_reset(daemon_ctx.shm) < 0)
 		log_warning("shared segment: cannot start a new one: %s",
 		    strerror(errno));
+	if (nscdsrv_map(daemon_ctx.nscd))
+		nscdmap_reset(nscdsrv_map(daemon_ctx.nscd));
 }
 
 /* Answers found through the old search list may no longer be what it finds. */
@@ -249,6 +256,42 @@ heartbeat_cb(evutil_socket_t fd, short what, void *arg)
 	shm_heartbeat(daemon_ctx.shm, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
 }
 
+static void
+nscd_tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	nscdsrv_tick(daemon_ctx.nscd, clock_ms(NULL));
+}
+
+/*
+ * glibc's nscd protocol, when nscd_socket names a socket or systemd
+ * passed one named "nscd"; its hosts database beside namecache's socket.
+ */
+static int
+nscd_open(void)
+{
+	static const struct timeval second = { 1, 0 };
+	char		 map[4096];
+	char		*err = NULL;
+	const char	*sock = daemon_ctx.config->socket, *slash = strrchr(sock, '/');
+
+	if (daemon_ctx.config->nscd_socket[0] == '\0' && !server_nscd_passed())
+		return 0;
+	if (slash == NULL || (size_t)snprintf(map, sizeof(map), "%.*s/nscd-hosts",
+	    (int)(slash - sock), sock) >= sizeof(map))
+		return -ENAMETOOLONG;
+	daemon_ctx.nscd = nscdsrv_new(&daemon_ctx, daemon_ctx.config->nscd_socket,
+	    map, &err);
+	if (daemon_ctx.nscd == NULL) {
+		log_error("%s", err ? err : "nscd: out of memory");
+		free(err);
+		return -1;
+	}
+	nscd_tick_ev = event_new(daemon_ctx.base, -1, EV_PERSIST, nscd_tick_cb, NULL);
+	if (nscd_tick_ev)
+		event_add(nscd_tick_ev, &second);
+	return 0;
+}
+
 /*
  * The segment clients map, beside the socket.  At start, failing to make
  * one (a full or read-only /run) is fatal, with the path and the reason:
@@ -330,8 +373,13 @@ reload(void)
 		    c->shared_size_mb != old->shared_size_mb)
 			log_warning("reload: shared and shared_size_mb change "
 			    "only on restart");
+		if (strcmp(c->nscd_socket, old->nscd_socket) != 0)
+			log_warning("reload: nscd_socket changes only on restart; "
+			    "still %s", old->nscd_socket[0] ? old->nscd_socket : "off");
 		free(c->socket);
 		c->socket = strdup(old->socket);
+		free(c->nscd_socket);
+		c->nscd_socket = strdup(old->nscd_socket);
 		daemon_ctx.config = c;
 		log_set_level(c->log_level);
 		server_set_max_clients(daemon_ctx.server, c->max_clients);
@@ -448,6 +496,7 @@ main(int argc, char **argv)
 		{ "hosts-file",	 required_argument, NULL, 'H' },
 		{ "resolv-conf", required_argument, NULL, 'r' },
 		{ "nsswitch-conf", required_argument, NULL, 'n' },
+		{ "nscd-socket", required_argument, NULL, 'N' },
 		{ "upstream",	 required_argument, NULL, 'u' },
 		{ "log-level",	 required_argument, NULL, 'l' },
 		{ "version",	 no_argument,	    NULL, 'V' },
@@ -478,6 +527,9 @@ main(int argc, char **argv)
 			break;
 		case 'n':
 			add_flag("nsswitch_conf", optarg);
+			break;
+		case 'N':
+			add_flag("nscd_socket", optarg);
 			break;
 		case 'u':
 			add_flag("upstream", optarg);
@@ -590,7 +642,7 @@ main(int argc, char **argv)
 		free(err);
 		goto done;
 	}
-	if (shared_open() < 0)
+	if (shared_open() < 0 || nscd_open() < 0)
 		goto done;
 	hostsrc_on_change(daemon_ctx.hosts, hosts_changed, NULL);
 	notify_start();
@@ -613,6 +665,10 @@ done:
 	lookup_free(daemon_ctx.lookup);
 	if (heartbeat_ev)
 		event_free(heartbeat_ev);
+	if (nscd_tick_ev)
+		event_free(nscd_tick_ev);
+	/* Its readers go to the socket at once; the file stays for the next daemon. */
+	nscdsrv_free(daemon_ctx.nscd);
 	/* Retired, so readers go to the socket (and find nobody) at once. */
 	shm_free(daemon_ctx.shm, !server_socket_activated(daemon_ctx.server));
 	server_free(daemon_ctx.server);

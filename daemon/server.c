@@ -54,12 +54,14 @@ struct conn {
 	bool			 eof;		/* the client shut its side */
 	bool			 closing;	/* close once out is written */
 	bool			 dispatching;
+	bool			 nscd_done;	/* its one nscd request is in */
 };
 
 struct server {
 	struct event_base	*base;
 	struct stats		*stats;
 	server_dispatch_fn	*dispatch;
+	server_xlate_fn		*xlate;		/* nscd framing; NULL: ours */
 	void			*arg;
 	int			 lfd;
 	struct event		*lev;
@@ -76,6 +78,7 @@ struct server {
 static void conn_read_cb(evutil_socket_t, short, void *);
 static void conn_write_cb(evutil_socket_t, short, void *);
 static void conn_process(struct conn *);
+static void conn_process_nscd(struct conn *);
 
 static void
 conn_free(struct conn *c)
@@ -271,8 +274,43 @@ server_hold_release(struct server_hold *h)
 	server_hold_reply(h, NULL, 0);
 }
 
+static void conn_queue_raw(struct conn *c, const void *frame, size_t len);
+
+/*
+ * On an nscd connection a reply frame is said in glibc's format instead,
+ * and is the connection's last word.
+ */
 static void
 conn_queue(struct conn *c, const void *frame, size_t len)
+{
+	uint8_t	out[PROTO_FRAME_MAX];
+	size_t	n;
+
+	if (c->srv->xlate == NULL) {
+		conn_queue_raw(c, frame, len);
+		return;
+	}
+	n = c->srv->xlate(c->srv->arg, c->in, c->in + SERVER_NSCD_HDR,
+	    frame, len, out, sizeof(out));
+	c->closing = true;
+	conn_queue_raw(c, out, n);
+}
+
+void
+server_reply_raw(struct server_req *req, const void *bytes, size_t len)
+{
+	req->conn->closing = true;
+	conn_queue_raw(req->conn, bytes, len);
+}
+
+int
+server_req_fd(const struct server_req *req)
+{
+	return req->conn->fd;
+}
+
+static void
+conn_queue_raw(struct conn *c, const void *frame, size_t len)
 {
 	size_t		 need = c->out_len + len, cap;
 	uint8_t		*p;
@@ -340,6 +378,57 @@ conn_in_reserve(struct conn *c, size_t len)
 	return 0;
 }
 
+/*
+ * glibc's nscd client sends one request per connection: a header in host
+ * order (version, type, key length) and the key.  A bad header closes the
+ * connection at once, as nscd does; so does end of file before the key.
+ */
+static void
+conn_process_nscd(struct conn *c)
+{
+	struct server		*srv = c->srv;
+	struct server_req	 req;
+	int32_t			 h[3];
+
+	if (c->nscd_done)
+		return;
+	if (c->in_len < SERVER_NSCD_HDR) {
+		if (c->eof)
+			conn_close(c);
+		return;
+	}
+	memcpy(h, c->in, sizeof(h));
+	if (h[0] != SERVER_NSCD_VERSION || h[1] < 0 || h[2] < 0 ||
+	    h[2] > SERVER_NSCD_KEY_MAX) {
+		srv->stats->bad_requests++;
+		srv->stats->requests++;
+		conn_drop(c, "malformed nscd request");
+		return;
+	}
+	if (c->in_len < SERVER_NSCD_HDR + (size_t)h[2]) {
+		if (c->eof) {
+			srv->stats->bad_requests++;
+			conn_drop(c, "nscd request cut short");
+		}
+		return;
+	}
+	/* The key stays in c->in, for the reply's translation. */
+	c->nscd_done = true;
+	conn_read_on(c, false);
+	srv->stats->requests++;
+	memset(&req, 0, sizeof(req));
+	req.conn = c;
+	req.cred = c->cred;
+	req.hdr.type = (uint8_t)(h[1] > 255 ? 255 : h[1]);
+	req.body = c->in + SERVER_NSCD_HDR;
+	req.body_len = (size_t)h[2];
+	c->dispatching = true;
+	srv->dispatch(srv->arg, &req);
+	c->dispatching = false;
+	if (c->out_len > c->out_off || (c->closing && c->inflight == 0))
+		conn_flush(c);
+}
+
 /* Dispatches every whole frame buffered, as far as the limits allow. */
 static void
 conn_process(struct conn *c)
@@ -348,6 +437,10 @@ conn_process(struct conn *c)
 	struct server_req	 req;
 	int			 r;
 
+	if (srv->xlate) {
+		conn_process_nscd(c);
+		return;
+	}
 	c->dispatching = true;
 	for (;;) {
 		if (c->closing)
@@ -560,6 +653,17 @@ server_new(struct event_base *base, struct stats *stats,
 	return srv;
 }
 
+struct server *
+server_new_nscd(struct event_base *base, struct stats *stats,
+    server_dispatch_fn *dispatch, server_xlate_fn *xlate, void *arg)
+{
+	struct server *srv = server_new(base, stats, dispatch, arg);
+
+	if (srv)
+		srv->xlate = xlate;
+	return srv;
+}
+
 void
 server_free(struct server *srv)
 {
@@ -611,19 +715,58 @@ socket_alive(const struct sockaddr_un *sun)
 	return alive;
 }
 
+/*
+ * The sockets systemd passed, read once: the nscd socket is the one named
+ * "nscd" (FileDescriptorName= of namecache-nscd.socket); namecache's own
+ * is the first other Unix stream socket.  -1: none passed.
+ */
+static int
+passed_socket(bool nscd)
+{
+	static int	 own = -1, nscd_fd = -1;
+	static bool	 read_once;
+	char		**names = NULL;
+	int		 n, i;
+
+	if (!read_once) {
+		read_once = true;
+		n = sd_listen_fds_with_names(1, &names);
+		for (i = 0; i < n; i++) {
+			int fd = SD_LISTEN_FDS_START + i;
+
+			if (sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0) <= 0) {
+				log_warning("ignoring passed descriptor %d: not a "
+				    "listening Unix stream socket", fd);
+				continue;
+			}
+			if (names && names[i] && strcmp(names[i], "nscd") == 0)
+				nscd_fd = nscd_fd < 0 ? fd : nscd_fd;
+			else if (own < 0)
+				own = fd;
+		}
+		for (i = 0; names && names[i]; i++)
+			free(names[i]);
+		free(names);
+	}
+	return nscd ? nscd_fd : own;
+}
+
+bool
+server_nscd_passed(void)
+{
+	return passed_socket(true) >= 0;
+}
+
 int
 server_listen(struct server *srv, const char *path, char **ret_err)
 {
 	struct sockaddr_un	 sun;
 	struct stat		 st;
 	char			*dir, *slash;
-	int			 fd = -1, n, r;
+	int			 fd = -1, r;
 
 	*ret_err = NULL;
-	n = sd_listen_fds(1);
-	if (n > 0 && sd_is_socket_unix(SD_LISTEN_FDS_START, SOCK_STREAM, 1,
-	    NULL, 0) > 0) {
-		fd = SD_LISTEN_FDS_START;
+	if ((fd = passed_socket(srv->xlate != NULL)) >= 0) {
 		if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0 ||
 		    fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
 			r = -errno;
@@ -631,13 +774,12 @@ server_listen(struct server *srv, const char *path, char **ret_err)
 			return r;
 		}
 		srv->activated = true;
-		log_info("listening on the socket systemd passed");
+		log_info("listening on the %ssocket systemd passed",
+		    srv->xlate ? "nscd " : "");
 		goto listen_ok;
 	}
-	if (n > 0)
-		log_warning("ignoring %d passed descriptors: not a Unix stream "
-		    "socket", n);
-
+	if (path == NULL || path[0] == '\0')
+		return -ENOENT;
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
 	if (strlen(path) >= sizeof(sun.sun_path)) {

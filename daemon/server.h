@@ -33,9 +33,28 @@ struct server_req {
 
 typedef void server_dispatch_fn(void *arg, struct server_req *req);
 
+/*
+ * For a server that speaks glibc's nscd protocol: translates the reply
+ * frame a lookup gave into the bytes glibc reads, in out (cap bytes).
+ * hdr is the request's 12-byte header, key its key.  Returns the length.
+ */
+typedef size_t server_xlate_fn(void *arg, const uint8_t *hdr, const uint8_t *key,
+    const void *frame, size_t len, uint8_t *out, size_t cap);
+
+#define SERVER_NSCD_HDR		12
+#define SERVER_NSCD_VERSION	2
+#define SERVER_NSCD_KEY_MAX	1024
+
 /* Caller frees with server_free(); NULL is out of memory. */
 struct server *server_new(struct event_base *, struct stats *,
 	    server_dispatch_fn *, void *arg);
+/*
+ * A server whose connections speak nscd's protocol: one request each,
+ * dispatched with hdr.type the nscd request type (255 for any above it)
+ * and body its key; replies go through xlate, and end the connection.
+ */
+struct server *server_new_nscd(struct event_base *, struct stats *,
+	    server_dispatch_fn *, server_xlate_fn *, void *arg);
 void	 server_free(struct server *);
 
 /*
@@ -56,6 +75,8 @@ void	 server_set_idle_timeout(struct server *, unsigned sec);
 
 unsigned server_clients(const struct server *);
 bool	 server_socket_activated(const struct server *);
+/* Whether systemd passed a socket named "nscd" (namecache-nscd.socket). */
+bool	 server_nscd_passed(void);
 /* Whether a daemon answers at path now (as server_listen checks). */
 bool	 server_path_answered(const char *path);
 /* The path of the socket systemd passed (getsockname): 0, or -errno. */
@@ -67,6 +88,10 @@ bool	 server_peer_in_group(const struct server_req *, gid_t gid);
 /* A 64 KiB buffer to build one reply frame in; borrowed until the next call. */
 void	*server_scratch(struct server *, size_t *ret_cap);
 
+/* On an nscd connection: bytes as they are (none: just close), the last. */
+void	 server_reply_raw(struct server_req *, const void *bytes, size_t len);
+/* The request's connection, for a reply that carries a descriptor. */
+int	 server_req_fd(const struct server_req *);
 /* Queues a reply frame to the request's client (copied). */
 void	 server_reply(struct server_req *, const void *frame, size_t len);
 

@@ -1,0 +1,464 @@
+/* SPDX-License-Identifier: MIT */
+/* daemon/nscdsrv.c - glibc's nscd protocol on its own socket: hosts answered, the rest refused. */
+
+/*
+ * glibc asks nscd before NSS and, when nscd answers, never asks NSS: so
+ * every hosts request is answered by the whole hosts line's walk (the
+ * same lookup the NSS module's requests get), and anything this
+ * translation cannot say exactly is refused (found = -1), which makes
+ * glibc run NSS itself for that lookup and skip nscd for its next 100 of
+ * the same database.  Every other database is refused, at once.  Replies
+ * go out in one write, the header first, as glibc reads the header in one
+ * read; then the connection closes.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+#include <event2/event.h>
+
+#include "cache.h"
+#include "config.h"
+#include "daemon.h"
+#include "log.h"
+#include "lookup.h"
+#include "nscd.h"
+#include "nscdmap.h"
+#include "nscdsrv.h"
+#include "shm.h"
+
+struct nscdsrv {
+	struct daemon		*d;
+	struct server		*server;
+	struct nscdmap		*map;
+	char			*path;
+	char			*map_path;
+	int			 nl_fd;
+	struct event		*nl_ev;
+	struct nscdsrv_stats	 st;
+};
+
+static size_t
+xlate(void *arg, const uint8_t *hdr, const uint8_t *key, const void *frame,
+    size_t len, uint8_t *out, size_t cap)
+{
+	struct nscdsrv		*ns = arg;
+	struct proto_hdr	 h;
+	int32_t			 type;
+	int			 n = 0;
+
+	memcpy(&type, hdr + 4, sizeof(type));
+	if (proto_hdr_decode(frame, len, &h) == 0 && h.len == len)
+		n = nscd_reply_from(type, h.status, (const uint8_t *)frame +
+		    PROTO_HDR_LEN, len - PROTO_HDR_LEN, out, cap);
+	if (n > 0)
+		return (size_t)n;
+	ns->st.refused++;
+	ns->st.refused_hosts++;
+	return nscd_refusal(type, out);
+}
+
+static bool
+admin(struct nscdsrv *ns, const struct server_req *req)
+{
+	const struct config *c = ns->d->config;
+
+	return req->cred.uid == 0 || (c->admin_group[0] != '\0' &&
+	    server_peer_in_group(req, c->admin_gid));
+}
+
+static void
+send_fd(struct nscdsrv *ns, struct server_req *req)
+{
+	union {
+		struct cmsghdr	hdr;
+		char		bytes[CMSG_SPACE(sizeof(int))];
+	} cbuf;
+	struct msghdr	 msg = { 0 };
+	struct cmsghdr	*cm;
+	struct iovec	 iov[2];
+	uint64_t	 mapsize;
+	int		 fd = nscdmap_fd(ns->map, &mapsize);
+
+	/* glibc checks the key it sent comes back, then the size. */
+	iov[0].iov_base = (void *)req->body;
+	iov[0].iov_len = req->body_len;
+	iov[1].iov_base = &mapsize;
+	iov[1].iov_len = sizeof(mapsize);
+	msg.msg_iov = iov;
+	msg.msg_iovlen = 2;
+	msg.msg_control = cbuf.bytes;
+	msg.msg_controllen = CMSG_SPACE(sizeof(int));
+	cm = CMSG_FIRSTHDR(&msg);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	/* A fresh connection's buffer is empty: this never blocks. */
+	if (sendmsg(server_req_fd(req), &msg, MSG_NOSIGNAL | MSG_DONTWAIT) > 0)
+		ns->st.fds_sent++;
+	server_reply_raw(req, NULL, 0);
+}
+
+static void
+invalidate(struct nscdsrv *ns, struct server_req *req)
+{
+	static const char *const known[] = {
+		"passwd", "group", "services", "netgroup",
+	};
+	struct daemon	*d = ns->d;
+	int32_t		 resp = EINVAL;
+	size_t		 i;
+
+	if (req->body_len == 0 || req->body[req->body_len - 1] != '\0')
+		goto out;
+	if (!admin(ns, req)) {
+		ns->st.denied++;
+		log_info("nscd client pid %d uid %u: invalidate refused",
+		    (int)req->cred.pid, (unsigned)req->cred.uid);
+		resp = EPERM;
+		goto out;
+	}
+	if (strcmp((const char *)req->body, "hosts") == 0) {
+		log_info("nscd: hosts invalidated by pid %d: %zu entries",
+		    (int)req->cred.pid, cache_count(lookup_cache(d->lookup)));
+		cache_flush(lookup_cache(d->lookup));
+		d->shared_reset();
+		resp = 0;
+		goto out;
+	}
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (strcmp((const char *)req->body, known[i]) == 0)
+			resp = 0;	/* not cached here: nothing to drop */
+out:
+	server_reply_raw(req, &resp, sizeof(resp));
+}
+
+/* A hosts lookup, through the walk every namecache lookup takes. */
+static void
+lookup(struct nscdsrv *ns, struct server_req *req, int32_t type)
+{
+	struct proto_lookup_name qn;
+	struct proto_lookup_addr qa;
+	struct server_req	 lr = *req;
+	uint8_t			 refusal[64];
+	size_t			 klen = req->body_len;
+
+	lr.hdr.type = PROTO_LOOKUP_NAME;
+	lr.hdr.id = 0;
+	switch (type) {
+	case NSCD_GETHOSTBYNAME:
+	case NSCD_GETHOSTBYNAMEv6:
+	case NSCD_GETAI:
+		/* A name and its NUL, nothing after it. */
+		if (klen < 2 || req->body[klen - 1] != '\0' ||
+		    strlen((const char *)req->body) != klen - 1 ||
+		    klen - 1 > PROTO_NAME_MAX + 1 ||
+		    proto_name_check((const char *)req->body, klen - 1, NULL) < 0)
+			break;
+		memset(&qn, 0, sizeof(qn));
+		qn.family = type == NSCD_GETAI ? PROTO_AF_UNSPEC :
+		    type == NSCD_GETHOSTBYNAME ? PROTO_AF_INET : PROTO_AF_INET6;
+		qn.name_len = klen - 1;
+		memcpy(qn.name, req->body, klen);
+		ns->d->stats.lookups_name++;
+		lookup_name(ns->d->lookup, &lr, &qn);
+		return;
+	case NSCD_GETHOSTBYADDR:
+	case NSCD_GETHOSTBYADDRv6:
+		if (klen != (type == NSCD_GETHOSTBYADDR ? 4u : 16u))
+			break;
+		memset(&qa, 0, sizeof(qa));
+		qa.family = klen == 4 ? PROTO_AF_INET : PROTO_AF_INET6;
+		memcpy(qa.addr, req->body, klen);
+		lr.hdr.type = PROTO_LOOKUP_ADDR;
+		ns->d->stats.lookups_addr++;
+		lookup_addr(ns->d->lookup, &lr, &qa);
+		return;
+	}
+	/* Not a key namecache looks up: glibc decides what it means. */
+	ns->d->stats.bad_requests++;
+	ns->st.refused++;
+	ns->st.refused_hosts++;
+	server_reply_raw(req, refusal, nscd_refusal(type, refusal));
+}
+
+static void
+dispatch(void *arg, struct server_req *req)
+{
+	struct nscdsrv	*ns = arg;
+	int32_t		 type = req->hdr.type;
+	uint8_t		 refusal[64];
+
+	ns->st.requests[type < NSCD_LASTREQ ? type : NSCD_LASTREQ]++;
+	/*
+	 * The daemon's own lookups (a module calling getaddrinfo on a
+	 * worker) must not come back here: glibc asks NSS for them instead.
+	 * (The daemon sets its hosts line with __nss_configure_lookup, which
+	 * already keeps glibc off nscd for hosts; this is the second lock.)
+	 */
+	if (req->cred.pid == getpid()) {
+		ns->st.refused++;
+		server_reply_raw(req, refusal, nscd_refusal(type, refusal));
+		return;
+	}
+	switch (type) {
+	case NSCD_GETHOSTBYNAME:
+	case NSCD_GETHOSTBYNAMEv6:
+	case NSCD_GETHOSTBYADDR:
+	case NSCD_GETHOSTBYADDRv6:
+	case NSCD_GETAI:
+		lookup(ns, req, type);
+		return;
+	case NSCD_GETFDHST:
+		if (ns->map && req->body_len == sizeof("hosts") &&
+		    memcmp(req->body, "hosts", sizeof("hosts")) == 0) {
+			send_fd(ns, req);
+			return;
+		}
+		break;
+	case NSCD_INVALIDATE:
+		invalidate(ns, req);
+		return;
+	default:
+		break;
+	}
+	/*
+	 * Every other database: refused, which glibc reads as "not cached
+	 * here".  Requests with no reply header (the other GETFD*, SHUTDOWN,
+	 * GETSTAT, unknown types) are closed, as nscd closes them.
+	 */
+	if (nscd_reply_hdr_size(type))
+		ns->st.refused++;
+	server_reply_raw(req, refusal, nscd_refusal(type, refusal));
+}
+
+/* The netlink counter: every address or route change bumps it. */
+static void
+netlink_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct nscdsrv	*ns = arg;
+	char		 buf[8192];
+	bool		 any = false;
+
+	while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		any = true;
+	if (any && ns->map) {
+		ns->st.netlink_changes++;
+		nscdmap_netlink_changed(ns->map);
+	}
+}
+
+static void
+netlink_open(struct nscdsrv *ns)
+{
+	struct sockaddr_nl snl = {
+		.nl_family = AF_NETLINK,
+		.nl_groups = RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR |
+		    RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE | RTMGRP_IPV6_PREFIX,
+	};
+
+	ns->nl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
+	    NETLINK_ROUTE);
+	if (ns->nl_fd < 0 || bind(ns->nl_fd, (struct sockaddr *)&snl, sizeof(snl)) < 0) {
+		log_warning("nscd: no netlink socket (%s): readers redo their "
+		    "address dump on every sort", strerror(errno));
+		if (ns->nl_fd >= 0)
+			close(ns->nl_fd);
+		ns->nl_fd = -1;
+		return;
+	}
+	ns->nl_ev = event_new(ns->d->base, ns->nl_fd, EV_READ | EV_PERSIST,
+	    netlink_cb, ns);
+	if (ns->nl_ev)
+		event_add(ns->nl_ev, NULL);
+}
+
+/* The sweeper's refresh: the lookup walked again, nobody waiting. */
+static void
+refresh(void *arg, int32_t type, const void *key, size_t len)
+{
+	struct nscdsrv *ns = arg;
+
+	switch (type) {
+	case NSCD_GETAI:
+	case NSCD_GETHOSTBYNAME:
+	case NSCD_GETHOSTBYNAMEv6:
+		if (len < 2 || len - 1 > PROTO_NAME_MAX + 1)
+			return;
+		lookup_refresh_name(ns->d->lookup, type == NSCD_GETAI ?
+		    PROTO_AF_UNSPEC : type == NSCD_GETHOSTBYNAME ? PROTO_AF_INET :
+		    PROTO_AF_INET6, key, len - 1);
+		break;
+	case NSCD_GETHOSTBYADDR:
+	case NSCD_GETHOSTBYADDRv6:
+		lookup_refresh_addr(ns->d->lookup, len == 4 ? PROTO_AF_INET :
+		    PROTO_AF_INET6, key);
+		break;
+	}
+}
+
+static char *
+errf(const char *what, const char *path, int err)
+{
+	char *s;
+
+	if (asprintf(&s, "nscd: %s %s: %s", what, path, strerror(err)) < 0)
+		return NULL;
+	return s;
+}
+
+struct nscdsrv *
+nscdsrv_new(struct daemon *d, const char *path, const char *map_path,
+    char **ret_err)
+{
+	struct nscdsrv	*ns = calloc(1, sizeof(*ns));
+	int		 r;
+
+	*ret_err = NULL;
+	if (ns == NULL)
+		return NULL;
+	ns->d = d;
+	ns->nl_fd = -1;
+	ns->path = strdup(path ? path : "");
+	ns->map_path = strdup(map_path);
+	ns->server = server_new_nscd(d->base, &d->stats, dispatch, xlate, ns);
+	if (ns->server)
+		server_set_idle_timeout(ns->server, 10);
+	if (ns->path == NULL || ns->map_path == NULL || ns->server == NULL)
+		goto fail;
+	/* The mapping first: the socket hands it out from the first request. */
+	ns->map = nscdmap_open(map_path, d->config->cache_size / 2,
+	    (size_t)d->config->shared_size_mb << 20);
+	if (ns->map == NULL) {
+		*ret_err = errf("cannot create the hosts database", map_path, errno);
+		goto fail;
+	}
+	nscdmap_set_refresh(ns->map, refresh, ns, d->config->nscd_reloads);
+	lookup_set_nscdmap(d->lookup, ns->map);
+	server_set_max_clients(ns->server, d->config->max_clients);
+	if ((r = server_listen(ns->server, path, ret_err)) < 0) {
+		if (*ret_err == NULL)
+			*ret_err = errf("cannot listen on", path, -r);
+		goto fail;
+	}
+	netlink_open(ns);
+	log_info("nscd: answering glibc's nscd client; hosts database %s", map_path);
+	return ns;
+fail:
+	nscdsrv_free(ns);
+	return NULL;
+}
+
+void
+nscdsrv_free(struct nscdsrv *ns)
+{
+	if (ns == NULL)
+		return;
+	/* (the daemon frees its lookup first: nothing publishes here now) */
+	nscdmap_close(ns->map);
+	server_free(ns->server);
+	if (ns->nl_ev)
+		event_free(ns->nl_ev);
+	if (ns->nl_fd >= 0)
+		close(ns->nl_fd);
+	free(ns->path);
+	free(ns->map_path);
+	free(ns);
+}
+
+struct nscdmap *
+nscdsrv_map(struct nscdsrv *ns)
+{
+	return ns ? ns->map : NULL;
+}
+
+void
+nscdsrv_tick(struct nscdsrv *ns, int64_t now)
+{
+	if (ns && ns->map)
+		nscdmap_tick(ns->map, now);
+}
+
+void
+nscdsrv_status(struct nscdsrv *ns, struct proto_kv_wr *kw)
+{
+	struct nscdmap_stats ms;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+
+	if (ns == NULL) {
+		proto_kv_str(kw, "nscd_socket", "");
+		return;
+	}
+	if (server_socket_activated(ns->server) &&
+	    server_activated_path(ns->server, path, sizeof(path)) == 0)
+		proto_kv_str(kw, "nscd_socket", path);
+	else
+		proto_kv_str(kw, "nscd_socket", ns->path);
+	proto_kv_str(kw, "nscd_socket_activated",
+	    server_socket_activated(ns->server) ? "yes" : "no");
+	proto_kv_str(kw, "nscd_database", ns->map_path);
+	nscdmap_get_stats(ns->map, &ms);
+	proto_kv_u64(kw, "nscd_database_bytes", ms.size);
+	proto_kv_u64(kw, "nscd_database_max_bytes", ms.max);
+	proto_kv_u64(kw, "nscd_database_used_bytes", ms.used);
+	proto_kv_u64(kw, "nscd_database_entries", ms.entries);
+	proto_kv_u64(kw, "nscd_database_buckets", ms.module);
+	proto_kv_u64(kw, "nscd_reloads", ns->d->config->nscd_reloads);
+}
+
+void
+nscdsrv_statistics(struct nscdsrv *ns, struct proto_kv_wr *kw)
+{
+	static const char *const names[] = {
+		"getpwbyname", "getpwbyuid", "getgrbyname", "getgrbygid",
+		"gethostbyname", "gethostbynamev6", "gethostbyaddr",
+		"gethostbyaddrv6", "shutdown", "getstat", "invalidate", "getfdpw",
+		"getfdgr", "getfdhst", "getai", "initgroups", "getservbyname",
+		"getservbyport", "getfdserv", "getnetgrent", "innetgr",
+		"getfdnetgr", "other",
+	};
+	struct nscdmap_stats	ms;
+	char			key[64];
+	size_t			i;
+
+	if (ns == NULL)
+		return;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(key, sizeof(key), "nscd_requests_%s", names[i]);
+		proto_kv_u64(kw, key, ns->st.requests[i]);
+	}
+	proto_kv_u64(kw, "nscd_refused", ns->st.refused);
+	proto_kv_u64(kw, "nscd_refused_hosts", ns->st.refused_hosts);
+	proto_kv_u64(kw, "nscd_fds_sent", ns->st.fds_sent);
+	proto_kv_u64(kw, "nscd_invalidate_denied", ns->st.denied);
+	proto_kv_u64(kw, "nscd_netlink_changes", ns->st.netlink_changes);
+	proto_kv_u64(kw, "nscd_clients", server_clients(ns->server));
+	nscdmap_get_stats(ns->map, &ms);
+	proto_kv_u64(kw, "nscd_published", ms.published);
+	proto_kv_u64(kw, "nscd_unchanged", ms.unchanged);
+	proto_kv_u64(kw, "nscd_swept", ms.swept);
+	proto_kv_u64(kw, "nscd_refreshes", ms.refreshes);
+	proto_kv_u64(kw, "nscd_compactions", ms.compactions);
+	proto_kv_u64(kw, "nscd_grown", ms.grown);
+	proto_kv_u64(kw, "nscd_resets", ms.resets);
+	proto_kv_u64(kw, "nscd_full", ms.failures);
+	proto_kv_u64(kw, "nscd_sweep_max_usec", ms.sweep_max_usec);
+	proto_kv_u64(kw, "nscd_entries", ms.entries);
+	proto_kv_u64(kw, "nscd_used_bytes", ms.used);
+	proto_kv_u64(kw, "nscd_netlink_counter", ms.nl_counter);
+}
+
+void
+nscdsrv_reset_stats(struct nscdsrv *ns)
+{
+	if (ns)
+		memset(&ns->st, 0, sizeof(ns->st));
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* daemon/nscdsrv.h - glibc's nscd protocol on its own socket: hosts answered, the rest refused. */
+#ifndef NAMECACHE_NSCDSRV_H
+#define NAMECACHE_NSCDSRV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct daemon;
+struct nscdmap;
+struct proto_kv_wr;
+
+struct nscdsrv_stats {
+	uint64_t	requests[23];	/* by glibc's request type; [22]: any other */
+	uint64_t	refused;	/* found = -1 replies */
+	uint64_t	refused_hosts;	/* of them, hosts lookups */
+	uint64_t	fds_sent;	/* mappings handed out */
+	uint64_t	denied;		/* INVALIDATE by a non-admin */
+	uint64_t	netlink_changes;
+};
+
+struct nscdsrv;
+
+/*
+ * Listens on path (or the socket systemd passed as "nscd"), and keeps the
+ * mapped hosts database at map_path.  Returns NULL with a message in
+ * *ret_err (caller frees).
+ */
+struct nscdsrv *nscdsrv_new(struct daemon *, const char *path,
+	    const char *map_path, char **ret_err);
+/* Readers stop using the mapping at once; the file stays, for the next daemon. */
+void	 nscdsrv_free(struct nscdsrv *);
+struct nscdmap *nscdsrv_map(struct nscdsrv *);
+/* Once a second, on the daemon's clock (ms). */
+void	 nscdsrv_tick(struct nscdsrv *, int64_t now);
+void	 nscdsrv_status(struct nscdsrv *, struct proto_kv_wr *);
+void	 nscdsrv_statistics(struct nscdsrv *, struct proto_kv_wr *);
+void	 nscdsrv_reset_stats(struct nscdsrv *);
+
+#endif
