@@ -137,6 +137,7 @@ struct lookup {
 	struct cache		*cache;
 	struct shm		*shm;		/* NULL: shared = no */
 	struct nscdmap		*nmap;		/* glibc's nscd mapping, or NULL */
+	bool			 force_refresh;	/* a refresh walk is being run */
 	bool			 prefetch;
 	struct fetch		*fetches[FETCH_BUCKETS];
 	unsigned		 nfetches;
@@ -1014,7 +1015,9 @@ from_cache(struct lookup *lk, const struct kind_req *k, uint8_t family,
 		r->data = buf;
 		r->len = hit.len;
 	}
-	if (hit.state == CACHE_REFRESH && lk->prefetch)
+	/* A refresh walk refreshes any live positive answer it finds. */
+	if ((hit.state == CACHE_REFRESH || (lk->force_refresh &&
+	    hit.state == CACHE_FRESH && r->status == R_POSITIVE)) && lk->prefetch)
 		fetch_join(lk, k->key, k->kind, k->qtype, k->mode, family, addr,
 		    k->search, NULL, 0);
 	return 0;
@@ -1457,7 +1460,9 @@ lookup_refresh_name(struct lookup *lk, uint8_t family, const char *name, size_t 
 	wk->pk.family = family;
 	wk->pk.len = len;
 	memcpy(wk->pk.key, name, len);
+	lk->force_refresh = true;
 	walk_run(wk);
+	lk->force_refresh = false;
 }
 
 void
@@ -1472,7 +1477,9 @@ lookup_refresh_addr(struct lookup *lk, uint8_t family, const void *addr)
 	wk->pk.kind = SHM_ADDR;
 	wk->pk.family = family;
 	memcpy(wk->pk.key, addr, wk->pk.len);
+	lk->force_refresh = true;
 	walk_run(wk);
+	lk->force_refresh = false;
 }
 
 void

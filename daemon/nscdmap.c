@@ -624,11 +624,12 @@ nscdmap_tick(struct nscdmap *m, int64_t now)
 			continue;
 		}
 		/*
-		 * In the last tenth of its lifetime, as the cache's own
-		 * prefetch window: a walk now refreshes it upstream.
+		 * In the last tenth of its lifetime, or its last 1.5 s (so
+		 * that a tick falls in it): the refresh walk asks upstream.
 		 */
 		if (m->refresh && !r->refreshing && r->reloads < m->reloads &&
-		    (r->expires - now) * 10 <= (int64_t)r->ttl * 1000 &&
+		    ((r->expires - now) * 10 <= (int64_t)r->ttl * 1000 ||
+		    r->expires - now <= 1500) &&
 		    ndue < NSCDMAP_REFRESH_MAX) {
 			struct nscd_hashentry *he = he_at(m, r->he);
 
