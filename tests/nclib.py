@@ -170,6 +170,42 @@ class Daemon:
             f.write(text)
 
 
+# --- glibc's nscd path ------------------------------------------------------------
+
+def enter_nscd_namespace(python="/usr/bin/python3"):
+    """Re-executes the calling script in a private mount namespace (root
+    only: exit 77, a skip, otherwise), then sets it up: a tmpfs over /run,
+    so that glibc's fixed /var/run/nscd/socket is the test's, and the
+    test's /etc/nsswitch.conf (hosts: files, the other databases as the
+    machine has them) and /etc/hosts (localhost) bound over /etc's.  The
+    real /etc and /run are never written.  Returns (nsswitch path, hosts
+    path, the other databases' lines) of the files bound over /etc's."""
+    import subprocess
+    import tempfile
+    if os.environ.get("NC_NSCD_NS") != "1":
+        if os.geteuid() != 0:
+            print("skip: needs root (a mount namespace over /run/nscd)")
+            sys.exit(77)
+        env = dict(os.environ, NC_NSCD_NS="1")
+        os.execvpe("unshare", ["unshare", "-m", "--propagation", "private", "--",
+                               python] + sys.argv, env)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=0755", "tmpfs", "/run"], check=True)
+    os.mkdir("/run/nscd", 0o755)
+    etc = tempfile.mkdtemp(prefix="nc-nscd-etc-")
+    with open("/etc/nsswitch.conf") as f:
+        others = "\n".join(l for l in f.read().splitlines()
+                           if not l.strip().startswith("hosts:")) + "\n"
+    nsswitch = os.path.join(etc, "nsswitch.conf")
+    hosts = os.path.join(etc, "hosts")
+    with open(nsswitch, "w") as f:
+        f.write("hosts: files\n" + others)
+    with open(hosts, "w") as f:
+        f.write("127.0.0.1 localhost\n::1 localhost ip6-localhost\n")
+    subprocess.run(["mount", "--bind", nsswitch, "/etc/nsswitch.conf"], check=True)
+    subprocess.run(["mount", "--bind", hosts, "/etc/hosts"], check=True)
+    return nsswitch, hosts, others
+
+
 # --- raw protocol frames ----------------------------------------------------------
 
 LOOKUP_NAME, LOOKUP_ADDR, STATISTICS, STATUS = 1, 2, 3, 4

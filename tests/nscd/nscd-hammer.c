@@ -2,7 +2,10 @@
 /* tests/nscd/nscd-hammer.c - reader threads through glibc's own nscd client; every answer checked. */
 
 /*
- * Usage: nscd-hammer SECONDS THREADS NHOSTS NVARY NDNS NNEG
+ * Usage: nscd-hammer SOCKET SECONDS THREADS NHOSTS NVARY NDNS NNEG
+ *
+ * (SOCKET, namecache's own, is not used: glibc's client has its fixed path.
+ * It is there so that the driver calls both hammers alike.)
  *
  * Run where /etc/nsswitch.conf says "hosts: files" and /etc/hosts knows
  * only localhost, with namecached on /run/nscd/socket: every name below
@@ -170,10 +173,12 @@ main(int argc, char **argv)
 	pthread_t	t[MAX_THREADS];
 	unsigned	n, i;
 
-	if (argc != 7) {
-		fprintf(stderr, "usage: nscd-hammer SECONDS THREADS NHOSTS NVARY NDNS NNEG\n");
+	if (argc != 8) {
+		fprintf(stderr, "usage: nscd-hammer SOCKET SECONDS THREADS NHOSTS NVARY NDNS "
+		    "NNEG\n");
 		return 2;
 	}
+	argv++;
 	until = now() + atof(argv[1]);
 	n = (unsigned)atoi(argv[2]);
 	nhosts = (unsigned)atoi(argv[3]);

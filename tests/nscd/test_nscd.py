@@ -74,31 +74,10 @@ def test(fn):
 # --- the namespace ------------------------------------------------------------------
 
 def enter_namespace():
-    """Re-executes this script in a private mount namespace, then sets it up:
-    a tmpfs over /run (so /run/nscd is ours), the test's nsswitch.conf and
-    hosts over /etc's.  The real /etc and /run are never written."""
-    if os.environ.get("NC_NSCD_NS") != "1":
-        if os.geteuid() != 0:
-            print("skip: needs root (a mount namespace over /run/nscd)")
-            sys.exit(77)
-        env = dict(os.environ, NC_NSCD_NS="1")
-        os.execvpe("unshare", ["unshare", "-m", "--propagation", "private", "--",
-                               PYTHON] + sys.argv, env)
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=0755", "tmpfs", "/run"], check=True)
-    os.mkdir("/run/nscd", 0o755)
-    etc = tempfile.mkdtemp(prefix="nc-nscd-etc-")
-    with open("/etc/nsswitch.conf") as f:
-        others = [l for l in f.read().splitlines() if not l.strip().startswith("hosts:")]
     global NS_NSSWITCH, NS_HOSTS_FILE, NS_OTHERS
-    NS_OTHERS = "\n".join(others) + "\n"
-    NS_NSSWITCH = os.path.join(etc, "nsswitch.conf")
-    NS_HOSTS_FILE = os.path.join(etc, "hosts")
-    with open(NS_NSSWITCH, "w") as f:
-        f.write("hosts: files\n" + NS_OTHERS)
+    NS_NSSWITCH, NS_HOSTS_FILE, NS_OTHERS = nclib.enter_nscd_namespace(PYTHON)
     with open(NS_HOSTS_FILE, "w") as f:
         f.write(NS_HOSTS)
-    subprocess.run(["mount", "--bind", NS_NSSWITCH, "/etc/nsswitch.conf"], check=True)
-    subprocess.run(["mount", "--bind", NS_HOSTS_FILE, "/etc/hosts"], check=True)
 
 
 def set_ns_hosts_line(line):

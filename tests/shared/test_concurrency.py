@@ -14,7 +14,15 @@ is not (shared-hammer exits 1), nor a ThreadSanitizer report, nor a
 daemon that does not exit 0 on SIGTERM.  DNS is a FaultServer on
 127.0.0.1: nothing leaves loopback.
 
-Run: /usr/bin/python3 tests/shared/test_concurrency.py --build BUILD [--seconds 20]
+With --nscd, the readers are nscd-hammer instead: glibc's own nscd
+client (getaddrinfo, gethostbyname2_r, gethostbyaddr_r) in a private
+mount namespace where /etc/nsswitch.conf says "hosts: files" and
+namecached answers on /var/run/nscd/socket (tests/nclib.py,
+enter_nscd_namespace).  shared_size_mb = 2 there, so the bursts of
+spellings grow its hosts database from 1 to 2 MiB and then make it
+compact and start anew, all while glibc reads it.
+
+Run: /usr/bin/python3 tests/shared/test_concurrency.py --build BUILD [--seconds 20] [--nscd]
 """
 import argparse
 import json
@@ -60,7 +68,9 @@ class Churn:
         self.totals = {}
 
     KEYS = ("shared_published", "shared_resets", "shared_full", "requests", "prefetches",
-            "cache_evictions")
+            "cache_evictions", "nscd_published", "nscd_requests_getai",
+            "nscd_requests_gethostbyname", "nscd_fds_sent", "nscd_grown", "nscd_compactions",
+            "nscd_resets", "nscd_full", "nscd_swept", "nscd_refreshes")
 
     def add_stats(self):
         """Adds the daemon's counters to the totals (before it restarts, and at the end)."""
@@ -155,10 +165,19 @@ def main():
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--procs", type=int, default=3)
     ap.add_argument("--threads", type=int, default=3)
+    ap.add_argument("--nscd", action="store_true",
+                    help="readers through glibc's nscd client (root)")
     args = ap.parse_args()
     build = os.path.abspath(args.build)
     hammer = os.path.join(build, "tests", "shared", "shared-hammer")
     tsan = os.path.join(build, "tests", "shared", "shared-hammer-tsan")
+    daemon_args, conf = [], "cache_size = 200\n"
+    if args.nscd:
+        nclib.enter_nscd_namespace()
+        hammer = os.path.join(build, "tests", "nscd", "nscd-hammer")
+        tsan = None     # glibc's client is the reader: nothing of ours to instrument
+        daemon_args = ["--nscd-socket", "/var/run/nscd/socket"]
+        conf += "shared_size_mb = 2\n"
     t_all = time.monotonic()
     failed = []
     rnd = random.Random(int(os.environ.get("SHARED_TEST_SEED", "0")) or None)
@@ -171,7 +190,7 @@ def main():
                 ("A", DNS_TTL, addr(3, i)), ("AAAA", DNS_TTL, "2001:db8::3:%x" % i)])
         churn = None
         d = nclib.Daemon(build, tmp, hosts_text(set(range(0, NVARY, 2))),
-                         conf_text="cache_size = 200\n", upstream="127.0.0.1:%d" % fs.port)
+                         conf_text=conf, upstream="127.0.0.1:%d" % fs.port, args=daemon_args)
         d.start()
         try:
             churn = Churn(d, rnd)
@@ -180,7 +199,9 @@ def main():
             print("daemon: %d shared slots, %d bytes of records" %
                   (st["shared_slots"], st["shared_data_bytes"]))
             cmds = [([hammer], {})] * args.procs
-            if os.path.exists(tsan):
+            if tsan is None:
+                pass
+            elif os.path.exists(tsan):
                 cmds.append(([tsan], {"TSAN_OPTIONS": "halt_on_error=0 exitcode=66 "
                                                       "second_deadlock_stack=1"}))
             else:
@@ -223,12 +244,32 @@ def main():
                     failed.append("%s exited %s" % (name, p.returncode))
                 if "ThreadSanitizer" in err:
                     failed.append("%s: ThreadSanitizer report" % name)
+                if args.nscd:
+                    m = re.search(r"lookups=(\d+) found=(\d+)", out)
+                    lookups_total = getattr(churn, "lookups_total", 0)
+                    churn.lookups_total = lookups_total + (int(m.group(1)) if m else 0)
+                    if not m or int(m.group(2)) == 0:
+                        failed.append("%s: nothing found through glibc's client" % name)
+                    continue
                 m = re.search(r"lookups=(\d+) hits=(\d+)", out)
                 if not m or int(m.group(2)) == 0:
                     failed.append("%s: no hit from the shared segment at all" % name)
             print("driver: " + ", ".join("%s %d" % kv for kv in sorted(churn.done.items())))
             print("daemon (all runs): " + ", ".join(
                 "%s %d" % (k, churn.totals.get(k, 0)) for k in Churn.KEYS))
+            if args.nscd:
+                # Every hammer lookup makes 2 hostent or GETAI requests at
+                # most; far fewer reached the socket: the rest were read from
+                # the mapping while it changed under them.
+                asked = churn.totals.get("nscd_requests_getai", 0)
+                print("glibc's client: %d getaddrinfo calls, %d reached the socket (%.1f%% "
+                      "read from the mapping)" % (churn.lookups_total, asked,
+                                                  100 - 100.0 * asked / max(1, churn.lookups_total)))
+                if asked >= churn.lookups_total:
+                    failed.append("no getaddrinfo was answered from the mapping")
+                if churn.totals.get("nscd_grown", 0) + churn.totals.get("nscd_compactions", 0) \
+                        + churn.totals.get("nscd_full", 0) == 0:
+                    failed.append("the hosts database never grew, compacted or filled")
             failed += churn.problems
             if d.proc.poll() is not None:
                 failed.append("daemon died: exit %s" % d.proc.returncode)
