@@ -53,7 +53,9 @@ name_at(const char *pattern, int base, int i, char *buf, size_t len)
 	return buf;
 }
 
-/* getaddrinfo(AF_UNSPEC, SOCK_STREAM); *ret to free, or freed here when NULL. */
+static int gai_family = AF_UNSPEC;	/* -4: AF_INET */
+
+/* getaddrinfo(AF_UNSPEC or -4's AF_INET, SOCK_STREAM); *ret to free, or freed here when NULL. */
 static int
 do_gai_res(const char *name, struct addrinfo **ret)
 {
@@ -61,7 +63,7 @@ do_gai_res(const char *name, struct addrinfo **ret)
 	int err;
 
 	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
+	hints.ai_family = gai_family;
 	hints.ai_socktype = SOCK_STREAM;
 	err = getaddrinfo(name, NULL, &hints, &res);
 	if (ret)
@@ -162,13 +164,14 @@ throughput(const char *name, int funcs, int nthreads, double secs)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: nss-lookup [-f gai|gh2] [-w WARMUP] SERVICE NAME COUNT [BASE]\n"
+	fprintf(stderr, "usage: nss-lookup [-4] [-f gai|gh2] [-w WARMUP] SERVICE NAME COUNT [BASE]\n"
 	    "       nss-lookup [-f gai|gh2] -T THREADS [-D SECONDS] SERVICE NAME\n"
 	    "       nss-lookup [-f gai|gh2] -1 SERVICE NAME\n"
 	    "  SERVICE as in nsswitch.conf, e.g. namecache or files; \"-\" leaves\n"
 	    "    /etc/nsswitch.conf (and nscd) in charge\n"
 	    "  NAME may hold %%d: call i then asks NAME with BASE + i\n"
 	    "  -f      time only getaddrinfo (gai) or gethostbyname2_r (gh2)\n"
+	    "  -4      getaddrinfo asks AF_INET (default AF_UNSPEC)\n"
 	    "  -w N    N untimed calls of NAME first (not with %%d)\n"
 	    "  -T, -D  lookups/s of THREADS threads for SECONDS (default 2)\n"
 	    "  -1      one call (getaddrinfo unless -f gh2); exit 0 when answered\n");
@@ -184,8 +187,11 @@ main(int argc, char **argv)
 	int		 c, i, n, err, base, failed = 0, funcs = F_GAI | F_GH2;
 	int		 warmup = 0, threads = 0, once = 0;
 
-	while ((c = getopt(argc, argv, "+f:w:T:D:1")) != -1) {
+	while ((c = getopt(argc, argv, "+4f:w:T:D:1")) != -1) {
 		switch (c) {
+		case '4':
+			gai_family = AF_INET;
+			break;
 		case 'f':
 			if (strcmp(optarg, "gai") == 0)
 				funcs = F_GAI;

@@ -247,8 +247,8 @@ class Bench:
         return r.stdout
 
     def latency(self, peer, case, service, name, n, ns=None, extra_env=None,
-                funcs=None, expect_fail=False, warm=WARM):
-        argv = [self.nss_lookup]
+                funcs=None, expect_fail=False, warm=WARM, inet=False):
+        argv = [self.nss_lookup] + (["-4"] if inet else [])
         if funcs:
             argv += ["-f", funcs]
         if "%d" not in name and warm:
@@ -304,6 +304,31 @@ class Bench:
                 peer, case, cell.get("gai", {}).get("median", float("nan")),
                 cell.get("gh2", {}).get("median", float("nan")), rounds))
 
+    def paired_ns_latency(self, peers, cases, n, rounds=5):
+        """paired_latency for peers whose clients run in a namespace each
+        (glibc's nscd client: service "-"): peers (name, Ns); cases (case,
+        name, inet, expect_fail); getaddrinfo only."""
+        got = {}
+        for r in range(rounds):
+            for case, name, inet, neg in cases:
+                for peer, ns in peers:
+                    one = self.latency(peer, case, "-", name, n // rounds, ns, funcs="gai",
+                                       inet=inet, expect_fail=neg)
+                    got.setdefault((peer, case), []).append(one)
+        for (peer, case), runs in got.items():
+            rs = [x["gai"] for x in runs if "gai" in x]
+            if not rs:
+                continue
+            med = lambda k: sorted(x[k] for x in rs)[len(rs) // 2]
+            # gethostbyname2_r's figures of the earlier run stay.
+            cell = dict(self.res["latency"].setdefault(peer, {}).get(case, {}))
+            cell["gai"] = {"median": med("median"), "p99": med("p99"),
+                           "n": sum(x["n"] for x in rs),
+                           "failed": sum(x["failed"] for x in rs), "rounds": len(rs)}
+            self.res["latency"][peer][case] = cell
+            say("%-22s %-9s gai %8.2f us  (median of %d rounds)" % (
+                peer, case, med("median"), len(rs)))
+
     def pingpong(self, n, extra):
         argv = [os.path.join(self.build, "bench", "sock-pingpong"), "-n", str(n)] + extra
         out = self.run(argv, where="bare socket")
@@ -338,7 +363,8 @@ class Bench:
         os.unlink(path)
         return counts
 
-    def syscalls(self, peer, service, name, ns=None, extra_env=None, n=STRACE_N, warm=20):
+    def syscalls(self, peer, service, name, ns=None, extra_env=None, n=STRACE_N, warm=20,
+                 key=None):
         """Syscalls per getaddrinfo hit: the difference of two runs of different length."""
         runs = []
         for k in n:
@@ -352,7 +378,7 @@ class Bench:
             if d >= 0.005:
                 per[sc] = round(d, 2)
         total = round(sum(per.values()), 2)
-        self.res["syscalls"][peer] = {"name": name, "per_call": total, "by_syscall": per}
+        self.res["syscalls"][key or peer] = {"name": name, "per_call": total, "by_syscall": per}
         say("%-22s syscalls per hit: %s %s" % (peer, total, per))
 
     def first_calls(self, specs):
@@ -599,6 +625,12 @@ zone:
     # that the VM's drift between two moments is not read as a difference.
     b.paired_latency([("namecache", nc4), ("namecache 1M hosts", nc1m)],
                      [("hosts", HOSTS_NAME), ("cached", DNS_NAME)], N_FAST)
+    # Issue 13's rows, the NSS path's side: AF_INET, and a two-address name.
+    b.latency("namecache", "inet", "namecache", DNS_NAME, N_FAST, extra_env=nc4.env,
+              funcs="gai", inet=True)
+    b.latency("namecache", "two", "namecache", "localhost", N_FAST, extra_env=nc4.env,
+              funcs="gai")
+    b.syscalls("namecache", "namecache", "localhost", extra_env=nc4.env, key="namecache two")
     b.throughput("namecache", "namecache", DNS_NAME, extra_env=nc4.env)
     b.throughput("namecache shared=no", "namecache", DNS_NAME, extra_env=ncns.env)
     b.syscalls("namecache", "namecache", DNS_NAME, extra_env=nc4.env)
@@ -655,6 +687,14 @@ zone:
     for peer, binary, shared in daemons:
         # Each keeps running (in its own /run) until the first calls below.
         clients[peer] = nscd_peer(b, peer, binary, shared, work)
+    # namecached on glibc's nscd socket, measured as nscd is, right after it.
+    clients["namecache nscd path"] = nscd_peer(b, "namecache nscd path", None, "namecache", work)
+    # Then the two mapped databases in alternating rounds, for the ratios
+    # (this VM's speed drifts by more than the difference between them).
+    b.paired_ns_latency([(p, clients[p]) for p in ("nscd shared=yes", "namecache nscd path")],
+                        [("hosts", HOSTS_NAME, False, False), ("cached", DNS_NAME, False, False),
+                         ("negative", NEG_NAME, False, True), ("inet", DNS_NAME, True, False),
+                         ("two", "localhost", False, False)], N_FAST)
 
     # --- first calls: a new process doing one lookup, every peer interleaved
     # nsswitch.conf is read as any program reads it (no __nss_configure_lookup).
@@ -807,7 +847,10 @@ def nscd_peer(b, peer, binary, shared, work):
     W = lambda *p: os.path.join(work, *p)
     tag = re.sub(r"\W+", "-", peer)
     conf = W("%s.conf" % tag)
-    nscd_conf(conf, shared if shared is not None else False, W("%s.log" % tag))
+    if shared == "namecache":
+        write(conf, "shared = yes\nlog_level = warning\n")
+    else:
+        nscd_conf(conf, shared if shared is not None else False, W("%s.log" % tag))
     # The daemon's namespace: its own /run (the socket is /run/nscd/socket,
     # fixed in glibc), the 4-line hosts file, "hosts: files dns".
     dns = Ns(peer, tmpfs=["/run"], mkdirs=["/run/nscd"],
@@ -816,20 +859,33 @@ def nscd_peer(b, peer, binary, shared, work):
     # Its clients: the same /run, and an nsswitch.conf that cannot answer.
     cl = Ns(peer + " client", parent=dns,
             binds=[(W("nsswitch-nscd-only.conf"), "/etc/nsswitch.conf")])
-    argv = [binary, "-f", conf] + (["-F"] if shared is not None else ["-d"])
+    if shared == "namecache":
+        argv = [os.path.join(b.build, "daemon", "namecached"), "--config", conf,
+                "--socket", "/run/namecache/socket", "--hosts-file", "/etc/hosts",
+                "--resolv-conf", "/etc/resolv.conf", "--nsswitch-conf", "/etc/nsswitch.conf",
+                "--nscd-socket", "/run/nscd/socket"]
+    else:
+        argv = [binary, "-f", conf] + (["-F"] if shared is not None else ["-d"])
     note_cmd(argv, peer)
     d = spawn(dns.enter() + argv, log=W("%s.out" % tag))
     nscd_running[peer] = (d, cl, dns)
     wait_for(lambda: d.poll() is None and os.path.exists(dns.path("/run/nscd/socket")), 20,
              peer + " socket")
     time.sleep(0.3)
-    fast = shared is True
+    fast = shared is True or shared == "namecache"
     n = N_FAST if fast else N_SOCK
     b.latency(peer, "hosts", "-", HOSTS_NAME, n, cl)
     b.latency(peer, "cached", "-", DNS_NAME, n, cl)
     b.latency(peer, "negative", "-", NEG_NAME, n, cl, expect_fail=True)
-    b.latency(peer, "miss", "-", {"nscd shared=yes": "ny", "nscd shared=no": "nn"}.get(peer, "un") +
+    b.latency(peer, "miss", "-", {"nscd shared=yes": "ny", "nscd shared=no": "nn",
+                                  "namecache nscd path": "nn2"}.get(peer, "un") +
               "%d.bench.example", N_MISS, cl)
+    if fast:
+        # Issue 13's rows: AF_INET (GETHOSTBYNAME), and localhost's two
+        # addresses (the RFC 6724 sort, with the netlink counter).
+        b.latency(peer, "inet", "-", DNS_NAME, n, cl, funcs="gai", inet=True)
+        b.latency(peer, "two", "-", "localhost", n, cl, funcs="gai")
+        b.syscalls(peer, "-", "localhost", cl, key=peer + " two")
     b.throughput(peer, "-", DNS_NAME, cl)
     b.syscalls(peer, "-", DNS_NAME, cl)
     return cl
@@ -909,6 +965,10 @@ PEER_ORDER = [
      "resolves with `hosts: files dns` (the 4-line file, nsd)"),
     ("nscd shared=no", "glibc's nscd client → /run/nscd/socket (socket, connect, request, "
      "reply, close on every call) → nscd"),
+    ("namecache nscd path", "glibc's built-in nscd client, no NSS module, no nsswitch.conf "
+     "change: maps namecached's hosts database (`nscd_socket = /run/nscd/socket`, GETFDHST) "
+     "and reads hits from it; misses over /run/nscd/socket to namecached, which walks "
+     "`hosts: files dns` (the 4-line file, nsd)"),
     ("unscd", "glibc's nscd client → /run/nscd/socket → unscd (no shared database; it "
      "resolves a miss in a worker process)"),
 ]
@@ -993,6 +1053,25 @@ def targets(R):
                      "VmRSS; of which anonymous %.1f MB, shared segment pages %.1f MB" % (
                          mem["rss_after"].get("RssAnon", 0) / 1e6,
                          (mem["rss_after"].get("RssShmem", 0) + mem["rss_after"].get("RssFile", 0)) / 1e6)))
+    # Issue 13: the nscd path against glibc nscd `shared yes` and the NSS path.
+    np, ny = "namecache nscd path", "nscd shared=yes"
+    for case, title in (("hosts", "hosts name"), ("cached", "cached DNS name"),
+                        ("negative", "negative name"), ("inet", "AF_INET, cached DNS name"),
+                        ("two", "localhost, two addresses")):
+        a, c = lat(R, np, case), lat(R, ny, case)
+        rows.append(ratio_row("nscd path ÷ glibc nscd shared=yes, getaddrinfo (%s)" % title,
+                              a, c, "<=", 1.0 if case == "two" else 1.3,
+                              "%s ÷ %s" % (fmt_us(a), fmt_us(c))))
+    for case, title in (("hosts", "hosts name"), ("cached", "cached DNS name")):
+        a, c = lat(R, "namecache", case), lat(R, np, case)
+        rows.append(ratio_row("NSS path ÷ nscd path, getaddrinfo AF_UNSPEC (%s)" % title,
+                              a, c, ">=", 5, "%s ÷ %s" % (fmt_us(a), fmt_us(c))))
+    sy = (R.get("syscalls") or {}).get(np)
+    if sy:
+        rows.append(("system calls per AF_UNSPEC hit, nscd path (cached DNS name)",
+                     "%g" % sy["per_call"], "0", "**met**" if sy["per_call"] < 0.05 else
+                     "**not met**", "strace -c, the difference of two runs: %s" % (
+                         sy["by_syscall"] or "none")))
     # From SPEC.md, measured by the same run.
     extra = []
     um, gm = lat(R, "namecache", "miss"), lat(R, "glibc dns → nsd", "miss")

@@ -9,13 +9,15 @@ Boots the bookworm tree scripts/deps.sh debootstrapped
 upper layer is a temporary folder) with `systemd-nspawn -b
 --private-network --keep-unit --register=no`: systemd as PID 1, no network
 but loopback, no machined.  Commands run inside with nsenter into PID 1's
-namespaces.  It installs the four .debs of DEBS_DIR and checks, as an
+namespaces.  It installs the .debs of DEBS_DIR and checks, as an
 administrator would see them: namecache first on the hosts line; the
 socket enabled and the service started by the first lookup, as _namecache;
 getent through NSS; the exposure score; a hosts edit seen; `systemctl
 reload`; kill -9 and the restart; the watchdog (set to 3 s by a drop-in)
-restarting a daemon stopped by SIGSTOP while lookups fall through; a purge
-that gives nsswitch.conf back byte for byte.  Then stops the container.
+restarting a daemon stopped by SIGSTOP while lookups fall through;
+namecache-nscd (issue 13): glibc's nscd socket socket-activated, lookups
+answered through it, none lost across `systemctl restart`; a purge that
+gives nsswitch.conf back byte for byte.  Then stops the container.
 
 Nothing touches the host's /etc: the container's files are the overlay's.
 Exit 0, 1 (a check failed), 77 (no container tree: run scripts/deps.sh).
@@ -168,7 +170,8 @@ def checks_in(c, debs):
     c.sh("echo 'nameserver 127.0.0.1' > /etc/resolv.conf; "
          "echo '127.0.0.1 localhost' > /etc/hosts; echo '192.0.2.44 ctr.test' >> /etc/hosts")
     r = c.sh("dpkg -i /root/debs/*.deb", timeout=300)
-    if not check(r.returncode == 0, "dpkg -i of the four packages", r.stdout[-1500:] + r.stderr[-1500:]):
+    if not check(r.returncode == 0, "dpkg -i of the %d packages" % len(debs),
+                 r.stdout[-1500:] + r.stderr[-1500:]):
         return
     line = [ln for ln in c.sh("cat /etc/nsswitch.conf").stdout.splitlines()
             if ln.startswith("hosts:")]
@@ -197,6 +200,7 @@ def checks_in(c, debs):
     score = [ln for ln in r.stdout.splitlines() if "Overall exposure level" in ln]
     check(score and float(score[0].split(":")[1].split()[0]) <= 1.3,
           "exposure %s" % (score[0].split(":")[1].strip() if score else "?"), r.stdout[-500:])
+    nscd_checks(c)
     # A hosts edit, seen by lookups within a second.
     c.sh("echo '192.0.2.45 edited.test' >> /etc/hosts")
     took = wait_for(lambda: c.run("getent", "hosts", "edited.test").returncode == 0, 5)
@@ -232,13 +236,59 @@ def checks_in(c, debs):
     check(r.returncode == 0, "answering again after the watchdog restart", r.stderr)
     c.sh("rm -rf /etc/systemd/system/namecached.service.d; systemctl daemon-reload")
     # Purge: nsswitch.conf as it was, byte for byte; the user and units gone.
-    r = c.sh("dpkg --purge libnamecache-dev libnss-namecache namecache libnamecache0",
-             timeout=120)
+    r = c.sh("dpkg --purge namecache-nscd libnamecache-dev libnss-namecache namecache "
+             "libnamecache0", timeout=120)
     check(r.returncode == 0, "dpkg --purge", r.stdout[-800:] + r.stderr[-800:])
     after = c.sh("cat /etc/nsswitch.conf").stdout
     check(after == before, "nsswitch.conf restored byte for byte", (before, after))
     r = c.run("systemctl", "is-active", "namecached.socket")
     check(r.stdout.strip() != "active", "the socket gone with the package", r.stdout)
+
+
+def nscd_json(c, what):
+    import json
+    r = c.run("namecachectl", "--json", what)
+    return json.loads(r.stdout) if r.returncode == 0 else {}
+
+
+def nscd_checks(c):
+    """namecache-nscd: the socket systemd holds at /run/nscd/socket, passed to
+    the daemon as "nscd"; glibc's client answered through it; a restart
+    that loses no lookup (they wait on systemd's sockets)."""
+    r = c.run("systemctl", "is-active", "namecache-nscd.socket")
+    check(r.stdout.strip() == "active", "namecache-nscd.socket listening", r.stdout + r.stderr)
+    st = nscd_json(c, "status")
+    check(st.get("nscd_socket") == "/run/nscd/socket" and
+          st.get("nscd_socket_activated") == "yes",
+          "the daemon answers glibc's nscd socket, passed by systemd",
+          {k: v for k, v in st.items() if k.startswith("nscd")})
+    # A name only the daemon knows: its own hosts file, not /etc/hosts.
+    c.sh("echo '192.0.2.77 donly.test' > /etc/namecache/hosts && "
+         "echo 'hosts_file = /etc/namecache/hosts' >> /etc/namecache/namecached.conf && "
+         "systemctl restart namecached.service")
+    n0 = nscd_json(c, "statistics").get("nscd_requests_getai", 0)
+    r = c.run("getent", "ahosts", "donly.test")
+    st = nscd_json(c, "statistics")
+    check(r.returncode == 0 and "192.0.2.77" in r.stdout and
+          st.get("nscd_requests_getai", 0) > n0,
+          "getent ahosts through glibc's nscd client (GETAI %d -> %d)" %
+          (n0, st.get("nscd_requests_getai", 0)), r.stdout + r.stderr)
+    # Lookups every 20 ms across a restart: each waits on the socket systemd
+    # holds, none fails.
+    loop = ("n=0; f=0; end=$(($(date +%s) + 4)); while [ $(date +%s) -lt $end ]; do "
+            "n=$((n+1)); getent ahosts donly.test >/dev/null || f=$((f+1)); sleep 0.02; "
+            "done; echo $n $f")
+    p = subprocess.Popen(["nsenter", "-t", str(c.pid1), "-m", "-u", "-i", "-n", "-p", "-r",
+                          "-w", "--", "sh", "-c", loop], stdout=subprocess.PIPE, text=True)
+    time.sleep(1)
+    c.run("systemctl", "restart", "namecached.service")
+    time.sleep(0.5)
+    c.run("systemctl", "kill", "-s", "KILL", "namecached.service")
+    out = p.communicate(timeout=60)[0].split()
+    n, f = (int(out[0]), int(out[1])) if len(out) == 2 else (0, -1)
+    check(n > 20 and f == 0, "%d lookups across a restart and a kill -9: %d failed" % (n, f))
+    c.sh("sed -i '/^hosts_file = \\/etc\\/namecache\\/hosts$/d' "
+         "/etc/namecache/namecached.conf && systemctl restart namecached.service")
 
 
 def main():
