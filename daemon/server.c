@@ -896,7 +896,7 @@ server_activated_path(const struct server *srv, char *buf, size_t len)
 	if (!srv->activated)
 		return -ENOTSOCK;
 	memset(&sun, 0, sizeof(sun));
-	if (getsockname(SD_LISTEN_FDS_START, (struct sockaddr *)&sun, &sl) < 0)
+	if (getsockname(srv->lfd, (struct sockaddr *)&sun, &sl) < 0)
 		return -errno;
 	if (sl <= offsetof(struct sockaddr_un, sun_path) || sun.sun_path[0] == '\0')
 		return -EADDRNOTAVAIL;	/* unnamed or abstract: no folder */

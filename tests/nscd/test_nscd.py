@@ -558,6 +558,51 @@ def restart_keeps_the_mapping(env):
     assert ok > n / 2, (n, ok)
 
 
+def pipelined(d, names, family=0):
+    frames = [nclib.name_req(n, family=family, fid=i + 1) for i, n in enumerate(names)]
+    with nclib.connect(d, timeout=30) as s:
+        s.sendall(b"".join(frames))
+        for _ in frames:
+            assert nclib.read_frame(s) is not None
+
+
+@test
+def compaction_under_readers(env):
+    """A database at its largest (shared_size_mb = 1) fills with records
+    that expire; the next ones make it compact, then start anew, while
+    glibc's client reads it in another process: every answer it gets is
+    right."""
+    fs = dnsenv.FaultServer()
+    env.servers.append(fs)
+    fs.set_default("nxdomain", soa=True, soa_ttl=1, minimum=1)
+    d = env.daemon(upstream="127.0.0.1:%d" % fs.port, line="files dns",
+                   conf="shared_size_mb = 1\nnscd_reloads = 0\n")
+    code = ("import socket, time\n"
+            "end = time.monotonic() + 8; n = bad = 0\n"
+            "while time.monotonic() < end:\n"
+            "    n += 1\n"
+            "    try:\n"
+            "        a = sorted(set(x[4][0] for x in socket.getaddrinfo('DaemonHosts.example', 80)))\n"
+            "        bad += a != ['192.0.2.210', '2001:db8::210']\n"
+            "    except socket.gaierror:\n"
+            "        bad += 1\n"
+            "print(n, bad)\n")
+    p = subprocess.Popen([PYTHON, "-c", code], stdout=subprocess.PIPE, text=True)
+    for rnd in range(6):
+        # 3000 negative records (TTL 1), and the reader's name again.
+        pipelined(d, ["n%d-%d.gone.example" % (rnd, i) for i in range(3000)])
+        pipelined(d, ["DaemonHosts.example"])
+        time.sleep(1.1)
+    n, bad = map(int, p.communicate(timeout=30)[0].split())
+    st = stats(d)
+    print("reader: %d lookups, %d wrong; database: %d compactions, %d full, %d swept, "
+          "%d published, longest sweep %d us" % (n, bad, st["nscd_compactions"], st["nscd_full"],
+                                                 st["nscd_swept"], st["nscd_published"],
+                                                 st["nscd_sweep_max_usec"]))
+    assert bad == 0 and n > 100, (n, bad)
+    assert st["nscd_compactions"] >= 1, st
+
+
 @test
 def faults(env):
     name = "daemonhosts.example"

@@ -129,6 +129,25 @@ class Churn:
             pass        # the daemon is restarting
         self.count("bursts of 1500 spellings")
 
+    def burst_hosts(self):
+        """For the nscd database: 3000 spellings of hosts names, AF_UNSPEC.
+        Hosts answers last until the file changes, and glibc's keys are
+        exact, so each is a record that stays: the database grows."""
+        frames = []
+        for fid in range(1, 3001):
+            name = "".join(c.upper() if self.rnd.random() < 0.5 else c
+                           for c in "h%d.hosts.test" % self.rnd.randrange(NHOSTS))
+            frames.append(nclib.name_req(name, family=0, fid=fid))
+        try:
+            with nclib.connect(self.d, timeout=10) as s:
+                s.sendall(b"".join(frames))
+                for _ in frames:
+                    if nclib.read_frame(s) is None:
+                        break
+        except OSError:
+            pass
+        self.count("bursts of 3000 hosts spellings")
+
     def flush(self):
         self.ctl("flush-caches")
         self.count("flush-caches")
@@ -218,6 +237,10 @@ def main():
             actions = [churn.query, churn.flush, churn.rename_hosts, churn.query,
                        churn.invalidate, churn.append_hosts, churn.sighup, churn.query,
                        churn.burst]
+            if args.nscd:
+                actions += [churn.burst_hosts] * 2
+                churn.burst_hosts()
+                churn.burst_hosts()
             deadline = time.monotonic() + args.seconds - 1
             n = 0
             while time.monotonic() < deadline:
