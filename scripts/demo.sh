@@ -98,11 +98,42 @@ demo() {
 	$ctl show-cache
 	say namecachectl statistics
 	$ctl statistics
+	[ "$(id -u)" = 0 ] && nscd_demo
 	printf '\nnamecached keeps running: edit /etc/hosts and query again, or press Ctrl-C.\n'
 	printf 'In another shell:  %s query NAME\n' "$ctl"
 	if [ "$once" = 1 ]; then
 		kill -TERM "$daemon_pid"
 	fi
+}
+
+# glibc's nscd path: a second daemon on glibc's nscd socket, in a private
+# mount namespace (a tmpfs over /run, so the socket is the demo's; an
+# nsswitch.conf saying only "hosts: files"). A plain getent, with no -s,
+# then finds www.demo.example, which only namecached knows.
+nscd_demo() {
+	local ns=$run/nscd
+	mkdir -p "$ns"
+	printf 'hosts: files\n' > "$ns/nsswitch.conf"
+	printf '\n\033[1m%s\033[0m\n' "# glibc's nscd path (the namecache-nscd package), in a private mount namespace:"
+	unshare -m --propagation private -- sh -c '
+		run=$1 ns=$2 port=$3 top=$4 modules=$5
+		mount -t tmpfs tmpfs /run && mkdir /run/nscd || exit 1
+		mount --bind "$ns/nsswitch.conf" /etc/nsswitch.conf
+		LD_LIBRARY_PATH=$modules "$top/build/daemon/namecached" --config /dev/null --socket "$ns/socket" \
+			--hosts-file /etc/hosts --nsswitch-conf "$run/nsswitch.conf" \
+			--resolv-conf "$run/resolv.conf" --upstream "127.0.0.1:$port" \
+			--nscd-socket /run/nscd/socket --log-level warning &
+		pid=$!
+		for _ in $(seq 100); do [ -S /run/nscd/socket ] && break; sleep 0.05; done
+		say() { printf "\n\033[1m\$ %s\033[0m\n" "$*"; }
+		say "getent ahosts www.demo.example     # glibc asks the nscd socket first: no NSS, no -s"
+		getent ahosts www.demo.example
+		say "getent ahosts www.demo.example     # again: read from the mapped database, no system call"
+		getent ahosts www.demo.example
+		say "namecachectl statistics | grep -i nscd"
+		"$top/build/cli/namecachectl" --socket "$ns/socket" statistics | grep -i "nscd" | grep -v " 0$"
+		kill -TERM $pid; wait $pid
+	' sh "$run" "$ns" "$port" "$top" "$modules" || true
 }
 
 echo "Starting namecached on $sock with /etc/hosts, the hosts line \"$line\","

@@ -578,7 +578,7 @@ def compaction_under_readers(env):
     d = env.daemon(upstream="127.0.0.1:%d" % fs.port, line="files dns",
                    conf="shared_size_mb = 1\nnscd_reloads = 0\n")
     code = ("import socket, time\n"
-            "end = time.monotonic() + 8; n = bad = 0\n"
+            "end = time.monotonic() + 6; n = bad = 0\n"
             "while time.monotonic() < end:\n"
             "    n += 1\n"
             "    try:\n"
@@ -588,9 +588,11 @@ def compaction_under_readers(env):
             "        bad += 1\n"
             "print(n, bad)\n")
     p = subprocess.Popen([PYTHON, "-c", code], stdout=subprocess.PIPE, text=True)
-    for rnd in range(6):
-        # 3000 negative records (TTL 1), and the reader's name again.
-        pipelined(d, ["n%d-%d.gone.example" % (rnd, i) for i in range(3000)])
+    pad = "x" * 60 + "." + "y" * 60
+    for rnd in range(4):
+        # 2000 negative records of about 300 bytes (TTL 1; long names make
+        # the 1 MiB fill with fewer upstream queries), and the reader's name.
+        pipelined(d, ["n%d-%d.%s.gone.example" % (rnd, i, pad) for i in range(2000)])
         pipelined(d, ["DaemonHosts.example"])
         time.sleep(1.1)
     n, bad = map(int, p.communicate(timeout=30)[0].split())
