@@ -257,10 +257,9 @@ config_set(struct config *c, const char *key, const char *value, char **ret_err)
 	}
 	switch (k->kind) {
 	case K_OPTPATH:
-		if (value[0] == '\0')
-			break;
-		/* FALLTHROUGH */
 	case K_PATH:
+		if (k->kind == K_OPTPATH && value[0] == '\0')
+			break;
 		if (value[0] != '/') {
 			*ret_err = fmt("%s: '%s' is not an absolute path", key, value);
 			return -EINVAL;

@@ -315,6 +315,12 @@ conn_queue_raw(struct conn *c, const void *frame, size_t len)
 	size_t		 need = c->out_len + len, cap;
 	uint8_t		*p;
 
+	if (len == 0) {			/* nothing to say: just close, if closing */
+		if (!c->dispatching)
+			conn_flush(c);
+		return;
+	}
+
 	if (need > SERVER_OUT_MAX) {
 		if (c->dispatching)
 			c->closing = true;	/* conn_process drops it */

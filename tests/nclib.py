@@ -69,7 +69,7 @@ class Daemon:
 
     def __init__(self, build, tmp, hosts_text="127.0.0.1 localhost\n", conf_text="",
                  args=(), resolv=None, upstream=None,
-                 nsswitch_text="hosts: files dns\n", env=None):
+                 nsswitch_text="hosts: files dns\n", env=None, prefix=()):
         self.build = build
         self.tmp = tmp
         self.sock = os.path.join(tmp, "sock")
@@ -89,6 +89,7 @@ class Daemon:
         with open(self.conf, "w") as f:
             f.write(conf_text or "")
         self.args = list(args)
+        self.prefix = list(prefix)      # e.g. nsenter into a network namespace
         self.proc = None
         self.logf = None
         self.dns = None
@@ -109,20 +110,26 @@ class Daemon:
             upstream = ["--upstream", self.upstream or "127.0.0.1:%d" % self.dns.port]
         self.logf = open(self.log, "ab")
         self.proc = subprocess.Popen(
-            valgrind_prefix() +
+            self.prefix + valgrind_prefix() +
             [os.path.join(self.build, "daemon", "namecached"), "--config", self.conf,
              "--socket", self.sock, "--hosts-file", self.hosts,
              "--resolv-conf", self.resolv, "--nsswitch-conf", self.nsswitch] +
             upstream + self.args,
             stdout=self.logf, stderr=self.logf, env=self.env)
         if wait:
+            # Ready when its socket answers, and its nscd socket if it has one
+            # (made after the first).
+            socks = [self.sock]
+            if "--nscd-socket" in self.args:
+                socks.append(self.args[self.args.index("--nscd-socket") + 1])
             deadline = time.monotonic() + (30 if valgrind_prefix() else 5)
             while time.monotonic() < deadline:
                 if self.proc.poll() is not None:
                     raise AssertionError("daemon exited: %s" % self.read_log())
                 try:
-                    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-                        s.connect(self.sock)
+                    for path in socks:
+                        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                            s.connect(path)
                     return self
                 except OSError:
                     time.sleep(0.01)
@@ -337,6 +344,11 @@ def run_tests(tests, make_env, prefix, set_build, argv=None):
                     if rc != 0:
                         raise AssertionError("daemon exit status %s: %s" %
                                              (rc, d.read_log()[-3000:]))
+                # UBSan reports and goes on: its report is a failure here.
+                for d in env.daemons:
+                    if "runtime error:" in d.read_log():
+                        raise AssertionError("UndefinedBehaviorSanitizer: %s" % "\n".join(
+                            l for l in d.read_log().splitlines() if "runtime error:" in l))
                 print("ok   %s (%.2f s)" % (fn.__name__, time.monotonic() - t0))
             except Exception:
                 failed += 1

@@ -34,7 +34,8 @@ SPEC_KEYS = ["socket", "hosts_file", "resolv_conf", "upstream", "cache_size", "m
              "max_ttl", "negative_max_ttl", "failure_ttl", "serve_stale", "prefetch",
              "shared", "max_clients", "admin_group", "log_level", "shared_size_mb",
              "idle_timeout", "nsswitch_conf", "nss_workers", "nss_timeout",
-             "nss_positive_ttl", "nss_negative_ttl", "cache_size_mb", "max_fetches"]
+             "nss_positive_ttl", "nss_negative_ttl", "cache_size_mb", "max_fetches",
+             "nscd_socket", "nscd_reloads"]
 
 
 def test(fn):
