@@ -250,6 +250,7 @@ namecache_strerror(int error)
 	case NAMECACHE_ERR_INVAL:	return "invalid argument";
 	case NAMECACHE_ERR_NOMEM:	return "out of memory";
 	case NAMECACHE_ERR_NOSOURCE:	return proto_status_str(PROTO_UNAVAIL);
+	case NAMECACHE_ERR_MISS:	return "not in the shared cache";
 	}
 	return "unknown error";
 }

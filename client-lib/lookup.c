@@ -71,6 +71,11 @@ lookup(uint8_t kind, uint8_t family, const void *key, size_t key_len,
 		if (r == 0 || hit.status != PROTO_OK)
 			goto done;
 	}
+	/* A binding answering on its event loop's thread: never block there. */
+	if (flags & NAMECACHE_SHARED_ONLY) {
+		r = NAMECACHE_ERR_MISS;
+		goto done;
+	}
 	pool_follow(path);
 	r = ncc_pool_call_until(path, req, (size_t)req_len, deadline, true, &rep);
 	if (r < 0) {
@@ -85,6 +90,14 @@ done:
 	return r;
 }
 
+static bool
+flags_ok(unsigned flags)
+{
+	return !(flags & ~(NAMECACHE_NO_SHARED | NAMECACHE_SHARED_ONLY)) &&
+	    (flags & (NAMECACHE_NO_SHARED | NAMECACHE_SHARED_ONLY)) !=
+	    (NAMECACHE_NO_SHARED | NAMECACHE_SHARED_ONLY);
+}
+
 NC_EXPORT int
 namecache_lookup_name(const char *name, int family, unsigned flags,
     int timeout_ms, struct namecache_result **ret_result)
@@ -93,7 +106,7 @@ namecache_lookup_name(const char *name, int family, unsigned flags,
 	struct proto_wr	w;
 	int		pf = nc_proto_family(family);
 
-	if (name == NULL || ret_result == NULL || pf < 0 || (flags & ~NAMECACHE_NO_SHARED))
+	if (name == NULL || ret_result == NULL || pf < 0 || !flags_ok(flags))
 		return NAMECACHE_ERR_INVAL;
 	if (proto_name_check(name, strlen(name), NULL) < 0)
 		return NAMECACHE_ERR_BADNAME;
@@ -110,7 +123,7 @@ namecache_lookup_addr(int family, const void *addr, unsigned flags,
 	struct proto_wr	w;
 	int		pf = nc_proto_family(family);
 
-	if (addr == NULL || ret_result == NULL || (flags & ~NAMECACHE_NO_SHARED) ||
+	if (addr == NULL || ret_result == NULL || !flags_ok(flags) ||
 	    (pf != PROTO_AF_INET && pf != PROTO_AF_INET6))
 		return NAMECACHE_ERR_INVAL;
 	proto_wr_init(&w, buf, sizeof(buf));

@@ -51,6 +51,8 @@ enum namecache_error {
 	NAMECACHE_ERR_NOMEM		= -15,	/* out of memory */
 	NAMECACHE_ERR_NOSOURCE		= -16,	/* every source on the hosts line
 						   was unavailable (final) */
+	NAMECACHE_ERR_MISS		= -17,	/* NAMECACHE_SHARED_ONLY: not in the
+						   shared cache (ask the daemon) */
 };
 
 /* A sentence for a code.  Static storage: never freed, never changes. */
@@ -104,6 +106,8 @@ void	namecache_result_free(struct namecache_result *result);
 
 /* Flags for lookups. */
 #define NAMECACHE_NO_SHARED	0x1u	/* skip the shared cache: always ask the daemon */
+#define NAMECACHE_SHARED_ONLY	0x2u	/* the shared cache alone, never the socket:
+					   a miss is NAMECACHE_ERR_MISS */
 
 /* timeout_ms of 0 or less means NAMECACHE_TIMEOUT_DEFAULT. */
 #define NAMECACHE_TIMEOUT_DEFAULT	15000

@@ -424,6 +424,47 @@ blocking_dns_then_shared(void **state)
 	namecache_result_free(r);
 }
 
+/*
+ * NAMECACHE_SHARED_ONLY: the shared segment alone, as a binding asks on its
+ * event loop's thread; a miss is NAMECACHE_ERR_MISS and never reaches the
+ * daemon, even when there is none.
+ */
+static void
+shared_only(void **state)
+{
+	struct namecache_result	*r = NULL;
+	char			 name[64], want[32], buf[64];
+	uint64_t		 before;
+
+	ok_name(150, name, sizeof(name));
+	ok_addr(150, want, sizeof(want));
+	before = stat_value("lookups_name");
+	assert_int_equal(namecache_lookup_name(name, AF_INET, NAMECACHE_SHARED_ONLY, 1000, &r),
+	    NAMECACHE_ERR_MISS);
+	assert_null(r);
+	assert_int_equal(stat_value("lookups_name"), before);
+	assert_string_equal(namecache_strerror(NAMECACHE_ERR_MISS), "not in the shared cache");
+	assert_int_equal(namecache_lookup_name(name, AF_INET,
+	    NAMECACHE_SHARED_ONLY | NAMECACHE_NO_SHARED, 1000, &r), NAMECACHE_ERR_INVAL);
+	/* Asked once over the socket, it is published; then no request at all. */
+	assert_true(shared_hit(name, AF_INET, &r));
+	namecache_result_free(r);
+	before = stat_value("lookups_name");
+	assert_int_equal(namecache_lookup_name(name, AF_INET, NAMECACHE_SHARED_ONLY, 1000, &r), 0);
+	assert_string_equal(addr0(r, buf, sizeof(buf)), want);
+	assert_int_equal(r->source, NAMECACHE_SOURCE_CACHE);
+	namecache_result_free(r);
+	assert_int_equal(stat_value("lookups_name"), before);
+	/* Another family of it is not published yet: a miss, not a wait. */
+	assert_int_equal(namecache_lookup_name(name, AF_INET6, NAMECACHE_SHARED_ONLY, 1000, &r),
+	    NAMECACHE_ERR_MISS);
+	/* Nobody at the path: a miss still (no connect is tried). */
+	setenv("NAMECACHE_SOCKET", none_path, 1);
+	assert_int_equal(namecache_lookup_name(name, AF_INET, NAMECACHE_SHARED_ONLY, 1000, &r),
+	    NAMECACHE_ERR_MISS);
+	setenv("NAMECACHE_SOCKET", sock_path, 1);
+}
+
 /* --- every error code ------------------------------------------------------ */
 
 static int
@@ -579,9 +620,9 @@ errors_from_a_fake(void **state)
 		namecache_free(ctx);
 		fake_stop(pid);
 	}
-	for (i = 0; i < 17; i++)
+	for (i = 0; i < 18; i++)
 		assert_string_not_equal(namecache_strerror(-(int)i), "unknown error");
-	assert_string_equal(namecache_strerror(-17), "unknown error");
+	assert_string_equal(namecache_strerror(-18), "unknown error");
 }
 
 /* A daemon that accepts and never answers. */
@@ -984,6 +1025,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(blocking_hosts),
 		cmocka_unit_test(blocking_dns_then_shared),
+		cmocka_unit_test(shared_only),
 		cmocka_unit_test(errors_from_the_daemon),
 		cmocka_unit_test(errors_of_the_caller),
 		cmocka_unit_test(errors_without_a_daemon),
