@@ -110,15 +110,14 @@ class Churn:
         self.ctl("query", *names)
         self.count("queries")
 
-    def burst(self):
-        """Many spellings of cached DNS names at once, pipelined: each is a new
-        record (DNS answers match as spelled), so probe windows fill and the
-        segment starts anew while readers read it."""
+    def spellings(self, pattern, n, count, upper, family):
+        """n random-case spellings of pattern % a random index below count,
+        asked pipelined on one connection (a restarting daemon may cut it)."""
         frames = []
-        for fid in range(1, 1501):
-            name = "".join(c.upper() if self.rnd.random() < 0.3 else c
-                           for c in "d%d.dns.test" % self.rnd.randrange(NDNS))
-            frames.append(nclib.name_req(name, family=4, fid=fid))
+        for fid in range(1, n + 1):
+            name = "".join(c.upper() if self.rnd.random() < upper else c
+                           for c in pattern % self.rnd.randrange(count))
+            frames.append(nclib.name_req(name, family=family, fid=fid))
         try:
             with nclib.connect(self.d, timeout=10) as s:
                 s.sendall(b"".join(frames))
@@ -127,25 +126,19 @@ class Churn:
                         break
         except OSError:
             pass        # the daemon is restarting
+
+    def burst(self):
+        """Many spellings of cached DNS names at once, pipelined: each is a new
+        record (DNS answers match as spelled), so probe windows fill and the
+        segment starts anew while readers read it."""
+        self.spellings("d%d.dns.test", 1500, NDNS, 0.3, 4)
         self.count("bursts of 1500 spellings")
 
     def burst_hosts(self):
         """For the nscd database: 3000 spellings of hosts names, AF_UNSPEC.
         Hosts answers last until the file changes, and glibc's keys are
         exact, so each is a record that stays: the database grows."""
-        frames = []
-        for fid in range(1, 3001):
-            name = "".join(c.upper() if self.rnd.random() < 0.5 else c
-                           for c in "h%d.hosts.test" % self.rnd.randrange(NHOSTS))
-            frames.append(nclib.name_req(name, family=0, fid=fid))
-        try:
-            with nclib.connect(self.d, timeout=10) as s:
-                s.sendall(b"".join(frames))
-                for _ in frames:
-                    if nclib.read_frame(s) is None:
-                        break
-        except OSError:
-            pass
+        self.spellings("h%d.hosts.test", 3000, NHOSTS, 0.5, 0)
         self.count("bursts of 3000 hosts spellings")
 
     def flush(self):
