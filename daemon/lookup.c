@@ -1260,6 +1260,23 @@ step_module(struct walk *wk, int mod)
 	uint32_t	 kind = module_kind(mod, wk->what, wk->family);
 	int		 r;
 
+	if (nsspool_missing(lk->env.nss, mod)) {
+		/*
+		 * A module that does not load says UNAVAIL, as in glibc, and
+		 * will say it again: no call, and it does not stop the walk's
+		 * answer from being published (the line's next change starts
+		 * anew).
+		 */
+		memset(&st, 0, sizeof(st));
+		st.nsw = NSW_UNAVAIL;
+		st.status = PROTO_UNAVAIL;
+		st.herrno = NETDB_INTERNAL;
+		st.err = EBUSY;
+		st.expires = SHM_FOREVER;
+		st.ttl_full = UINT32_MAX;
+		walk_step_done(wk, &st);
+		return;
+	}
 	module_key(wk, key, sizeof(key));
 	cache_lookup(lk->cache, key, kind, &hit);
 	if (hit.state == CACHE_FRESH || hit.state == CACHE_REFRESH) {

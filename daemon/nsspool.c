@@ -761,6 +761,21 @@ nsspool_module(struct nsspool *p, const char *name)
 	return (int)p->nmods++;
 }
 
+bool
+nsspool_missing(struct nsspool *p, int id)
+{
+	struct module	*m;
+	bool		 missing;
+
+	if (id < 0 || (unsigned)id >= p->nmods)
+		return false;
+	m = &p->mods[id];
+	pthread_mutex_lock(&m->lock);
+	missing = m->state == -1;
+	pthread_mutex_unlock(&m->lock);
+	return missing;
+}
+
 const char *
 nsspool_module_name(const struct nsspool *p, int id)
 {

@@ -55,6 +55,11 @@ void	nsspool_configure(struct nsspool *, unsigned workers, unsigned timeout_ms);
 int	nsspool_module(struct nsspool *, const char *name);
 /* Borrowed, valid until nsspool_free(). */
 const char *nsspool_module_name(const struct nsspool *, int id);
+/*
+ * Whether module id was tried and does not load (dlopen or its symbols):
+ * it answers UNAVAIL from then on, so a walk need not send it a call.
+ */
+bool	nsspool_missing(struct nsspool *, int id);
 
 /*
  * Asks module id, as glibc's getaddrinfo, gethostbyname2_r and

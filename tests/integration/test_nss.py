@@ -374,6 +374,16 @@ def missing_module_and_empty_line(env):
     assert r.returncode == 2, r
     s = d.ctl_json("statistics")
     assert s["nss_nosuchmodule_unavail"] >= 1, s
+    # Once it is known not to load, it is not called again, and the rest of
+    # the line's answers are published as any others.
+    assert d.stop() == 0
+    env.daemons.remove(d)
+    d = env.daemon("nosuchmodule files")
+    for _ in range(3):
+        r = ask(d, "hostsonly"); assert r[0] == 0, r
+    s = d.ctl_json("statistics")
+    assert s["nss_nosuchmodule_calls"] == 1, s
+    assert s["shared_published"] >= 1, s
 
 
 def main():
