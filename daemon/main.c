@@ -391,6 +391,7 @@ reload(void)
 		nsspool_configure(daemon_ctx.nss, c->nss_workers, c->nss_timeout * 1000);
 		lookup_set_nss_ttls(daemon_ctx.lookup, c->nss_positive_ttl,
 		    c->nss_negative_ttl);
+		nscdsrv_configure(daemon_ctx.nscd, c->nscd_reloads);
 		lookup_set_max_fetches(daemon_ctx.lookup, c->max_fetches);
 		if (strcmp(c->nsswitch_conf, old->nsswitch_conf) != 0)
 			nsswitch_watch();

@@ -341,7 +341,7 @@ nscdsrv_new(struct daemon *d, const char *path, const char *map_path,
 		*ret_err = errf("cannot create the hosts database", map_path, errno);
 		goto fail;
 	}
-	nscdmap_set_refresh(ns->map, refresh, ns, d->config->nscd_reloads);
+	nscdsrv_configure(ns, d->config->nscd_reloads);
 	lookup_set_nscdmap(d->lookup, ns->map);
 	server_set_max_clients(ns->server, d->config->max_clients);
 	if ((r = server_listen(ns->server, path, ret_err)) < 0) {
@@ -378,6 +378,13 @@ struct nscdmap *
 nscdsrv_map(struct nscdsrv *ns)
 {
 	return ns ? ns->map : NULL;
+}
+
+void
+nscdsrv_configure(struct nscdsrv *ns, unsigned reloads)
+{
+	if (ns && ns->map)
+		nscdmap_set_refresh(ns->map, refresh, ns, reloads);
 }
 
 void
