@@ -1383,6 +1383,42 @@ walk_new(struct lookup *lk, struct server_req *req, int what, uint8_t family)
 	return wk;
 }
 
+/* A walk of (name, family), published under the name as given. */
+static struct walk *
+walk_name(struct lookup *lk, struct server_req *req, uint8_t family,
+    const char *name, size_t len)
+{
+	struct walk *wk;
+
+	if (len == 0 || len > PROTO_NAME_MAX + 1 ||
+	    (wk = walk_new(lk, req, W_NAME, family)) == NULL)
+		return NULL;
+	memcpy(wk->name, name, len);
+	wk->name[len] = '\0';
+	wk->name_len = len;
+	wk->pk.kind = SHM_NAME;
+	wk->pk.family = family;
+	wk->pk.len = len;
+	memcpy(wk->pk.key, name, len);
+	return wk;
+}
+
+/* A walk of an address (4 or 16 bytes, as family says), published under it. */
+static struct walk *
+walk_addr(struct lookup *lk, struct server_req *req, uint8_t family, const void *addr)
+{
+	struct walk *wk;
+
+	if ((wk = walk_new(lk, req, W_ADDR, family)) == NULL)
+		return NULL;
+	wk->pk.len = family == PROTO_AF_INET ? 4 : 16;
+	memcpy(wk->addr, addr, wk->pk.len);
+	wk->pk.kind = SHM_ADDR;
+	wk->pk.family = family;
+	memcpy(wk->pk.key, addr, wk->pk.len);
+	return wk;
+}
+
 /*
  * Walks again, with nobody waiting, every published key a refreshed
  * fetch answers: (name, its family and AF_UNSPEC) for A or AAAA, the
@@ -1399,14 +1435,8 @@ republish(struct lookup *lk, const struct fetch *f)
 	if (lk->shm == NULL && lk->nmap == NULL)
 		return;
 	if (f->mode == ANSWER_PTR) {
-		if ((wk = walk_new(lk, NULL, W_ADDR, f->family)) == NULL)
-			return;
-		memcpy(wk->addr, f->addr, f->family == PROTO_AF_INET ? 4 : 16);
-		wk->pk.kind = SHM_ADDR;
-		wk->pk.family = f->family;
-		wk->pk.len = f->family == PROTO_AF_INET ? 4 : 16;
-		memcpy(wk->pk.key, f->addr, wk->pk.len);
-		walk_run(wk);
+		if ((wk = walk_addr(lk, NULL, f->family, f->addr)) != NULL)
+			walk_run(wk);
 		return;
 	}
 	if (f->mode != ANSWER_ADDR)
@@ -1414,16 +1444,8 @@ republish(struct lookup *lk, const struct fetch *f)
 	fams[n++] = f->qtype == DNS_T_A ? PROTO_AF_INET : PROTO_AF_INET6;
 	fams[n++] = PROTO_AF_UNSPEC;
 	for (i = 0; i < n; i++) {
-		size_t len = strlen(f->key);
-
-		if ((wk = walk_new(lk, NULL, W_NAME, fams[i])) == NULL)
+		if ((wk = walk_name(lk, NULL, fams[i], f->key, strlen(f->key))) == NULL)
 			return;
-		memcpy(wk->name, f->key, len + 1);
-		wk->name_len = len;
-		wk->pk.kind = SHM_NAME;
-		wk->pk.family = fams[i];
-		wk->pk.len = len;
-		memcpy(wk->pk.key, f->key, len);
 		lk->env.stats->republished++;
 		walk_run(wk);
 	}
@@ -1435,15 +1457,8 @@ lookup_name(struct lookup *lk, struct server_req *req,
 {
 	struct walk *wk;
 
-	if ((wk = walk_new(lk, req, W_NAME, q->family)) == NULL)
-		return;
-	memcpy(wk->name, q->name, q->name_len + 1);
-	wk->name_len = q->name_len;
-	wk->pk.kind = SHM_NAME;
-	wk->pk.family = q->family;
-	wk->pk.len = q->name_len;
-	memcpy(wk->pk.key, q->name, q->name_len);
-	walk_run(wk);
+	if ((wk = walk_name(lk, req, q->family, q->name, q->name_len)) != NULL)
+		walk_run(wk);
 }
 
 void
@@ -1452,14 +1467,8 @@ lookup_addr(struct lookup *lk, struct server_req *req,
 {
 	struct walk *wk;
 
-	if ((wk = walk_new(lk, req, W_ADDR, q->family)) == NULL)
-		return;
-	memcpy(wk->addr, q->addr, q->family == PROTO_AF_INET ? 4 : 16);
-	wk->pk.kind = SHM_ADDR;
-	wk->pk.family = q->family;
-	wk->pk.len = q->family == PROTO_AF_INET ? 4 : 16;
-	memcpy(wk->pk.key, q->addr, wk->pk.len);
-	walk_run(wk);
+	if ((wk = walk_addr(lk, req, q->family, q->addr)) != NULL)
+		walk_run(wk);
 }
 
 void
@@ -1467,16 +1476,8 @@ lookup_refresh_name(struct lookup *lk, uint8_t family, const char *name, size_t 
 {
 	struct walk *wk;
 
-	if (len == 0 || len > PROTO_NAME_MAX + 1 ||
-	    (wk = walk_new(lk, NULL, W_NAME, family)) == NULL)
+	if ((wk = walk_name(lk, NULL, family, name, len)) == NULL)
 		return;
-	memcpy(wk->name, name, len);
-	wk->name[len] = '\0';
-	wk->name_len = len;
-	wk->pk.kind = SHM_NAME;
-	wk->pk.family = family;
-	wk->pk.len = len;
-	memcpy(wk->pk.key, name, len);
 	lk->force_refresh = true;
 	walk_run(wk);
 	lk->force_refresh = false;
@@ -1487,13 +1488,8 @@ lookup_refresh_addr(struct lookup *lk, uint8_t family, const void *addr)
 {
 	struct walk *wk;
 
-	if ((wk = walk_new(lk, NULL, W_ADDR, family)) == NULL)
+	if ((wk = walk_addr(lk, NULL, family, addr)) == NULL)
 		return;
-	wk->pk.len = family == PROTO_AF_INET ? 4 : 16;
-	memcpy(wk->addr, addr, wk->pk.len);
-	wk->pk.kind = SHM_ADDR;
-	wk->pk.family = family;
-	memcpy(wk->pk.key, addr, wk->pk.len);
 	lk->force_refresh = true;
 	walk_run(wk);
 	lk->force_refresh = false;
