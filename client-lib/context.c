@@ -57,6 +57,7 @@
 #include "proto.h"
 #include "shared.h"
 #include "shmfmt.h"
+#include "sort.h"
 
 #define NBUCKETS	1024		/* ids are sequential: an even spread */
 #define IBUF_MIN	4096
@@ -74,6 +75,7 @@ struct namecache_query {
 	int			 state;		/* enum q_state */
 	int			 what;		/* enum q_what */
 	int			 tries;
+	unsigned		 flags;		/* NAMECACHE_SORT: sort before delivery */
 	int			 error;		/* when ready */
 	int			 sys_errno;	/* when ready: behind the error */
 	namecache_callback	*cb;		/* W_LOOKUP */
@@ -524,6 +526,12 @@ deliver(struct namecache *ctx)
 		nc_ctx_set_reason(ctx, q->body, q->body_len);
 		res = q->result;
 		q->result = NULL;
+		if (res && (q->flags & NAMECACHE_SORT) &&
+		    nc_sort(res->addresses, res->naddresses) < 0) {
+			namecache_result_free(res);
+			res = NULL;
+			q->error = NAMECACHE_ERR_NOMEM;
+		}
 		ctx->running = q;
 		q->cb(ctx, q, q->error, res, q->arg);
 		ctx->running = NULL;
@@ -648,6 +656,12 @@ submit(struct namecache *ctx, uint8_t kind, uint8_t family, const void *key,
 		r = hit.status == PROTO_OK ? nc_result_decode(hit.body, hit.body_len,
 		    hit.ttl_left, &res) : nc_status_error(hit.status);
 		ncc_shared_release(&hit);
+		if (r == 0 && (flags & NAMECACHE_SORT) &&
+		    nc_sort(res->addresses, res->naddresses) < 0) {
+			namecache_result_free(res);
+			res = NULL;
+			r = NAMECACHE_ERR_NOMEM;
+		}
 		if (r == 0 || hit.status != PROTO_OK) {
 			if (ret_query)
 				*ret_query = NULL;
@@ -659,6 +673,7 @@ submit(struct namecache *ctx, uint8_t kind, uint8_t family, const void *key,
 	if ((r = enqueue(ctx, req, (size_t)req_len, timeout_ms, &q)) < 0)
 		return r;
 	q->what = W_LOOKUP;
+	q->flags = flags;
 	q->cb = cb;
 	q->arg = arg;
 	if (ret_query)
@@ -676,8 +691,10 @@ namecache_submit_name(struct namecache *ctx, const char *name, int family,
 	int		pf = nc_proto_family(family), saved = errno, r;
 
 	if (ctx == NULL || name == NULL || callback == NULL || pf < 0 ||
-	    (flags & ~NAMECACHE_NO_SHARED))
+	    (flags & ~(NAMECACHE_NO_SHARED | NAMECACHE_SORT | NAMECACHE_ADDRCONFIG)))
 		return NAMECACHE_ERR_INVAL;
+	if ((flags & NAMECACHE_ADDRCONFIG) && (pf = nc_addrconfig_family(pf)) < 0)
+		return pf;
 	if (proto_name_check(name, strlen(name), NULL) < 0)
 		return NAMECACHE_ERR_BADNAME;
 	proto_wr_init(&w, buf, sizeof(buf));
@@ -698,7 +715,8 @@ namecache_submit_addr(struct namecache *ctx, int family, const void *addr,
 	int		pf = nc_proto_family(family), saved = errno, r;
 
 	if (ctx == NULL || addr == NULL || callback == NULL ||
-	    (pf != PROTO_AF_INET && pf != PROTO_AF_INET6) || (flags & ~NAMECACHE_NO_SHARED))
+	    (pf != PROTO_AF_INET && pf != PROTO_AF_INET6) ||
+	    (flags & ~(NAMECACHE_NO_SHARED | NAMECACHE_SORT)))
 		return NAMECACHE_ERR_INVAL;
 	proto_wr_init(&w, buf, sizeof(buf));
 	r = submit(ctx, SHM_ADDR, (uint8_t)pf, addr, pf == PROTO_AF_INET ? 4 : 16, flags,

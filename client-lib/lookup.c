@@ -17,6 +17,7 @@
 #include "proto.h"
 #include "shared.h"
 #include "shmfmt.h"
+#include "sort.h"
 
 /* -errno from the client core as a NAMECACHE_ERR_* code. */
 static int
@@ -86,6 +87,12 @@ lookup(uint8_t kind, uint8_t family, const void *key, size_t key_len,
 	    ret_result) : nc_status_error(rep.hdr.status);
 	ncc_reply_free(&rep);
 done:
+	if (r == 0 && (flags & NAMECACHE_SORT) &&
+	    nc_sort((*ret_result)->addresses, (*ret_result)->naddresses) < 0) {
+		namecache_result_free(*ret_result);
+		*ret_result = NULL;
+		r = NAMECACHE_ERR_NOMEM;
+	}
 	errno = saved;
 	return r;
 }
@@ -93,7 +100,8 @@ done:
 static bool
 flags_ok(unsigned flags)
 {
-	return !(flags & ~(NAMECACHE_NO_SHARED | NAMECACHE_SHARED_ONLY)) &&
+	return !(flags & ~(NAMECACHE_NO_SHARED | NAMECACHE_SHARED_ONLY |
+	    NAMECACHE_SORT | NAMECACHE_ADDRCONFIG)) &&
 	    (flags & (NAMECACHE_NO_SHARED | NAMECACHE_SHARED_ONLY)) !=
 	    (NAMECACHE_NO_SHARED | NAMECACHE_SHARED_ONLY);
 }
@@ -108,6 +116,8 @@ namecache_lookup_name(const char *name, int family, unsigned flags,
 
 	if (name == NULL || ret_result == NULL || pf < 0 || !flags_ok(flags))
 		return NAMECACHE_ERR_INVAL;
+	if ((flags & NAMECACHE_ADDRCONFIG) && (pf = nc_addrconfig_family(pf)) < 0)
+		return pf;
 	if (proto_name_check(name, strlen(name), NULL) < 0)
 		return NAMECACHE_ERR_BADNAME;
 	proto_wr_init(&w, buf, sizeof(buf));
@@ -130,6 +140,28 @@ namecache_lookup_addr(int family, const void *addr, unsigned flags,
 	return lookup(SHM_ADDR, (uint8_t)pf, addr, pf == PROTO_AF_INET ? 4 : 16, flags,
 	    timeout_ms, buf, proto_lookup_addr_encode(&w, ncc_next_id(), (uint8_t)pf,
 	    addr), ret_result);
+}
+
+NC_EXPORT int
+namecache_sort_addresses(struct namecache_address *addresses, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		if (addresses[i].family != AF_INET && addresses[i].family != AF_INET6)
+			return NAMECACHE_ERR_INVAL;
+	return nc_sort(addresses, count) < 0 ? NAMECACHE_ERR_NOMEM : 0;
+}
+
+NC_EXPORT int
+namecache_addrconfig(int *ret_ipv4, int *ret_ipv6)
+{
+	bool v4, v6;
+
+	if (ret_ipv4 == NULL || ret_ipv6 == NULL)
+		return NAMECACHE_ERR_INVAL;
+	nc_addrconfig(&v4, &v6);
+	*ret_ipv4 = v4;
+	*ret_ipv6 = v6;
+	return 0;
 }
 
 NC_EXPORT const char *

@@ -391,6 +391,31 @@ out:
 	return r;
 }
 
+int
+ncc_shared_netstamp(const char *sockpath, uint64_t ret_key[2])
+{
+	const struct shm_header	*h;
+	struct map		*m;
+	char			 path[128];
+	int64_t			 now;
+	int			 saved = errno, r = 0;
+
+	if (shm_path(sockpath, path, sizeof(path)) < 0)
+		return 0;
+	pthread_once(&once, init_once);
+	now = now_ns();
+	if ((m = get(path, now)) == NULL)
+		goto out;
+	h = m->base;
+	ret_key[0] = h->generation;
+	ret_key[1] = __atomic_load_n(&h->netlink, __ATOMIC_ACQUIRE);
+	r = 1;
+	put(m);
+out:
+	errno = saved;
+	return r;
+}
+
 bool
 ncc_shared_hung(const char *sockpath, int64_t now_ms, struct ncc_beat_watch *w)
 {

@@ -66,6 +66,15 @@ struct ncc_beat_watch {
 };
 bool	ncc_shared_hung(const char *sockpath, int64_t now_ms, struct ncc_beat_watch *w);
 
+/*
+ * The key a client's cached source addresses are valid for: the live,
+ * beating segment's generation and netlink counter (the daemon bumps it on
+ * every address or route change).  1 with ret_key, or 0 when there is no
+ * such segment (then nothing can be cached).  No system call but the
+ * vDSO's clock; errno preserved.
+ */
+int	ncc_shared_netstamp(const char *sockpath, uint64_t ret_key[2]);
+
 struct proto_answer;
 int	ncc_shared_answer(const char *sockpath, uint8_t kind, uint8_t family,
 	    const void *key, size_t key_len, struct ncc_shared_hit *ret,

@@ -112,6 +112,7 @@ kv_statistics(struct daemon *d, struct proto_kv_wr *kw, void *arg)
 		proto_kv_u64(kw, "shared_reset_max_usec", ss.reset_max_usec);
 		proto_kv_u64(kw, "shared_resets_ahead", ss.resets_ahead);
 		proto_kv_u64(kw, "shared_reset_last_usec", ss.reset_last_usec);
+		proto_kv_u64(kw, "shared_netlink_changes", ss.netlink_changes);
 	}
 }
 

@@ -24,6 +24,7 @@
 #include "nsswitch.h"
 #include "resolver.h"
 #include "nscdmap.h"
+#include "netwatch.h"
 #include "nscdsrv.h"
 #include "shm.h"
 #include "shmfmt.h"
@@ -45,6 +46,7 @@ static bool		 notify_enabled;	/* NOTIFY_SOCKET is set */
 static bool		 watchdog_enabled;
 static struct event	*heartbeat_ev;
 static struct event	*nscd_tick_ev;
+static struct netwatch	*netwatch;
 
 static void
 usage(FILE *f)
@@ -260,6 +262,21 @@ static void
 nscd_tick_cb(evutil_socket_t fd, short what, void *arg)
 {
 	nscdsrv_tick(daemon_ctx.nscd, clock_ms(NULL));
+}
+
+/*
+ * An address or route changed: the counters clients key their cached
+ * source addresses on (RFC 6724 sorting: libnamecache's, and glibc's
+ * through the nscd mapping).
+ */
+static void
+netlink_changed(void *arg)
+{
+	(void)arg;
+	if (daemon_ctx.shm)
+		shm_netlink_changed(daemon_ctx.shm);
+	if (daemon_ctx.nscd)
+		nscdsrv_netlink_changed(daemon_ctx.nscd);
 }
 
 /*
@@ -645,6 +662,10 @@ main(int argc, char **argv)
 	}
 	if (shared_open() < 0 || nscd_open() < 0)
 		goto done;
+	if ((daemon_ctx.shm || daemon_ctx.nscd) &&
+	    (netwatch = netwatch_new(daemon_ctx.base, netlink_changed, NULL)) == NULL)
+		log_warning("no netlink socket (%s): clients redo their source "
+		    "address probes on every sort", strerror(errno));
 	hostsrc_on_change(daemon_ctx.hosts, hosts_changed, NULL);
 	notify_start();
 	log_info("namecached %s ready", NAMECACHE_VERSION);
@@ -668,6 +689,7 @@ done:
 		event_free(heartbeat_ev);
 	if (nscd_tick_ev)
 		event_free(nscd_tick_ev);
+	netwatch_free(netwatch);
 	/* Its readers go to the socket at once; the file stays for the next daemon. */
 	nscdsrv_free(daemon_ctx.nscd);
 	/* Retired, so readers go to the socket (and find nobody) at once. */

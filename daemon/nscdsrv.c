@@ -19,8 +19,6 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
-#include <linux/netlink.h>
-#include <linux/rtnetlink.h>
 
 #include <event2/event.h>
 
@@ -40,8 +38,6 @@ struct nscdsrv {
 	struct nscdmap		*map;
 	char			*path;
 	char			*map_path;
-	int			 nl_fd;
-	struct event		*nl_ev;
 	struct nscdsrv_stats	 st;
 };
 
@@ -241,44 +237,11 @@ dispatch(void *arg, struct server_req *req)
 }
 
 /* The netlink counter: every address or route change bumps it. */
-static void
-netlink_cb(evutil_socket_t fd, short what, void *arg)
+void
+nscdsrv_netlink_changed(struct nscdsrv *ns)
 {
-	struct nscdsrv	*ns = arg;
-	char		 buf[8192];
-	bool		 any = false;
-
-	while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
-		any = true;
-	if (any && ns->map) {
-		ns->st.netlink_changes++;
-		nscdmap_netlink_changed(ns->map);
-	}
-}
-
-static void
-netlink_open(struct nscdsrv *ns)
-{
-	struct sockaddr_nl snl = {
-		.nl_family = AF_NETLINK,
-		.nl_groups = RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR |
-		    RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE | RTMGRP_IPV6_PREFIX,
-	};
-
-	ns->nl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
-	    NETLINK_ROUTE);
-	if (ns->nl_fd < 0 || bind(ns->nl_fd, (struct sockaddr *)&snl, sizeof(snl)) < 0) {
-		log_warning("nscd: no netlink socket (%s): readers redo their "
-		    "address dump on every sort", strerror(errno));
-		if (ns->nl_fd >= 0)
-			close(ns->nl_fd);
-		ns->nl_fd = -1;
-		return;
-	}
-	ns->nl_ev = event_new(ns->d->base, ns->nl_fd, EV_READ | EV_PERSIST,
-	    netlink_cb, ns);
-	if (ns->nl_ev)
-		event_add(ns->nl_ev, NULL);
+	ns->st.netlink_changes++;
+	nscdmap_netlink_changed(ns->map);
 }
 
 /* The sweeper's refresh: the lookup walked again, nobody waiting. */
@@ -326,7 +289,6 @@ nscdsrv_new(struct daemon *d, const char *path, const char *map_path,
 	if (ns == NULL)
 		return NULL;
 	ns->d = d;
-	ns->nl_fd = -1;
 	ns->path = strdup(path ? path : "");
 	ns->map_path = strdup(map_path);
 	ns->server = server_new_nscd(d->base, &d->stats, dispatch, xlate, ns);
@@ -349,7 +311,6 @@ nscdsrv_new(struct daemon *d, const char *path, const char *map_path,
 			*ret_err = errf("cannot listen on", path, -r);
 		goto fail;
 	}
-	netlink_open(ns);
 	log_info("nscd: answering glibc's nscd client; hosts database %s", map_path);
 	return ns;
 fail:
@@ -365,10 +326,6 @@ nscdsrv_free(struct nscdsrv *ns)
 	/* (the daemon frees its lookup first: nothing publishes here now) */
 	nscdmap_close(ns->map);
 	server_free(ns->server);
-	if (ns->nl_ev)
-		event_free(ns->nl_ev);
-	if (ns->nl_fd >= 0)
-		close(ns->nl_fd);
 	free(ns->path);
 	free(ns->map_path);
 	free(ns);

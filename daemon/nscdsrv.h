@@ -34,6 +34,8 @@ void	 nscdsrv_free(struct nscdsrv *);
 struct nscdmap *nscdsrv_map(struct nscdsrv *);
 /* Once a second, on the daemon's clock (ms). */
 void	 nscdsrv_tick(struct nscdsrv *, int64_t now);
+/* An address or route changed: bumps the mapping's netlink counter. */
+void	 nscdsrv_netlink_changed(struct nscdsrv *);
 /* A reload's nscd_reloads; NULL is a no-op. */
 void	 nscdsrv_configure(struct nscdsrv *, unsigned reloads);
 void	 nscdsrv_status(struct nscdsrv *, struct proto_kv_wr *);

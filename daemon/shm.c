@@ -553,6 +553,14 @@ shm_heartbeat(struct shm *s, int64_t ns)
 }
 
 void
+shm_netlink_changed(struct shm *s)
+{
+	s->stats.netlink_changes++;
+	if (s->base && !s->dead)
+		__atomic_add_fetch(&hdr(s)->netlink, 1, __ATOMIC_RELEASE);
+}
+
+void
 shm_get_stats(const struct shm *s, struct shm_stats *ret)
 {
 	*ret = s->stats;

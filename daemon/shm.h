@@ -22,6 +22,7 @@ struct shm_stats {
 	uint64_t	reset_max_usec;	/* the longest reset on the loop */
 	uint64_t	resets_ahead;	/* resets that installed a segment made ahead */
 	uint64_t	reset_last_usec;
+	uint64_t	netlink_changes;	/* counter bumps (address, route changes) */
 };
 
 /*
@@ -80,6 +81,13 @@ int	 shm_reset(struct shm *);
 
 /* Stamps the heartbeat readers check. */
 void	 shm_heartbeat(struct shm *, int64_t now_ns);
+
+/*
+ * An address or route changed: bumps the segment's netlink counter, so
+ * that clients probe their source addresses again.  A new segment starts
+ * at 0 with a new generation, which clients take as a change too.
+ */
+void	 shm_netlink_changed(struct shm *);
 
 void	 shm_get_stats(const struct shm *, struct shm_stats *ret);
 

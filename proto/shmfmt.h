@@ -73,7 +73,11 @@ struct shm_header {
 	uint64_t	data_size;
 	int64_t		heartbeat_ns;	/* CLOCK_MONOTONIC; atomic */
 	uint64_t	key[2];		/* SipHash key of this segment */
-	uint8_t		reserved[SHM_HEADER_SIZE - 88];
+	uint64_t	netlink;	/* bumped on every address or route
+					   change; atomic.  With generation,
+					   the key of a client's cached
+					   source addresses (RFC 6724) */
+	uint8_t		reserved[SHM_HEADER_SIZE - 96];
 };
 
 struct shm_rec {

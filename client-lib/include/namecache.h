@@ -108,6 +108,12 @@ void	namecache_result_free(struct namecache_result *result);
 #define NAMECACHE_NO_SHARED	0x1u	/* skip the shared cache: always ask the daemon */
 #define NAMECACHE_SHARED_ONLY	0x2u	/* the shared cache alone, never the socket:
 					   a miss is NAMECACHE_ERR_MISS */
+#define NAMECACHE_SORT		0x4u	/* addresses in getaddrinfo's order: RFC 6724
+					   with /etc/gai.conf, as glibc sorts them
+					   (see namecache_sort_addresses()) */
+#define NAMECACHE_ADDRCONFIG	0x8u	/* names only: as AI_ADDRCONFIG, only the
+					   families the host has an address of
+					   (see namecache_addrconfig()) */
 
 /* timeout_ms of 0 or less means NAMECACHE_TIMEOUT_DEFAULT. */
 #define NAMECACHE_TIMEOUT_DEFAULT	15000
@@ -132,6 +138,27 @@ int	namecache_lookup_name(const char *name, int family, unsigned flags,
  */
 int	namecache_lookup_addr(int family, const void *addr, unsigned flags,
 	    int timeout_ms, struct namecache_result **ret_result);
+
+/*
+ * Sorts count addresses into the order glibc's getaddrinfo would give them
+ * (RFC 6724's destination address selection, glibc's tables and quirks,
+ * /etc/gai.conf read once, or on every sort with "reload yes").  The
+ * source address each destination would use is asked of the kernel (a
+ * UDP connect) and cached, with the host's address list, for as long as
+ * the daemon's shared segment says no address or route changed; with no
+ * daemon, every sort asks anew, as getaddrinfo does.  Ties keep the given
+ * order.  Thread-safe; errno preserved.  Returns 0, NAMECACHE_ERR_INVAL
+ * (a family that is neither AF_INET nor AF_INET6), or NAMECACHE_ERR_NOMEM.
+ */
+int	namecache_sort_addresses(struct namecache_address *addresses, size_t count);
+
+/*
+ * AI_ADDRCONFIG's test, as glibc makes it: *ret_ipv4 is 1 when the host
+ * has an IPv4 address other than 127.0.0.1, *ret_ipv6 when it has an IPv6
+ * address other than ::1 (both 1 when the kernel cannot be asked).  Cached
+ * as namecache_sort_addresses() caches.  Returns 0 or NAMECACHE_ERR_INVAL.
+ */
+int	namecache_addrconfig(int *ret_ipv4, int *ret_ipv6);
 
 /*
  * The socket path the library uses when given none: $NAMECACHE_SOCKET

@@ -1,0 +1,983 @@
+/* SPDX-License-Identifier: MIT */
+/* client-lib/sort.c - getaddrinfo's order: RFC 6724 as glibc sorts, /etc/gai.conf, AI_ADDRCONFIG. */
+
+/*
+ * The daemon answers in the order the hosts line's sources gave; glibc's
+ * getaddrinfo then sorts by destination address selection (RFC 3484's
+ * rules, RFC 6724's numbering), and that depends on the caller's own
+ * source addresses, so it is done here, in the caller.  The rules, their
+ * tables and /etc/gai.conf's syntax follow glibc 2.36 (Debian 12), quirks
+ * included, so that a sorted result is in exactly getaddrinfo's order:
+ *
+ *   - the source of each destination is what a UDP connect() to it
+ *     picks (rule 1: none, unusable); its flags (deprecated, home),
+ *     prefix length and interface come from an RTM_GETADDR dump, which,
+ *     as glibc's __check_pf, is kept only when the host has an IPv6
+ *     address other than ::1;
+ *   - rule 9's IPv4 netmask for a prefix length of 0 is all ones (glibc
+ *     shifts a 32-bit value by 32; x86-64 and arm64 shift by 0);
+ *   - the merge sort is glibc's msort: the same halves, the same ties.
+ *
+ * What glibc redoes on every call is cached: the dump, and each
+ * destination's source.  The cache is keyed on the daemon's shared
+ * segment (its generation and netlink counter, bumped on every address or
+ * route change); with no live segment there is no key, and every sort
+ * probes anew, as glibc does.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <net/if.h>
+#include <net/if_arp.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+#include "client.h"
+#include "proto.h"
+#include "shared.h"
+#include "sort.h"
+
+#ifndef NC_GAICONF_PATH
+#define NC_GAICONF_PATH	"/etc/gai.conf"
+#endif
+
+/* --- the tables: built in, or /etc/gai.conf's ---------------------------- */
+
+struct prefix_ent {
+	uint8_t		addr[16];
+	unsigned	bits;
+	int		val;
+};
+
+struct scope_ent {
+	uint32_t	addr;		/* network order */
+	uint32_t	mask;		/* network order */
+	int		val;
+};
+
+#define P6(...) { __VA_ARGS__ }
+static const struct prefix_ent default_labels[] = {
+	{ P6(0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1), 128, 0 },
+	{ P6(0x20,0x02), 16, 2 },
+	{ P6(0), 96, 3 },
+	{ P6(0,0,0,0,0,0,0,0,0,0,0xff,0xff), 96, 4 },
+	/* glibc: site-local and ULA apart, as they are never NATed */
+	{ P6(0xfe,0xc0), 10, 5 },
+	{ P6(0xfc), 7, 6 },
+	{ P6(0x20,0x01), 32, 7 },	/* Teredo */
+	{ P6(0), 0, 1 },
+};
+
+static const struct prefix_ent default_precedence[] = {
+	{ P6(0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1), 128, 50 },
+	{ P6(0x20,0x02), 16, 30 },
+	{ P6(0), 96, 20 },
+	{ P6(0,0,0,0,0,0,0,0,0,0,0xff,0xff), 96, 10 },
+	{ P6(0), 0, 40 },
+};
+
+/* Network order, written out byte by byte. */
+#define NET4(a, b, c, d) ((uint32_t)(a) | (uint32_t)(b) << 8 | \
+	(uint32_t)(c) << 16 | (uint32_t)(d) << 24)
+static const struct scope_ent default_scopes[] = {
+	{ NET4(169, 254, 0, 0), NET4(255, 255, 0, 0), 2 },
+	{ NET4(127, 0, 0, 0), NET4(255, 0, 0, 0), 2 },
+	{ 0, 0, 14 },
+};
+
+struct tables {
+	const struct prefix_ent	*labels;
+	const struct prefix_ent	*precedence;
+	const struct scope_ent	*scopes;
+	bool			 reload;	/* "reload yes" */
+	bool			 loaded;
+	struct timespec		 mtime;
+};
+
+static pthread_mutex_t	lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t	once = PTHREAD_ONCE_INIT;
+
+/* A fork while another thread sorted: the child's lock is free. */
+static void
+atfork_child(void)
+{
+	pthread_mutex_init(&lock, NULL);
+}
+
+static void
+init_once(void)
+{
+	pthread_atfork(NULL, NULL, atfork_child);
+}
+static struct tables	tab = {
+	default_labels, default_precedence, default_scopes, false, false, { 0, 0 }
+};
+
+static bool
+decimal(const char *s, unsigned long *ret)
+{
+	char		*end;
+	unsigned long	 v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (end == s || *end != '\0' || (v == ULONG_MAX && errno == ERANGE))
+		return false;
+	*ret = v;
+	return true;
+}
+
+/* A list being read, in file order. */
+struct plist {
+	struct prefix_ent	*v;
+	size_t			 n, cap;
+	bool			 has_zero;	/* a /0 entry was given */
+};
+
+struct slist {
+	struct scope_ent	*v;
+	size_t			 n, cap;
+	bool			 has_zero;
+};
+
+static bool
+grow(void **v, size_t *cap, size_t n, size_t size)
+{
+	void *nv;
+
+	if (n < *cap)
+		return true;
+	if ((nv = realloc(*v, (*cap ? *cap * 2 : 8) * size)) == NULL)
+		return false;
+	*v = nv;
+	*cap = *cap ? *cap * 2 : 8;
+	return true;
+}
+
+/* "label" and "precedence": PREFIX[/BITS] VALUE; a bad line is ignored. */
+static bool
+add_prefix(struct plist *l, char *v1, const char *v2)
+{
+	struct in6_addr	 a;
+	unsigned long	 bits = 128, val;
+	char		*slash = strchr(v1, '/');
+
+	if (slash)
+		*slash++ = '\0';
+	if (inet_pton(AF_INET6, v1, &a) != 1 ||
+	    (slash && !decimal(slash, &bits)) || bits > 128 ||
+	    !decimal(v2, &val) || val > INT_MAX)
+		return true;
+	if (!grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)))
+		return false;
+	memcpy(l->v[l->n].addr, &a, 16);
+	l->v[l->n].bits = (unsigned)bits;
+	l->v[l->n].val = (int)val;
+	l->n++;
+	l->has_zero |= bits == 0;
+	return true;
+}
+
+static bool
+add_scope(struct slist *l, uint32_t addr, unsigned long bits, unsigned long val)
+{
+	uint32_t mask;
+
+	if (!grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)))
+		return false;
+	/* bits is 96 to 128: 96 is /0; glibc's shift by 32 - n, in 32 bits */
+	mask = bits == 96 ? 0 : htonl(0xffffffffu << ((128 - bits) & 31));
+	l->v[l->n].mask = mask;
+	l->v[l->n].addr = addr & mask;
+	l->v[l->n].val = (int)val;
+	l->n++;
+	l->has_zero |= bits == 96;
+	return true;
+}
+
+/* "scopev4": an IPv4 or v4-mapped prefix, and a scope. */
+static bool
+add_scopev4(struct slist *l, char *v1, const char *v2)
+{
+	struct in6_addr	 a6;
+	struct in_addr	 a4;
+	unsigned long	 bits, val;
+	char		*slash = strchr(v1, '/');
+
+	if (slash)
+		*slash++ = '\0';
+	if (inet_pton(AF_INET6, v1, &a6) == 1) {
+		bits = 128;
+		if (IN6_IS_ADDR_V4MAPPED(&a6) && (!slash || decimal(slash, &bits)) &&
+		    bits >= 96 && bits <= 128 && decimal(v2, &val) && val <= INT_MAX) {
+			uint32_t w;
+
+			memcpy(&w, a6.s6_addr + 12, 4);
+			return add_scope(l, w, bits, val);
+		}
+		return true;
+	}
+	bits = 32;
+	if (inet_pton(AF_INET, v1, &a4) == 1 && (!slash || decimal(slash, &bits)) &&
+	    bits <= 32 && decimal(v2, &val) && val <= INT_MAX)
+		return add_scope(l, a4.s_addr, bits + 96, val);
+	return true;
+}
+
+/* Most specific first; equal ones keep file order (glibc's stable qsort). */
+static void
+psort(struct prefix_ent *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct prefix_ent e = v[i];
+		size_t j = i;
+
+		for (; j > 0 && v[j - 1].bits < e.bits; j--)
+			v[j] = v[j - 1];
+		v[j] = e;
+	}
+}
+
+/* glibc compares the network-order masks as numbers: so do we. */
+static void
+ssort(struct scope_ent *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct scope_ent e = v[i];
+		size_t j = i;
+
+		for (; j > 0 && v[j - 1].mask < e.mask; j--)
+			v[j] = v[j - 1];
+		v[j] = e;
+	}
+}
+
+static void
+tables_free(struct tables *t)
+{
+	if (t->labels != default_labels)
+		free((void *)t->labels);
+	if (t->precedence != default_precedence)
+		free((void *)t->precedence);
+	if (t->scopes != default_scopes)
+		free((void *)t->scopes);
+	t->labels = default_labels;
+	t->precedence = default_precedence;
+	t->scopes = default_scopes;
+}
+
+/* Reads /etc/gai.conf as glibc's gaiconf_init does.  Under lock. */
+static void
+tables_load(void)
+{
+	struct plist	 labels = { 0 }, prec = { 0 };
+	struct slist	 scopes = { 0 };
+	struct stat	 st;
+	char		*line = NULL;
+	size_t		 cap = 0;
+	FILE		*fp;
+	bool		 ok = true, reload = tab.reload;
+
+	tab.loaded = true;
+	if ((fp = fopen(NC_GAICONF_PATH, "rce")) == NULL || fstat(fileno(fp), &st) < 0) {
+		if (fp)
+			fclose(fp);
+		tables_free(&tab);
+		return;
+	}
+	while (ok && getline(&line, &cap, fp) > 0) {
+		char *cp = strchr(line, '#'), *cmd, *v1, *v2;
+
+		if (cp)
+			*cp = '\0';
+		for (cp = line; isspace((unsigned char)*cp); cp++)
+			;
+		cmd = cp;
+		while (*cp && !isspace((unsigned char)*cp))
+			cp++;
+		if (*cp)
+			*cp++ = '\0';
+		while (isspace((unsigned char)*cp))
+			cp++;
+		v1 = cp;
+		while (*cp && !isspace((unsigned char)*cp))
+			cp++;
+		if (*cp)
+			*cp++ = '\0';
+		while (isspace((unsigned char)*cp))
+			cp++;
+		v2 = cp;
+		while (*cp && !isspace((unsigned char)*cp))
+			cp++;
+		*cp = '\0';
+		if (strcmp(cmd, "label") == 0)
+			ok = add_prefix(&labels, v1, v2);
+		else if (strcmp(cmd, "precedence") == 0)
+			ok = add_prefix(&prec, v1, v2);
+		else if (strcmp(cmd, "scopev4") == 0)
+			ok = add_scopev4(&scopes, v1, v2);
+		else if (strcmp(cmd, "reload") == 0)
+			reload = strcmp(v1, "yes") == 0;
+	}
+	free(line);
+	fclose(fp);
+	tab.reload = reload;
+	/* Each list ends with its catch-all, unless the file gave one. */
+	if (ok && labels.n && !labels.has_zero && (ok = grow((void **)&labels.v,
+	    &labels.cap, labels.n, sizeof(*labels.v))))
+		labels.v[labels.n++] = (struct prefix_ent){ { 0 }, 0, 1 };
+	if (ok && prec.n && !prec.has_zero && (ok = grow((void **)&prec.v,
+	    &prec.cap, prec.n, sizeof(*prec.v))))
+		prec.v[prec.n++] = (struct prefix_ent){ { 0 }, 0, 40 };
+	if (ok && scopes.n && !scopes.has_zero && (ok = grow((void **)&scopes.v,
+	    &scopes.cap, scopes.n, sizeof(*scopes.v))))
+		scopes.v[scopes.n++] = (struct scope_ent){ 0, 0, 14 };
+	tables_free(&tab);
+	if (!ok) {
+		/* out of memory: the built-in tables, as glibc */
+		free(labels.v);
+		free(prec.v);
+		free(scopes.v);
+		return;
+	}
+	if (labels.n) {
+		psort(labels.v, labels.n);
+		tab.labels = labels.v;
+	}
+	if (prec.n) {
+		psort(prec.v, prec.n);
+		tab.precedence = prec.v;
+	}
+	if (scopes.n) {
+		ssort(scopes.v, scopes.n);
+		tab.scopes = scopes.v;
+	}
+	tab.mtime = st.st_mtim;
+}
+
+/* Once per process, and again when "reload yes" and the file changed. */
+static void
+tables_check(void)
+{
+	struct stat st;
+
+	if (!tab.loaded)
+		tables_load();
+	else if (tab.reload && (stat(NC_GAICONF_PATH, &st) < 0 ||
+	    st.st_mtim.tv_sec != tab.mtime.tv_sec ||
+	    st.st_mtim.tv_nsec != tab.mtime.tv_nsec))
+		tables_load();
+}
+
+/* --- the rules' functions ----------------------------------------------- */
+
+/* An address as glibc's tables see it: IPv4 as v4-mapped. */
+static void
+as_v6(const struct namecache_address *a, uint8_t out[16])
+{
+	if (a->family == AF_INET) {
+		memset(out, 0, 10);
+		out[10] = out[11] = 0xff;
+		memcpy(out + 12, a->addr.bytes, 4);
+	} else
+		memcpy(out, a->addr.bytes, 16);
+}
+
+static int
+match_prefix(const struct namecache_address *a, const struct prefix_ent *list)
+{
+	uint8_t v[16];
+
+	as_v6(a, v);
+	for (size_t i = 0; ; i++) {
+		unsigned	bits = list[i].bits, k = 0;
+
+		while (bits >= 8 && list[i].addr[k] == v[k]) {
+			k++;
+			bits -= 8;
+		}
+		if (bits < 8 && ((list[i].addr[k] ^ v[k]) & (0xff00 >> bits)) == 0)
+			return list[i].val;
+		/* the /0 entry at the end always matches */
+	}
+}
+
+static int
+get_scope(const struct namecache_address *a)
+{
+	if (a->family == AF_INET6) {
+		const uint8_t *b = a->addr.bytes;
+
+		if (b[0] == 0xff)
+			return b[1] & 0xf;
+		if ((b[0] == 0xfe && (b[1] & 0xc0) == 0x80) ||
+		    IN6_IS_ADDR_LOOPBACK((const struct in6_addr *)(const void *)b))
+			return 2;
+		if (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0)
+			return 5;
+		return 14;
+	}
+	if (a->family == AF_INET) {
+		uint32_t w;
+
+		memcpy(&w, a->addr.bytes, 4);
+		for (size_t i = 0; ; i++)
+			if ((w & tab.scopes[i].mask) == tab.scopes[i].addr)
+				return tab.scopes[i].val;
+	}
+	return 15;
+}
+
+/* glibc's fls: the leading zero bits of a 32-bit value (32 for 0). */
+static int
+lead0(uint32_t v)
+{
+	return v ? __builtin_clz(v) : 32;
+}
+
+/* --- the interfaces: RTM_GETADDR, as __check_pf --------------------------- */
+
+struct ifa {
+	uint8_t		addr[16];	/* IPv4 as v4-mapped */
+	uint8_t		flags;		/* NC_SRC_* */
+	uint8_t		prefixlen;
+	uint32_t	index;
+};
+
+#define NC_SRC_DEPRECATED	1
+#define NC_SRC_HOME		2
+
+struct ifinfo {
+	bool		 seen4, seen6;
+	struct ifa	*v;		/* NULL unless seen6, as glibc */
+	size_t		 n;
+};
+
+static int
+ifa_cmp(const void *a, const void *b)
+{
+	return memcmp(((const struct ifa *)a)->addr, ((const struct ifa *)b)->addr, 16);
+}
+
+/* 0, or -1 when the dump failed (glibc then assumes both families). */
+static int
+ifinfo_dump(struct ifinfo *out)
+{
+	struct {
+		struct nlmsghdr	nlh;
+		struct rtgenmsg	g;
+		char		pad[3];
+	} req = {
+		.nlh = { .nlmsg_len = sizeof(req), .nlmsg_type = RTM_GETADDR,
+		    .nlmsg_flags = NLM_F_ROOT | NLM_F_MATCH | NLM_F_REQUEST, .nlmsg_seq = 1 },
+		.g = { .rtgen_family = AF_UNSPEC },
+	};
+	struct sockaddr_nl	 nl = { .nl_family = AF_NETLINK };
+	socklen_t		 nl_len = sizeof(nl);
+	struct ifinfo		 r = { 0 };
+	size_t			 cap = 0;
+	uint32_t		 pid;
+	char			 buf[8192];
+	bool			 done = false;
+	int			 fd;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&nl, sizeof(nl)) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&nl, &nl_len) < 0)
+		goto fail;
+	pid = nl.nl_pid;
+	memset(&nl, 0, sizeof(nl));
+	nl.nl_family = AF_NETLINK;
+	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&nl, sizeof(nl)) < 0)
+		goto fail;
+	while (!done) {
+		struct iovec	 iov = { buf, sizeof(buf) };
+		struct msghdr	 msg = { .msg_name = &nl, .msg_namelen = sizeof(nl),
+		    .msg_iov = &iov, .msg_iovlen = 1 };
+		ssize_t		 len = recvmsg(fd, &msg, 0);
+		struct nlmsghdr	*h;
+
+		if (len < 0 && errno == EINTR)
+			continue;
+		if (len <= 0 || (msg.msg_flags & MSG_TRUNC))
+			goto fail;
+		for (h = (struct nlmsghdr *)(void *)buf; NLMSG_OK(h, (size_t)len);
+		    h = NLMSG_NEXT(h, len)) {
+			struct ifaddrmsg	*ifm;
+			struct rtattr		*rta;
+			const void		*local = NULL, *address = NULL;
+			size_t			 alen;
+
+			if (nl.nl_pid != 0 || h->nlmsg_pid != pid || h->nlmsg_seq != 1)
+				continue;
+			if (h->nlmsg_type == NLMSG_DONE) {
+				done = true;
+				break;
+			}
+			if (h->nlmsg_type == NLMSG_ERROR)
+				goto fail;
+			if (h->nlmsg_type != RTM_NEWADDR ||
+			    h->nlmsg_len < NLMSG_LENGTH(sizeof(*ifm)))
+				continue;
+			ifm = NLMSG_DATA(h);
+			if (ifm->ifa_family != AF_INET && ifm->ifa_family != AF_INET6)
+				continue;
+			alen = h->nlmsg_len - NLMSG_LENGTH(sizeof(*ifm));
+			for (rta = IFA_RTA(ifm); RTA_OK(rta, alen); rta = RTA_NEXT(rta, alen)) {
+				size_t need = ifm->ifa_family == AF_INET ? 4 : 16;
+
+				if (RTA_PAYLOAD(rta) < need)
+					continue;
+				if (rta->rta_type == IFA_LOCAL)
+					local = RTA_DATA(rta);
+				else if (rta->rta_type == IFA_ADDRESS) {
+					address = RTA_DATA(rta);
+					break;
+				}
+			}
+			if (address == NULL)
+				address = local;
+			if (address == NULL)
+				continue;	/* glibc would read garbage: no such message */
+			if (!grow((void **)&r.v, &cap, r.n, sizeof(*r.v)))
+				goto fail;
+			if (ifm->ifa_family == AF_INET) {
+				static const uint8_t lo[4] = { 127, 0, 0, 1 };
+
+				if (memcmp(address, lo, 4) != 0)
+					r.seen4 = true;
+				memset(r.v[r.n].addr, 0, 10);
+				r.v[r.n].addr[10] = r.v[r.n].addr[11] = 0xff;
+				memcpy(r.v[r.n].addr + 12, address, 4);
+			} else {
+				if (!IN6_IS_ADDR_LOOPBACK((const struct in6_addr *)address))
+					r.seen6 = true;
+				memcpy(r.v[r.n].addr, address, 16);
+			}
+			r.v[r.n].flags = (ifm->ifa_flags & (IFA_F_DEPRECATED | IFA_F_OPTIMISTIC) ?
+			    NC_SRC_DEPRECATED : 0) | (ifm->ifa_flags & IFA_F_HOMEADDRESS ?
+			    NC_SRC_HOME : 0);
+			r.v[r.n].prefixlen = ifm->ifa_prefixlen;
+			r.v[r.n].index = ifm->ifa_index;
+			r.n++;
+		}
+	}
+	close(fd);
+	if (!r.seen6) {
+		free(r.v);
+		r.v = NULL;
+		r.n = 0;
+	} else
+		qsort(r.v, r.n, sizeof(*r.v), ifa_cmp);
+	*out = r;
+	return 0;
+fail:
+	close(fd);
+	free(r.v);
+	return -1;
+}
+
+/* --- the cache ----------------------------------------------------------- */
+
+struct src {
+	uint8_t		dst[16];
+	uint8_t		dst_family;	/* 0: empty */
+	bool		got;		/* a source: the destination is reachable */
+	struct namecache_address src_addr;
+	uint8_t		flags;
+	uint8_t		prefixlen;
+	uint32_t	index;		/* 0xffffffff: not known */
+	int8_t		native;		/* -1: not asked yet */
+};
+
+#define NSRC	128
+
+static struct {
+	bool		have_key;	/* the cache is valid for key */
+	uint64_t	key[2];
+	bool		have_if;
+	struct ifinfo	ifs;
+	struct src	srcs[NSRC];
+	uint64_t	probes;		/* connects made (tests) */
+	uint64_t	dumps;
+} cache;
+
+static void
+cache_drop(void)
+{
+	free(cache.ifs.v);
+	cache.ifs = (struct ifinfo){ 0 };
+	cache.have_if = false;
+	for (size_t i = 0; i < NSRC; i++)
+		cache.srcs[i].dst_family = 0;
+}
+
+/*
+ * Keeps the cache if the daemon's segment says nothing changed.  Returns
+ * whether entries may be kept after this sort.  Under lock.
+ */
+static bool
+cache_check(void)
+{
+	uint64_t key[2];
+
+	if (!ncc_shared_netstamp(ncc_socket_path(), key)) {
+		if (cache.have_key)
+			cache_drop();
+		cache.have_key = false;
+		return false;
+	}
+	if (!cache.have_key || key[0] != cache.key[0] || key[1] != cache.key[1]) {
+		cache_drop();
+		cache.key[0] = key[0];
+		cache.key[1] = key[1];
+		cache.have_key = true;
+	}
+	return true;
+}
+
+static const struct ifinfo *
+ifinfo_get(bool keep)
+{
+	if (cache.have_if)
+		return &cache.ifs;
+	free(cache.ifs.v);
+	cache.ifs = (struct ifinfo){ 0 };
+	cache.dumps++;
+	if (ifinfo_dump(&cache.ifs) < 0) {
+		/* as glibc: both families, nothing known of the addresses */
+		cache.ifs = (struct ifinfo){ .seen4 = true, .seen6 = true };
+		keep = false;	/* a failure is not kept */
+	}
+	cache.have_if = keep;
+	return &cache.ifs;
+}
+
+static size_t
+src_slot(int family, const uint8_t *addr)
+{
+	uint64_t h = 1469598103934665603ULL ^ (uint64_t)family;
+
+	for (int i = 0; i < (family == AF_INET ? 4 : 16); i++)
+		h = (h ^ addr[i]) * 1099511628211ULL;
+	return (size_t)(h % NSRC);
+}
+
+/* What a UDP connect() to the destination chooses, and what the dump says of it. */
+static void
+probe(struct src *s, int family, const uint8_t *dst, const struct ifinfo *ifs)
+{
+	struct sockaddr_storage	ss = { 0 };
+	socklen_t		sl = family == AF_INET ? sizeof(struct sockaddr_in) :
+	    sizeof(struct sockaddr_in6), gl = sizeof(ss);
+	int			fd;
+
+	memset(s, 0, sizeof(*s));
+	s->dst_family = (uint8_t)family;
+	memcpy(s->dst, dst, family == AF_INET ? 4 : 16);
+	s->index = 0xffffffffu;
+	s->native = -1;
+	if (family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+
+		sin->sin_family = AF_INET;
+		memcpy(&sin->sin_addr, dst, 4);
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+
+		sin6->sin6_family = AF_INET6;
+		memcpy(&sin6->sin6_addr, dst, 16);
+	}
+	cache.probes++;
+	if ((fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_IP)) < 0)
+		return;
+	if (connect(fd, (struct sockaddr *)&ss, sl) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&ss, &gl) == 0 && ss.ss_family == family) {
+		struct ifa key = { 0 }, *found;
+
+		s->got = true;
+		s->src_addr.family = family;
+		if (family == AF_INET) {
+			memcpy(s->src_addr.addr.bytes, &((struct sockaddr_in *)&ss)->sin_addr, 4);
+			key.addr[10] = key.addr[11] = 0xff;
+			/* glibc: any 127/8 source is looked up as 127.0.0.1 */
+			if (s->src_addr.addr.bytes[0] == 127) {
+				key.addr[12] = 127;
+				key.addr[15] = 1;
+			} else
+				memcpy(key.addr + 12, s->src_addr.addr.bytes, 4);
+		} else {
+			memcpy(s->src_addr.addr.bytes, &((struct sockaddr_in6 *)&ss)->sin6_addr, 16);
+			memcpy(key.addr, s->src_addr.addr.bytes, 16);
+		}
+		if (ifs->v && (found = bsearch(&key, ifs->v, ifs->n, sizeof(*ifs->v),
+		    ifa_cmp)) != NULL) {
+			s->flags = found->flags;
+			s->prefixlen = found->prefixlen;
+			s->index = found->index;
+		}
+	}
+	close(fd);
+}
+
+/* Rule 7: not a tunnel (glibc's __check_native). */
+static int
+native_of(uint32_t index)
+{
+	struct ifreq	ifr = { 0 };
+	int		fd, r = 0;
+
+	if ((fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+		return 0;
+	ifr.ifr_ifindex = (int)index;
+	if (ioctl(fd, SIOCGIFNAME, &ifr) == 0 && ioctl(fd, SIOCGIFHWADDR, &ifr) == 0)
+		r = ifr.ifr_hwaddr.sa_family != ARPHRD_TUNNEL6 &&
+		    ifr.ifr_hwaddr.sa_family != ARPHRD_TUNNEL &&
+		    ifr.ifr_hwaddr.sa_family != ARPHRD_SIT;
+	close(fd);
+	return r;
+}
+
+/* --- the comparison: glibc's rfc3484_sort ------------------------------- */
+
+struct item {
+	const struct namecache_address *dst;
+	struct src		 *s;
+	size_t			  idx;
+};
+
+static int
+compare(const struct item *i1, const struct item *i2)
+{
+	struct src	*a1 = i1->s, *a2 = i2->s;
+	int		 d1, d2;
+
+	/* 1: avoid unusable destinations */
+	if (a1->got != a2->got)
+		return a1->got ? -1 : 1;
+	d1 = get_scope(i1->dst);
+	d2 = get_scope(i2->dst);
+	if (a1->got) {
+		int s1 = get_scope(&a1->src_addr), s2 = get_scope(&a2->src_addr);
+		int l1, l2, ls1, ls2;
+
+		/* 2: prefer matching scope */
+		if ((d1 == s1) != (d2 == s2))
+			return d1 == s1 ? -1 : 1;
+		/* 3: avoid deprecated addresses */
+		if ((a1->flags & NC_SRC_DEPRECATED) != (a2->flags & NC_SRC_DEPRECATED))
+			return a1->flags & NC_SRC_DEPRECATED ? 1 : -1;
+		/* 4: prefer home addresses */
+		if ((a1->flags & NC_SRC_HOME) != (a2->flags & NC_SRC_HOME))
+			return a1->flags & NC_SRC_HOME ? -1 : 1;
+		/* 5: prefer matching label */
+		l1 = match_prefix(i1->dst, tab.labels);
+		ls1 = match_prefix(&a1->src_addr, tab.labels);
+		l2 = match_prefix(i2->dst, tab.labels);
+		ls2 = match_prefix(&a2->src_addr, tab.labels);
+		if ((l1 == ls1) != (l2 == ls2))
+			return l1 == ls1 ? -1 : 1;
+	}
+	/* 6: prefer higher precedence */
+	{
+		int p1 = match_prefix(i1->dst, tab.precedence);
+		int p2 = match_prefix(i2->dst, tab.precedence);
+
+		if (p1 != p2)
+			return p1 > p2 ? -1 : 1;
+	}
+	/* 7: prefer native transport (when the interfaces differ) */
+	if (a1->got && a1->index != a2->index) {
+		if (a1->native < 0)
+			a1->native = (int8_t)(a1->index == 0xffffffffu ? 0 : native_of(a1->index));
+		if (a2->native < 0)
+			a2->native = (int8_t)(a2->index == 0xffffffffu ? 0 : native_of(a2->index));
+		if (a1->native != a2->native)
+			return a1->native ? -1 : 1;
+	}
+	/* 8: prefer smaller scope */
+	if (d1 != d2)
+		return d1 < d2 ? -1 : 1;
+	/* 9: longest matching prefix, within a family */
+	if (a1->got && i1->dst->family == i2->dst->family) {
+		int b1 = 0, b2 = 0;
+
+		if (i1->dst->family == AF_INET) {
+			uint32_t dst1, src1, dst2, src2, m1, m2;
+
+			memcpy(&dst1, i1->dst->addr.bytes, 4);
+			memcpy(&src1, a1->src_addr.addr.bytes, 4);
+			memcpy(&dst2, i2->dst->addr.bytes, 4);
+			memcpy(&src2, a2->src_addr.addr.bytes, 4);
+			dst1 = ntohl(dst1), src1 = ntohl(src1);
+			dst2 = ntohl(dst2), src2 = ntohl(src2);
+			m1 = 0xffffffffu << ((32 - a1->prefixlen) & 31);
+			m2 = 0xffffffffu << ((32 - a2->prefixlen) & 31);
+			if ((src1 & m1) == (dst1 & m1))
+				b1 = lead0(dst1 ^ src1);
+			if ((src2 & m2) == (dst2 & m2))
+				b2 = lead0(dst2 ^ src2);
+		} else if (i1->dst->family == AF_INET6) {
+			uint32_t w[4][4];
+			int i;
+
+			memcpy(w[0], i1->dst->addr.bytes, 16);
+			memcpy(w[1], a1->src_addr.addr.bytes, 16);
+			memcpy(w[2], i2->dst->addr.bytes, 16);
+			memcpy(w[3], a2->src_addr.addr.bytes, 16);
+			for (i = 0; i < 4; i++)
+				if (w[0][i] != w[1][i] || w[2][i] != w[3][i])
+					break;
+			if (i < 4) {
+				b1 = lead0(ntohl(w[0][i] ^ w[1][i]));
+				b2 = lead0(ntohl(w[2][i] ^ w[3][i]));
+			}
+		}
+		if (b1 != b2)
+			return b1 > b2 ? -1 : 1;
+	}
+	/* 10: the order the sources gave */
+	return i1->idx < i2->idx ? -1 : 1;
+}
+
+/* glibc's msort: halves n/2 and n - n/2, ties to the left. */
+static void
+msort(struct item *b, size_t n, struct item *t)
+{
+	size_t		 n1 = n / 2, n2 = n - n1, k = 0;
+	struct item	*b1 = b, *b2 = b + n1;
+
+	if (n <= 1)
+		return;
+	msort(b1, n1, t);
+	msort(b2, n2, t);
+	while (n1 > 0 && n2 > 0) {
+		if (compare(b1, b2) <= 0) {
+			t[k++] = *b1++;
+			n1--;
+		} else {
+			t[k++] = *b2++;
+			n2--;
+		}
+	}
+	while (n1 > 0) {
+		t[k++] = *b1++;
+		n1--;
+	}
+	memcpy(b, t, k * sizeof(*t));
+}
+
+int
+nc_sort(struct namecache_address *v, size_t n)
+{
+	struct item		 stack_items[16], *items = stack_items;
+	struct src		 stack_srcs[16], *srcs = stack_srcs;
+	struct namecache_address	 stack_copy[8], *copy = stack_copy;
+	const struct ifinfo	*ifs;
+	bool			 keep;
+	int			 saved = errno;
+
+	if (n < 2)
+		return 0;
+	if (n > 8) {
+		items = malloc(2 * n * sizeof(*items));
+		srcs = malloc(n * sizeof(*srcs));
+		copy = malloc(n * sizeof(*copy));
+		if (items == NULL || srcs == NULL || copy == NULL) {
+			free(items);
+			free(srcs);
+			free(copy);
+			return -ENOMEM;
+		}
+	}
+	pthread_once(&once, init_once);
+	pthread_mutex_lock(&lock);
+	tables_check();
+	keep = cache_check();
+	ifs = ifinfo_get(keep);
+	for (size_t i = 0; i < n; i++) {
+		struct src *s = &cache.srcs[src_slot(v[i].family, v[i].addr.bytes)];
+
+		copy[i] = v[i];
+		if (!keep || s->dst_family != v[i].family ||
+		    memcmp(s->dst, v[i].addr.bytes, v[i].family == AF_INET ? 4 : 16) != 0) {
+			if (keep)
+				probe(s, v[i].family, v[i].addr.bytes, ifs);
+			else
+				probe(s = &srcs[i], v[i].family, v[i].addr.bytes, ifs);
+		}
+		/* a copy: two destinations may share a slot */
+		srcs[i] = *s;
+		items[i] = (struct item){ &copy[i], &srcs[i], i };
+	}
+	msort(items, n, items + n);
+	/* what rule 7 learnt is worth keeping */
+	if (keep)
+		for (size_t i = 0; i < n; i++) {
+			struct src *s = &cache.srcs[src_slot(copy[i].family, copy[i].addr.bytes)];
+
+			if (srcs[i].native >= 0 && s->dst_family == copy[i].family &&
+			    memcmp(s->dst, copy[i].addr.bytes, copy[i].family == AF_INET ? 4 : 16) == 0)
+				s->native = srcs[i].native;
+		}
+	pthread_mutex_unlock(&lock);
+	for (size_t i = 0; i < n; i++)
+		v[i] = *items[i].dst;
+	if (items != stack_items) {
+		free(items);
+		free(srcs);
+		free(copy);
+	}
+	errno = saved;
+	return 0;
+}
+
+int
+nc_addrconfig(bool *ret_v4, bool *ret_v6)
+{
+	const struct ifinfo	*ifs;
+	int			 saved = errno;
+
+	pthread_once(&once, init_once);
+	pthread_mutex_lock(&lock);
+	ifs = ifinfo_get(cache_check());
+	*ret_v4 = ifs->seen4;
+	*ret_v6 = ifs->seen6;
+	pthread_mutex_unlock(&lock);
+	errno = saved;
+	return 0;
+}
+
+int
+nc_addrconfig_family(int pf)
+{
+	bool v4, v6;
+
+	nc_addrconfig(&v4, &v6);
+	if (pf == PROTO_AF_UNSPEC && v4 != v6)
+		return v4 ? PROTO_AF_INET : PROTO_AF_INET6;
+	if ((pf == PROTO_AF_INET && !v4) || (pf == PROTO_AF_INET6 && !v6))
+		return NAMECACHE_ERR_NOTFOUND;
+	return pf;
+}
+
+void
+nc_sort_counts(uint64_t *ret_probes, uint64_t *ret_dumps)
+{
+	pthread_mutex_lock(&lock);
+	*ret_probes = cache.probes;
+	*ret_dumps = cache.dumps;
+	pthread_mutex_unlock(&lock);
+}
