@@ -25,6 +25,7 @@ trap restore_nsswitch EXIT
 # is not started: installing it in a container changes no running system);
 # man-db: systemd-analyze verify checks Documentation= with man;
 # debhelper, dpkg-dev, lintian: the Debian packages' build and check;
+# python3-dev: the CPython extension (client-lib/python);
 # valgrind: the daemon's integration tests under memcheck;
 # clang, libclang-rt-14-dev: the libFuzzer targets (-Dfuzz=true).
 # Wait for another apt or dpkg (an unattended upgrade, a second job) rather than fail.
@@ -32,7 +33,7 @@ apt-get -o DPkg::Lock::Timeout=600 update -q
 apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends \
 	build-essential meson ninja-build pkg-config \
 	libevent-dev libc-ares-dev libsystemd-dev libcmocka-dev \
-	python3 python3-dnslib python3-pytest \
+	python3 python3-dev python3-dnslib python3-pytest \
 	nsd iproute2 util-linux libc-bin procps \
 	systemd man-db debhelper dpkg-dev lintian \
 	valgrind clang libclang-rt-14-dev

@@ -1134,7 +1134,7 @@ DEFAULT_OPTIONS = "ndots:1 timeout:1 attempts:2"
 
 
 def run_in_netns(cmd, search=DEFAULT_SEARCH, options=DEFAULT_OPTIONS, zones=(),
-                 nsd=True, addresses=True, **kw):
+                 nsd=True, addresses=True, rrl=True, **kw):
     """Run cmd (a list) through in-netns.sh; kw go to subprocess.run
     (e.g. capture_output=True, text=True, timeout=60).  zones: extra
     (origin, zonefile) pairs served besides ZONES."""
@@ -1145,6 +1145,8 @@ def run_in_netns(cmd, search=DEFAULT_SEARCH, options=DEFAULT_OPTIONS, zones=(),
         argv.append("--no-nsd")
     if not addresses:
         argv.append("--no-addresses")
+    if not rrl:
+        argv.append("--no-rrl")
     return subprocess.run(argv + ["--"] + list(cmd), **kw)
 
 
@@ -1157,6 +1159,8 @@ def _netns_inner(argv):
     ap.add_argument("--no-nsd", action="store_true", help="no nsd; resolv.conf still points at 127.0.0.1")
     ap.add_argument("--no-addresses", action="store_true",
                     help="leave lo with 127.0.0.1 and ::1 only (AI_ADDRCONFIG then fails)")
+    ap.add_argument("--no-rrl", action="store_true",
+                    help="nsd without response rate limiting (load tests)")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args(argv)
     cmd = a.cmd[1:] if a.cmd[:1] == ["--"] else a.cmd
@@ -1182,7 +1186,7 @@ def _netns_inner(argv):
     try:
         if not a.no_nsd:
             zones = list(ZONES) + [tuple(z.split("=", 1)) for z in a.zone]
-            server = Nsd(os.path.join(tmp, "nsd"), port=53, zones=zones)
+            server = Nsd(os.path.join(tmp, "nsd"), port=53, zones=zones, rrl=not a.no_rrl)
         resolv = os.path.join(tmp, "resolv.conf")
         with open(resolv, "w") as f:
             f.write("nameserver 127.0.0.1\n")

@@ -3,7 +3,7 @@
 # tests/dns/in-netns.sh - run a command where glibc's DNS reaches the test zones.
 #
 #   tests/dns/in-netns.sh [--search DOMAIN] [--options "OPTS"] \
-#       [--zone ORIGIN=ZONEFILE]... [--no-nsd] [--no-addresses] -- COMMAND [ARG...]
+#       [--zone ORIGIN=ZONEFILE]... [--no-nsd] [--no-addresses] [--no-rrl] -- COMMAND [ARG...]
 #
 # Needs root.  The command runs inside `unshare --mount --net` (a private
 # network namespace holding only `lo`, and a private mount namespace), where:

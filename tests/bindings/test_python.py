@@ -1,0 +1,289 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""tests/bindings/test_python.py - the CPython binding (client-lib/python) against socket.getaddrinfo (issue 14).
+
+Runs inside tests/dns/in-netns.sh (it re-executes itself there): nsd
+serves the test zones and a root (corpus.ROOT_ZONE_TEXT) on 127.0.0.1:53,
+/etc/resolv.conf points at it,
+corpus.HOSTS is bound over /etc/hosts and "hosts: files dns" over
+/etc/nsswitch.conf, so glibc's own files and dns modules are the
+reference; namecached reads the same three files.
+
+  * differential: every corpus name x family x (type, proto) x flags x
+    port, namecache.getaddrinfo against socket.getaddrinfo (the same list
+    in the same order, or the same gaierror), as a miss and as a hit, and
+    namecache.aio.getaddrinfo against loop.getaddrinfo;
+  * the executor test: every thread of the loop's default executor is
+    held on an Event; a hit, a DNS miss and a negative name through
+    namecache.aio still answer, and install()ed asyncio.open_connection
+    connects, while loop.getaddrinfo waits for a thread;
+  * faults: no daemon at start (all falls back, same answers), the
+    daemon killed with lookups in flight and restarted: every lookup is
+    answered exactly once;
+  * no leaks: a million lookups keep RSS flat.
+
+Needs root (exit 77, a skip, otherwise).  Nothing leaves the namespace.
+
+Run: /usr/bin/python3 tests/bindings/test_python.py --build BUILD
+"""
+import asyncio
+import concurrent.futures
+import os
+import signal
+import socket
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, os.path.join(HERE, "..", "dns"))
+import nclib  # noqa: E402
+import dnsenv  # noqa: E402
+import corpus  # noqa: E402
+
+BUILD = None
+TESTS = []
+namecache = None
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+class Env:
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.daemons = []
+        self.servers = []
+
+    def daemon(self, **kw):
+        d = nclib.Daemon(BUILD, self.tmp, hosts_text=None, resolv="/etc/resolv.conf",
+                         upstream=False, nsswitch_text="hosts: files dns\n", **kw)
+        d.hosts = "/etc/hosts"
+        d.start()
+        self.daemons.append(d)
+        os.environ["NAMECACHE_SOCKET"] = d.sock
+        return d
+
+
+def make_env(tmp):
+    return Env(tmp)
+
+
+def outcome(fn, *args):
+    try:
+        return fn(*args)
+    except socket.gaierror as e:
+        return ("gaierror", e.errno, e.strerror)
+    except Exception as e:
+        return ("error", type(e).__name__, str(e))
+
+
+def variants():
+    for name in corpus.NAMES:
+        for family in (0, socket.AF_INET, socket.AF_INET6):
+            for st, proto in ((0, 0), (socket.SOCK_STREAM, 0), (socket.SOCK_DGRAM,
+                                                                socket.IPPROTO_UDP)):
+                for flags in (0, socket.AI_CANONNAME, socket.AI_ADDRCONFIG):
+                    for port in (None, 443, "80"):
+                        yield (name, port, family, st, proto, flags)
+
+
+def reference():
+    return {v: outcome(socket.getaddrinfo, *v) for v in variants()}
+
+
+@test
+def differential(env):
+    env.daemon()
+    ref = reference()
+    diffs, n = [], 0
+    for rnd in ("miss", "hit"):
+        if rnd == "miss":
+            env.daemons[0].ctl("flush-caches")
+        for v, want in ref.items():
+            got = outcome(namecache.getaddrinfo, *v)
+            n += 1
+            if got != want:
+                diffs.append("%s %r:\n  socket    %r\n  namecache %r" % (rnd, v, want, got))
+    c = namecache.counters()
+    assert not diffs, "%d of %d differ:\n%s" % (len(diffs), n, "\n".join(diffs[:10]))
+    # Only the numeric hosts were handed to socket.getaddrinfo.
+    numeric = sum(1 for v in ref if v[0][0].isdigit() or ":" in v[0])
+    assert c["fallbacks"] == 2 * numeric, (c, numeric)
+    assert c["from_shared"] > 0.4 * n, c
+    print("     %d comparisons, 0 differences; %r" % (n, c))
+
+
+@test
+def differential_aio(env):
+    env.daemon()
+    ref = reference()
+
+    async def run():
+        loop = asyncio.get_running_loop()
+        diffs = []
+
+        async def one(v):
+            name, port, family, st, proto, flags = v
+            try:
+                got = await namecache.aio.getaddrinfo(*v)
+            except socket.gaierror as e:
+                got = ("gaierror", e.errno, e.strerror)
+            if got != ref[v]:
+                diffs.append("%r:\n  socket    %r\n  namecache %r" % (v, ref[v], got))
+        # all at once: misses in flight together on one connection
+        await asyncio.gather(*(one(v) for v in ref))
+        await asyncio.gather(*(one(v) for v in ref))
+        # and the loop's own getaddrinfo, install()ed
+        namecache.aio.install(loop)
+        try:
+            v = ("www.test.example", 443, 0, socket.SOCK_STREAM, 0, 0)
+            got = await loop.getaddrinfo(v[0], v[1], type=v[3])
+            assert got == ref[v], (got, ref[v])
+        finally:
+            namecache.aio.uninstall(loop)
+        return diffs
+    diffs = asyncio.run(run())
+    assert not diffs, "%d differ:\n%s" % (len(diffs), "\n".join(diffs[:10]))
+    print("     %d comparisons, 0 differences" % (2 * len(ref)))
+
+
+@test
+def busy_executor(env):
+    d = env.daemon()
+    namecache.getaddrinfo("dual", 80)     # a hit from now on
+    d.ctl("flush-caches")
+    namecache.getaddrinfo("localhost", 80)
+
+    async def run():
+        loop = asyncio.get_running_loop()
+        ex = concurrent.futures.ThreadPoolExecutor(max_workers=4)
+        loop.set_default_executor(ex)
+        hold = threading.Event()
+        held = [loop.run_in_executor(None, hold.wait) for _ in range(4)]
+        await asyncio.sleep(0.05)
+        theirs = asyncio.ensure_future(loop.getaddrinfo("localhost", 80))
+        try:
+            async with asyncio.timeout(20):
+                hit = await namecache.aio.getaddrinfo("localhost", 80)
+                miss = await namecache.aio.getaddrinfo("www.test.example", 80)
+                try:
+                    await namecache.aio.getaddrinfo("nosuch.test.example", 80)
+                    neg = None
+                except socket.gaierror as e:
+                    neg = e.errno
+                # a connection through the loop's own getaddrinfo, install()ed
+                srv = await asyncio.start_server(lambda r, w: w.close(), "127.0.0.1", 0)
+                port = srv.sockets[0].getsockname()[1]
+                namecache.aio.install(loop)
+                r, w = await asyncio.open_connection("localhost", port)
+                w.close()
+                namecache.aio.uninstall(loop)
+                srv.close()
+            # all of that while every executor thread was held
+            assert not theirs.done() and not any(h.done() for h in held)
+        finally:
+            hold.set()
+        await asyncio.gather(*held)
+        await theirs
+        ex.shutdown()
+        return hit, miss, neg
+    hit, miss, neg = asyncio.run(run())
+    assert hit == socket.getaddrinfo("localhost", 80)
+    assert miss == socket.getaddrinfo("www.test.example", 80)
+    assert neg == socket.EAI_NONAME
+
+
+@test
+def faults(env):
+    # No daemon at all: every answer is socket.getaddrinfo's own.
+    os.environ["NAMECACHE_SOCKET"] = os.path.join(env.tmp, "nobody", "sock")
+    for name in ("localhost", "www.test.example", "nosuch.test.example"):
+        assert outcome(namecache.getaddrinfo, name, 80) == outcome(socket.getaddrinfo,
+                                                                   name, 80)
+    d = env.daemon()
+    # A slow name, lookups in flight, a SIGKILL: each still answered once.
+    async def run():
+        answers = {}
+
+        async def one(i):
+            name = "nosuch%d.test.example" % i
+            try:
+                r = await namecache.aio.getaddrinfo(name, 80)
+            except socket.gaierror as e:
+                r = e.errno
+            answers.setdefault(i, []).append(r)
+        c0 = namecache.counters()
+        tasks = [asyncio.ensure_future(one(i)) for i in range(100)]
+        await asyncio.sleep(0)
+        d.proc.kill()
+        d.proc.wait()
+        d.killed = True
+        await asyncio.gather(*tasks)
+        c1 = namecache.counters()
+        # the lookups in flight went to the loop's own getaddrinfo
+        assert c1["fallbacks"] - c0["fallbacks"] > 0, (c0, c1)
+        # restarted: the same context reconnects, and answers again
+        d2 = env.daemon()
+        await asyncio.gather(*(one(1000 + i) for i in range(50)))
+        c2 = namecache.counters()
+        assert c2["answered"] - c1["answered"] == 50, (c1, c2)
+        return answers, d2
+    answers, d2 = asyncio.run(run())
+    assert sorted(answers) == list(range(100)) + list(range(1000, 1050))
+    assert all(v == [socket.EAI_NONAME] for v in answers.values()), answers
+
+
+@test
+def no_leaks(env):
+    env.daemon()
+    for _ in range(100000):
+        namecache.getaddrinfo("localhost", 443)
+    before = nclib.rss_kib(os.getpid())
+    t0 = time.monotonic()
+    for i in range(1000000):
+        namecache.getaddrinfo("localhost", 443)
+    after = nclib.rss_kib(os.getpid())
+    assert after - before < 1024, (before, after)
+    print("     1,000,000 lookups in %.1f s: RSS %d KiB -> %d KiB" % (
+        time.monotonic() - t0, before, after))
+
+
+def main():
+    if os.environ.get("DNSENV_NETNS") != "1":
+        if os.geteuid() != 0:
+            print("skip: needs root (in-netns.sh)")
+            return 77
+        build = sys.argv[sys.argv.index("--build") + 1]
+        with tempfile.TemporaryDirectory(prefix="nc-py-zones-") as z:
+            os.chmod(z, 0o755)
+            return dnsenv.run_in_netns(["/usr/bin/python3", os.path.abspath(__file__),
+                                        "--build", os.path.abspath(build)] + sys.argv[3:],
+                                       zones=[corpus.root_zone(z)], rrl=False).returncode
+    etc = tempfile.mkdtemp(prefix="nc-py-etc-")
+    with open("/etc/nsswitch.conf") as f:
+        others = "".join(l for l in f if not l.strip().startswith("hosts:"))
+    for name, text in (("nsswitch.conf", "hosts: files dns\n" + others),
+                       ("hosts", corpus.HOSTS)):
+        path = os.path.join(etc, name)
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, 0o644)
+        os.chmod(etc, 0o755)
+        nclib.subprocess.run(["mount", "--bind", path, "/etc/" + name], check=True)
+
+    def set_build(b):
+        global BUILD, namecache
+        BUILD = b
+        sys.path.insert(0, os.path.join(b, "client-lib", "python"))
+        import namecache as m
+        namecache = m
+    return nclib.run_tests(TESTS, make_env, "nc-py-", set_build)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
