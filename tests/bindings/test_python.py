@@ -32,7 +32,6 @@ import os
 import signal
 import socket
 import sys
-import tempfile
 import threading
 import time
 
@@ -40,10 +39,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "dns"))
 import nclib  # noqa: E402
-import dnsenv  # noqa: E402
+import bindenv  # noqa: E402
 import corpus  # noqa: E402
 
-BUILD = None
 TESTS = []
 namecache = None
 
@@ -51,26 +49,6 @@ namecache = None
 def test(fn):
     TESTS.append(fn)
     return fn
-
-
-class Env:
-    def __init__(self, tmp):
-        self.tmp = tmp
-        self.daemons = []
-        self.servers = []
-
-    def daemon(self, **kw):
-        d = nclib.Daemon(BUILD, self.tmp, hosts_text=None, resolv="/etc/resolv.conf",
-                         upstream=False, nsswitch_text="hosts: files dns\n", **kw)
-        d.hosts = "/etc/hosts"
-        d.start()
-        self.daemons.append(d)
-        os.environ["NAMECACHE_SOCKET"] = d.sock
-        return d
-
-
-def make_env(tmp):
-    return Env(tmp)
 
 
 def outcome(fn, *args):
@@ -254,35 +232,17 @@ def no_leaks(env):
 
 
 def main():
-    if os.environ.get("DNSENV_NETNS") != "1":
-        if os.geteuid() != 0:
-            print("skip: needs root (in-netns.sh)")
-            return 77
-        build = sys.argv[sys.argv.index("--build") + 1]
-        with tempfile.TemporaryDirectory(prefix="nc-py-zones-") as z:
-            os.chmod(z, 0o755)
-            return dnsenv.run_in_netns(["/usr/bin/python3", os.path.abspath(__file__),
-                                        "--build", os.path.abspath(build)] + sys.argv[3:],
-                                       zones=[corpus.root_zone(z)], rrl=False).returncode
-    etc = tempfile.mkdtemp(prefix="nc-py-etc-")
-    with open("/etc/nsswitch.conf") as f:
-        others = "".join(l for l in f if not l.strip().startswith("hosts:"))
-    for name, text in (("nsswitch.conf", "hosts: files dns\n" + others),
-                       ("hosts", corpus.HOSTS)):
-        path = os.path.join(etc, name)
-        with open(path, "w") as f:
-            f.write(text)
-        os.chmod(path, 0o644)
-        os.chmod(etc, 0o755)
-        nclib.subprocess.run(["mount", "--bind", path, "/etc/" + name], check=True)
+    status = bindenv.enter(__file__)
+    if status is not None:
+        return status
 
     def set_build(b):
-        global BUILD, namecache
-        BUILD = b
+        global namecache
+        bindenv.set_build(b)
         sys.path.insert(0, os.path.join(b, "client-lib", "python"))
         import namecache as m
         namecache = m
-    return nclib.run_tests(TESTS, make_env, "nc-py-", set_build)
+    return nclib.run_tests(TESTS, bindenv.make_env, "nc-py-", set_build)
 
 
 if __name__ == "__main__":
