@@ -406,7 +406,8 @@ match_prefix(const struct namecache_address *a, const struct prefix_ent *list)
 			k++;
 			bits -= 8;
 		}
-		if (bits < 8 && ((list[i].addr[k] ^ v[k]) & (0xff00 >> bits)) == 0)
+		/* (bits 0 left: every byte matched; glibc reads one past, to no effect) */
+		if (bits == 0 || (bits < 8 && ((list[i].addr[k] ^ v[k]) & (0xff00 >> bits)) == 0))
 			return list[i].val;
 		/* the /0 entry at the end always matches */
 	}

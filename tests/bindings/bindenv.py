@@ -8,6 +8,7 @@ binds corpus.HOSTS over /etc/hosts and "hosts: files dns" over
 starts a namecached on those same files and points NAMECACHE_SOCKET at it.
 """
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -42,9 +43,36 @@ def make_env(tmp):
     return Env(tmp)
 
 
+def sanitizer_env(build):
+    """For a sanitizer build: the environment that lets its instrumented
+    extension and addon load into the uninstrumented python and node (the
+    runtimes preloaded), with any ASan or UBSan report fatal.  Leak
+    checking stays off: the interpreters' own exit is not ours to judge
+    (test no_leaks measures RSS instead).  {} for a normal build."""
+    for mod in ("client-lib/node/namecache.node", "client-lib/libnamecache.so.0"):
+        path = os.path.join(build, mod)
+        if os.path.exists(path):
+            break
+    out = subprocess.run(["ldd", path], capture_output=True, text=True).stdout
+    libs = re.findall(r"lib(?:asan|ubsan)\.so\.\d+ => (\S+)", out)
+    if not libs:
+        return {}
+    return {"LD_PRELOAD": " ".join(libs),
+            "ASAN_OPTIONS": "detect_leaks=0:verify_asan_link_order=0:abort_on_error=1:"
+                            "quarantine_size_mb=1",
+            "UBSAN_OPTIONS": "halt_on_error=1:print_stacktrace=1"}
+
+
 def enter(script):
     """Outside the namespace: runs script there and returns its status (77
-    when not root).  Inside: binds the files and returns None."""
+    when not root).  Inside: binds the files and returns None.  A sanitizer
+    build's runtimes are preloaded into the test itself (re-executed) and
+    so into everything it starts."""
+    build = os.path.abspath(sys.argv[sys.argv.index("--build") + 1])
+    if os.environ.get("DNSENV_NETNS") == "1" and "LD_PRELOAD" not in os.environ:
+        extra = sanitizer_env(build)
+        if extra:
+            os.execve(sys.executable, [sys.executable] + sys.argv, dict(os.environ, **extra))
     if os.environ.get("DNSENV_NETNS") != "1":
         if os.geteuid() != 0:
             print("skip: needs root (in-netns.sh)")

@@ -147,7 +147,7 @@ class Env:
         """(differences, comparisons, probes, dumps) of one sort-diff run."""
         r = subprocess.run([os.path.join(BUILD, "tests", "sort", "sort-diff"), cases,
                             str(rounds)], capture_output=True, text=True, timeout=120,
-                           env=env)
+                           env=ubsan_fatal(env))
         assert r.returncode == 0, r.stderr
         diffs, n = compare(r.stdout.splitlines())
         probes, dumps = map(int, r.stdout.splitlines()[-1].split()[1:])
@@ -168,6 +168,12 @@ def compare(out):
             if rest != glibc:
                 diffs.append("%s: glibc %s, ours %s" % (name, glibc, rest))
     return diffs, n
+
+
+def ubsan_fatal(env):
+    """An UndefinedBehaviorSanitizer report fails the run (sanitizer builds)."""
+    return dict(env if env is not None else os.environ,
+                UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1")
 
 
 def make_env(tmp):
@@ -226,7 +232,7 @@ def cache_follows_the_netlink_counter(env):
     # no longer deprecated, which changes rule 3's answers).
     p = subprocess.Popen([os.path.join(BUILD, "tests", "sort", "sort-diff"), cases, "2",
                           "pause"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                         env=e)
+                         env=ubsan_fatal(e))
     first = []
     while not first or not first[-1].startswith("counts"):
         first.append(p.stdout.readline())
