@@ -35,7 +35,7 @@ apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends \
 	libevent-dev libc-ares-dev libsystemd-dev libcmocka-dev \
 	python3 python3-dev python3-dnslib python3-pytest \
 	nsd iproute2 util-linux libc-bin procps \
-	systemd man-db debhelper dpkg-dev lintian \
+	systemd man-db debhelper dh-python dpkg-dev lintian \
 	valgrind clang libclang-rt-14-dev
 # Real NSS modules for tests/integration/test_nss.py, as .deb files only:
 # installing them would edit /etc/nsswitch.conf (their postinst), so the

@@ -37,7 +37,8 @@ in_root() { chroot "$R" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 	DEBIAN_FRONTEND=noninteractive "$@"; }
 
 cp "$debs"/namecache_*.deb "$debs"/libnss-namecache_*.deb "$debs"/libnamecache0_*.deb \
-	"$debs"/libnamecache-dev_*.deb "$R/tmp/" || exit 1
+	"$debs"/libnamecache-dev_*.deb "$debs"/python3-namecache_*.deb \
+	"$debs"/node-namecache_*.deb "$R/tmp/" || exit 1
 # Debian 12's default nsswitch.conf, with mDNS as a desktop has it.
 cat >"$R/etc/nsswitch.conf" <<'NSS'
 # /etc/nsswitch.conf
@@ -114,6 +115,32 @@ uid=$(in_root id -u _namecache)
 check "... as _namecache (uid $uid)" [ "$(stat -c %u /proc/$activate 2>/dev/null)" = "$uid" ]
 check "... publishing /run/namecache/cache, its own, 0644" \
 	[ "$(stat -c %u:%a "$R/run/namecache/cache")" = "$uid:644" ]
+# The bindings, installed and imported, their answers from this daemon.
+py=/tmp/$(deb python3-namecache) node=/tmp/$(deb node-namecache)
+if in_root dpkg -i "$py" "$node" >"$T/dpkg.log" 2>&1; then
+	ok "dpkg -i of python3-namecache and node-namecache"
+else
+	cat "$T/dpkg.log"
+	fail "dpkg -i of python3-namecache and node-namecache"
+fi
+out=$(in_root python3 -c 'import namecache, socket
+r = namecache.getaddrinfo("localhost", 80)
+assert r == socket.getaddrinfo("localhost", 80), r
+assert namecache.counters()["answered"] == 1, namecache.counters()
+print(r[0][4])' 2>&1)
+check "python3 -c 'import namecache': getaddrinfo(localhost) from namecached, as socket's: $out" \
+	[ $? = 0 ]
+ma=$(in_root dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
+if [ -x "$R/usr/bin/node" ]; then
+	out=$(in_root node -e "const n = require('/usr/lib/$ma/nodejs/namecache');
+n.lookup('localhost', { all: true }, (e, a) => require('dns').lookup('localhost', { all: true },
+  (e2, b) => { if (e || JSON.stringify(a) !== JSON.stringify(b) || n.counters.answered !== 1)
+    process.exit(1); console.log(JSON.stringify(a)); }));" 2>&1)
+	check "node: require('namecache').lookup(localhost) from namecached, as dns.lookup's: $out" \
+		[ $? = 0 ]
+else
+	fail "no node in the root to import node-namecache with"
+fi
 kill -TERM $activate
 wait $activate
 check "namecached stops cleanly on SIGTERM" [ $? = 0 ]
@@ -127,12 +154,13 @@ in_root dpkg -r libnss-namecache >"$T/dpkg.log" 2>&1 || { cat "$T/dpkg.log"; fai
 check "remove: nsswitch.conf as it was" cmp "$R/tmp/nsswitch.orig" "$R/etc/nsswitch.conf"
 in_root dpkg -i "$nss" >"$T/dpkg.log" 2>&1 || { cat "$T/dpkg.log"; fail "dpkg -i again"; }
 check "install after remove: entry back" [ "$(hosts_line)" = "$want_line" ]
-in_root dpkg --purge libnss-namecache libnamecache-dev namecache libnamecache0 \
+in_root dpkg --purge python3-namecache node-namecache libnss-namecache libnamecache-dev \
+	namecache libnamecache0 \
 	>"$T/dpkg.log" 2>&1 || { cat "$T/dpkg.log"; fail "dpkg --purge"; }
 check "purge: nsswitch.conf as it was" cmp "$R/tmp/nsswitch.orig" "$R/etc/nsswitch.conf"
 check "purge: /etc/namecache gone" [ ! -e "$R/etc/namecache" ]
 check "purge: /run/namecache gone" [ ! -e "$R/run/namecache" ]
 check "purge: socket no longer enabled" [ ! -e "$R/etc/systemd/system/sockets.target.wants/namecached.socket" ]
-check "purge: no package left" in_root sh -c "! dpkg -l namecache libnss-namecache libnamecache0 libnamecache-dev 2>/dev/null | grep -q '^[ir][ic]'"
+check "purge: no package left" in_root sh -c "! dpkg -l namecache libnss-namecache libnamecache0 libnamecache-dev python3-namecache node-namecache 2>/dev/null | grep -q '^[ir][ic]'"
 
 exit $failed

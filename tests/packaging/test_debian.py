@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """tests/packaging/test_debian.py - the Debian packages: build, contents, lintian, install.
 
-Builds the four packages with scripts/build-deb.sh (dpkg-buildpackage -us
+Builds the packages with scripts/build-deb.sh (dpkg-buildpackage -us
 -uc -b on a copy of the tree), checks with `dpkg -c` that each file is in
 its place, runs lintian, runs the nsswitch.conf scripts on many hosts lines
 (DPKG_ROOT, on temporary files), then installs, reinstalls, removes and
@@ -39,6 +39,13 @@ def multiarch():
                           text=True).stdout.strip()
 
 
+def ext_suffix():
+    """Debian's python3's extension suffix (.cpython-311-x86_64-linux-gnu.so)."""
+    return subprocess.run(["/usr/bin/python3", "-c", "import sysconfig; print("
+                           "sysconfig.get_config_var('EXT_SUFFIX'))"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+
+
 def contents(out):
     ma = multiarch()
     want = {
@@ -58,6 +65,15 @@ def contents(out):
                              "./usr/share/man/man8/nss-namecache.8.gz"],
         "libnamecache0": ["./usr/lib/%s/libnamecache.so.0.1.0" % ma,
                           "./usr/lib/%s/libnamecache.so.0" % ma],
+        "python3-namecache": ["./usr/lib/python3/dist-packages/namecache/__init__.py",
+                              "./usr/lib/python3/dist-packages/namecache/aio.py",
+                              "./usr/lib/python3/dist-packages/namecache/_namecache" +
+                              ext_suffix(),
+                              "./usr/share/doc/python3-namecache/README.md"],
+        "node-namecache": ["./usr/lib/%s/nodejs/namecache/index.js" % ma,
+                           "./usr/lib/%s/nodejs/namecache/package.json" % ma,
+                           "./usr/lib/%s/nodejs/namecache/namecache.node" % ma,
+                           "./usr/share/doc/node-namecache/README.md"],
         "libnamecache-dev": ["./usr/include/namecache.h",
                              "./usr/lib/%s/libnamecache.so" % ma,
                              "./usr/lib/%s/pkgconfig/namecache.pc" % ma,
