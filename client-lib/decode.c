@@ -9,8 +9,10 @@
  * wire never hold NUL (proto_get_str refuses them), so a C string loses
  * nothing.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdalign.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -285,4 +287,97 @@ namecache_check_name(const char *name, const char **ret_why)
 	}
 	return proto_name_check(name, strlen(name), ret_why) < 0 ?
 	    NAMECACHE_ERR_BADNAME : 0;
+}
+
+/* Hex digits of a 16-bit word, no leading zeros (inet_ntop's "%x"). */
+static char *
+put_hex(char *p, unsigned w)
+{
+	static const char	 hex[] = "0123456789abcdef";
+	bool			 any = false;
+
+	for (int sh = 12; sh >= 0; sh -= 4) {
+		unsigned d = (w >> sh) & 0xf;
+
+		if (d || any || sh == 0) {
+			*p++ = hex[d];
+			any = true;
+		}
+	}
+	return p;
+}
+
+static char *
+put_v4(char *p, const uint8_t *b)
+{
+	for (int i = 0; i < 4; i++) {
+		unsigned v = b[i];
+
+		if (v >= 100)
+			*p++ = (char)('0' + v / 100);
+		if (v >= 10)
+			*p++ = (char)('0' + v / 10 % 10);
+		*p++ = (char)('0' + v % 10);
+		if (i < 3)
+			*p++ = '.';
+	}
+	return p;
+}
+
+/*
+ * inet_ntop's text, written here because bindings format every address of
+ * every answer: glibc's form exactly (the longest run of two or more zero
+ * words as "::", the first of equal runs; the last 32 bits as IPv4 when
+ * the first 96 bits are zero, but for :: and ::1, or v4-mapped).
+ */
+NC_EXPORT const char *
+namecache_address_str(const struct namecache_address *a, char *buf, size_t len)
+{
+	char		 tmp[INET6_ADDRSTRLEN], *p = tmp;
+	const uint8_t	*b;
+	unsigned	 w[8];
+	int		 best = -1, best_len = 0, cur = -1, cur_len = 0;
+
+	if (a == NULL || buf == NULL || (a->family != AF_INET && a->family != AF_INET6))
+		return NULL;
+	b = a->addr.bytes;
+	if (a->family == AF_INET)
+		p = put_v4(p, b);
+	else {
+		for (int i = 0; i < 8; i++)
+			w[i] = (unsigned)b[2 * i] << 8 | b[2 * i + 1];
+		for (int i = 0; i < 8; i++) {
+			if (w[i] == 0) {
+				if (cur < 0)
+					cur = i, cur_len = 0;
+				if (++cur_len > best_len)
+					best = cur, best_len = cur_len;
+			} else
+				cur = -1;
+		}
+		if (best_len < 2)
+			best = -1;
+		for (int i = 0; i < 8; i++) {
+			if (best >= 0 && i >= best && i < best + best_len) {
+				if (i == best)
+					*p++ = ':';
+				continue;
+			}
+			if (i)
+				*p++ = ':';
+			if (i == 6 && best == 0 && (best_len == 6 ||
+			    (best_len == 5 && w[5] == 0xffff))) {
+				p = put_v4(p, b + 12);
+				break;
+			}
+			p = put_hex(p, w[i]);
+		}
+		if (best >= 0 && best + best_len == 8)
+			*p++ = ':';
+	}
+	*p = '\0';
+	if ((size_t)(p - tmp) + 1 > len)
+		return NULL;
+	memcpy(buf, tmp, (size_t)(p - tmp) + 1);
+	return buf;
 }

@@ -366,6 +366,8 @@ tables_load(void)
 }
 
 /* Once per process, and again when "reload yes" and the file changed. */
+static void cache_drop(void);
+
 static void
 tables_check(void)
 {
@@ -375,8 +377,11 @@ tables_check(void)
 		tables_load();
 	else if (tab.reload && (stat(NC_GAICONF_PATH, &st) < 0 ||
 	    st.st_mtim.tv_sec != tab.mtime.tv_sec ||
-	    st.st_mtim.tv_nsec != tab.mtime.tv_nsec))
+	    st.st_mtim.tv_nsec != tab.mtime.tv_nsec)) {
 		tables_load();
+		/* the cached labels, precedences and scopes were the old tables' */
+		cache_drop();
+	}
 }
 
 /* --- the rules' functions ----------------------------------------------- */
@@ -601,6 +606,9 @@ struct src {
 	uint8_t		prefixlen;
 	uint32_t	index;		/* 0xffffffff: not known */
 	int8_t		native;		/* -1: not asked yet */
+	/* what the rules look up, once per destination (tables_load drops
+	   the cache) */
+	int		dst_scope, dst_label, dst_prec, src_scope, src_label;
 };
 
 #define NSRC	128
@@ -701,6 +709,14 @@ probe(struct src *s, int family, const uint8_t *dst, const struct ifinfo *ifs)
 		sin6->sin6_family = AF_INET6;
 		memcpy(&sin6->sin6_addr, dst, 16);
 	}
+	{
+		struct namecache_address d = { .family = family };
+
+		memcpy(d.addr.bytes, dst, family == AF_INET ? 4 : 16);
+		s->dst_scope = get_scope(&d);
+		s->dst_label = match_prefix(&d, tab.labels);
+		s->dst_prec = match_prefix(&d, tab.precedence);
+	}
 	cache.probes++;
 	if ((fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_IP)) < 0)
 		return;
@@ -729,6 +745,8 @@ probe(struct src *s, int family, const uint8_t *dst, const struct ifinfo *ifs)
 			s->prefixlen = found->prefixlen;
 			s->index = found->index;
 		}
+		s->src_scope = get_scope(&s->src_addr);
+		s->src_label = match_prefix(&s->src_addr, tab.labels);
 	}
 	close(fd);
 }
@@ -768,11 +786,12 @@ compare(const struct item *i1, const struct item *i2)
 	/* 1: avoid unusable destinations */
 	if (a1->got != a2->got)
 		return a1->got ? -1 : 1;
-	d1 = get_scope(i1->dst);
-	d2 = get_scope(i2->dst);
+	d1 = a1->dst_scope;
+	d2 = a2->dst_scope;
 	if (a1->got) {
-		int s1 = get_scope(&a1->src_addr), s2 = get_scope(&a2->src_addr);
-		int l1, l2, ls1, ls2;
+		int s1 = a1->src_scope, s2 = a2->src_scope;
+		int l1 = a1->dst_label, ls1 = a1->src_label;
+		int l2 = a2->dst_label, ls2 = a2->src_label;
 
 		/* 2: prefer matching scope */
 		if ((d1 == s1) != (d2 == s2))
@@ -784,21 +803,12 @@ compare(const struct item *i1, const struct item *i2)
 		if ((a1->flags & NC_SRC_HOME) != (a2->flags & NC_SRC_HOME))
 			return a1->flags & NC_SRC_HOME ? -1 : 1;
 		/* 5: prefer matching label */
-		l1 = match_prefix(i1->dst, tab.labels);
-		ls1 = match_prefix(&a1->src_addr, tab.labels);
-		l2 = match_prefix(i2->dst, tab.labels);
-		ls2 = match_prefix(&a2->src_addr, tab.labels);
 		if ((l1 == ls1) != (l2 == ls2))
 			return l1 == ls1 ? -1 : 1;
 	}
 	/* 6: prefer higher precedence */
-	{
-		int p1 = match_prefix(i1->dst, tab.precedence);
-		int p2 = match_prefix(i2->dst, tab.precedence);
-
-		if (p1 != p2)
-			return p1 > p2 ? -1 : 1;
-	}
+	if (a1->dst_prec != a2->dst_prec)
+		return a1->dst_prec > a2->dst_prec ? -1 : 1;
 	/* 7: prefer native transport (when the interfaces differ) */
 	if (a1->got && a1->index != a2->index) {
 		if (a1->native < 0)

@@ -99,6 +99,14 @@ struct namecache_result {
 						   before), or NULL */
 };
 
+/*
+ * An address as text, as inet_ntop(3) writes it (glibc's form, exactly),
+ * in buf (INET6_ADDRSTRLEN bytes are enough).  Returns buf, or NULL for a
+ * family other than AF_INET and AF_INET6 or a buf too short.
+ */
+const char *namecache_address_str(const struct namecache_address *address,
+	    char *buf, size_t len);
+
 /* Frees a result; NULL is a no-op. */
 void	namecache_result_free(struct namecache_result *result);
 

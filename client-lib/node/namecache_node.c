@@ -70,7 +70,7 @@ js_result(napi_env env, const struct namecache_result *res)
 		const struct namecache_address	*ad = &res->addresses[i];
 		char				 text[INET6_ADDRSTRLEN];
 
-		inet_ntop(ad->family, ad->addr.bytes, text, sizeof(text));
+		namecache_address_str(ad, text, sizeof(text));
 		napi_create_object(env, &obj);
 		napi_create_string_utf8(env, text, NAPI_AUTO_LENGTH, &v);
 		napi_set_named_property(env, obj, "address", v);

@@ -185,7 +185,7 @@ template(const char *port, int socktype, int protocol, int numserv, struct req *
 		memset(t, 0, sizeof(*t));
 		t->used = true;
 		t->has_port = port != NULL;
-		snprintf(t->port, sizeof(t->port), "%s", port ? port : "");
+		strcpy(t->port, port ? port : "");	/* both under 24 bytes */
 		t->socktype = socktype;
 		t->protocol = protocol;
 		t->numserv = numserv;
@@ -201,6 +201,23 @@ template(const char *port, int socktype, int protocol, int numserv, struct req *
 	memcpy(r->combos, t->combos, sizeof(r->combos));
 	r->ncombos = t->ncombos;
 	return 0;
+}
+
+/* "%ld" without printf. */
+static const char *
+ltoa10(long v, char *buf, size_t len)
+{
+	char		*p = buf + len;
+	unsigned long	 u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+
+	*--p = '\0';
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u && p > buf + 1);
+	if (v < 0)
+		*--p = '-';
+	return p;
 }
 
 #define OUR_FLAGS	(AI_PASSIVE | AI_CANONNAME | AI_ADDRCONFIG | AI_NUMERICSERV)
@@ -230,8 +247,7 @@ prepare(PyObject *hobj, PyObject *pobj, int family, int socktype, int protocol,
 			PyErr_Clear();
 			return PREP_NOW;
 		}
-		snprintf(pbuf, sizeof(pbuf), "%ld", v);
-		port = pbuf;
+		port = ltoa10(v, pbuf, sizeof(pbuf));
 	} else if (PyUnicode_Check(pobj) || PyBytes_Check(pobj)) {
 		const char	*s = PyUnicode_Check(pobj) ? PyUnicode_AsUTF8(pobj) :
 		    PyBytes_AS_STRING(pobj);
@@ -249,8 +265,7 @@ prepare(PyObject *hobj, PyObject *pobj, int family, int socktype, int protocol,
 		}
 		if (strlen(s) >= sizeof(pbuf))
 			return PREP_BLOCKING;
-		snprintf(pbuf, sizeof(pbuf), "%s", s);
-		port = pbuf;
+		port = strcpy(pbuf, s);
 	} else
 		return PREP_NOW;
 	if (family != AF_UNSPEC && family != AF_INET && family != AF_INET6)
@@ -315,39 +330,76 @@ socket_kind(int n)
 static PyObject *
 build(const struct req *r, const struct namecache_result *res)
 {
-	PyObject	*list = PyList_New(0);
-	bool		 first = true;
+	PyObject	*list = PyList_New((Py_ssize_t)(res->naddresses * (size_t)r->ncombos));
+	PyObject	*ports[MAX_COMBOS] = { NULL }, *kinds[MAX_COMBOS] = { NULL };
+	PyObject	*protos[MAX_COMBOS] = { NULL }, *empty = NULL, *zero = NULL;
+	Py_ssize_t	 n = 0;
+	bool		 ok = list != NULL;
 
-	if (list == NULL)
-		return NULL;
-	for (size_t i = 0; i < res->naddresses; i++) {
+	for (int k = 0; ok && k < r->ncombos; k++) {
+		ports[k] = PyLong_FromLong(ntohs(r->combos[k].port));
+		kinds[k] = socket_kind(r->combos[k].socktype);
+		protos[k] = PyLong_FromLong(r->combos[k].protocol);
+		ok = ports[k] && kinds[k] && protos[k];
+	}
+	if (ok) {
+		empty = PyUnicode_FromStringAndSize("", 0);
+		zero = PyLong_FromLong(0);
+		ok = empty && zero;
+	}
+	for (size_t i = 0; ok && i < res->naddresses; i++) {
 		const struct namecache_address	*a = &res->addresses[i];
 		char				 text[INET6_ADDRSTRLEN];
+		PyObject			*host;
 
-		inet_ntop(a->family, a->addr.bytes, text, sizeof(text));
-		for (int k = 0; k < r->ncombos; k++) {
-			const struct combo	*c = &r->combos[k];
-			const char		*canon = "";
-			PyObject		*sa, *sk, *t;
-
-			if (first && (r->flags & AI_CANONNAME))
-				canon = res->canonical[0] ? res->canonical : r->host;
-			first = false;
-			sa = a->family == AF_INET ?
-			    Py_BuildValue("(si)", text, ntohs(c->port)) :
-			    Py_BuildValue("(siii)", text, ntohs(c->port), 0, 0);
-			sk = socket_kind(c->socktype);
-			t = sa && sk ? Py_BuildValue("(OOisO)", a->family == AF_INET ?
-			    af_inet : af_inet6, sk, c->protocol, canon, sa) : NULL;
-			Py_XDECREF(sa);
-			Py_XDECREF(sk);
-			if (t == NULL || PyList_Append(list, t) < 0) {
-				Py_XDECREF(t);
-				Py_DECREF(list);
-				return NULL;
-			}
-			Py_DECREF(t);
+		namecache_address_str(a, text, sizeof(text));
+		if ((host = PyUnicode_FromString(text)) == NULL) {
+			ok = false;
+			break;
 		}
+		for (int k = 0; ok && k < r->ncombos; k++) {
+			PyObject *sa, *t, *canon;
+
+			sa = PyTuple_New(a->family == AF_INET ? 2 : 4);
+			t = PyTuple_New(5);
+			if (n == 0 && (r->flags & AI_CANONNAME))
+				canon = PyUnicode_FromString(res->canonical[0] ? res->canonical :
+				    r->host);
+			else
+				canon = Py_NewRef(empty);
+			if (sa == NULL || t == NULL || canon == NULL) {
+				Py_XDECREF(sa);
+				Py_XDECREF(t);
+				Py_XDECREF(canon);
+				ok = false;
+				break;
+			}
+			PyTuple_SET_ITEM(sa, 0, Py_NewRef(host));
+			PyTuple_SET_ITEM(sa, 1, Py_NewRef(ports[k]));
+			if (a->family != AF_INET) {
+				PyTuple_SET_ITEM(sa, 2, Py_NewRef(zero));	/* flowinfo */
+				PyTuple_SET_ITEM(sa, 3, Py_NewRef(zero));	/* scope_id */
+			}
+			PyTuple_SET_ITEM(t, 0, Py_NewRef(a->family == AF_INET ? af_inet : af_inet6));
+			PyTuple_SET_ITEM(t, 1, Py_NewRef(kinds[k]));
+			PyTuple_SET_ITEM(t, 2, Py_NewRef(protos[k]));
+			PyTuple_SET_ITEM(t, 3, canon);
+			PyTuple_SET_ITEM(t, 4, sa);
+			PyList_SET_ITEM(list, n++, t);
+		}
+		Py_DECREF(host);
+	}
+	for (int k = 0; k < r->ncombos; k++) {
+		Py_XDECREF(ports[k]);
+		Py_XDECREF(kinds[k]);
+		Py_XDECREF(protos[k]);
+	}
+	Py_XDECREF(empty);
+	Py_XDECREF(zero);
+	if (!ok) {
+		/* the slots not filled are NULL, which list_dealloc skips */
+		Py_XDECREF(list);
+		return NULL;
 	}
 	return list;
 }

@@ -1019,6 +1019,57 @@ control_requests(void **state)
 	namecache_free(ctx);
 }
 
+/* namecache_address_str() writes what inet_ntop() writes, for every shape of address. */
+static void
+address_text_as_inet_ntop(void **state)
+{
+	struct namecache_address	a;
+	char				want[INET6_ADDRSTRLEN], got[INET6_ADDRSTRLEN];
+	uint32_t			x = 12345;
+
+	(void)state;
+	for (int i = 0; i < 200000; i++) {
+		memset(&a, 0, sizeof(a));
+		a.family = i % 5 == 0 ? AF_INET : AF_INET6;
+		for (int k = 0; k < 16; k++) {
+			x = x * 1103515245u + 12345u;
+			a.addr.bytes[k] = (uint8_t)(x >> 16);
+		}
+		if (a.family == AF_INET6) {
+			/* runs of zero words anywhere, v4-mapped and v4-compatible forms */
+			x = x * 1103515245u + 12345u;
+			int start = (int)(x >> 16) % 8, len = (int)(x >> 20) % 9;
+
+			for (int w = start; w < start + len && w < 8; w++)
+				a.addr.bytes[2 * w] = a.addr.bytes[2 * w + 1] = 0;
+			if (i % 7 == 0) {
+				memset(a.addr.bytes, 0, 10);
+				a.addr.bytes[10] = a.addr.bytes[11] = (i % 14 == 0) ? 0xff : 0;
+			}
+			if (i % 11 == 0)
+				for (int w = 0; w < 8; w++)
+					if ((x >> w) & 1)
+						a.addr.bytes[2 * w] = a.addr.bytes[2 * w + 1] = 0;
+			if (i % 13 == 0)
+				for (int k = 0; k < 16; k++)
+					a.addr.bytes[k] &= 0x0f;
+		}
+		assert_non_null(inet_ntop(a.family, a.addr.bytes, want, sizeof(want)));
+		assert_non_null(namecache_address_str(&a, got, sizeof(got)));
+		if (strcmp(want, got) != 0)
+			fail_msg("inet_ntop %s, namecache_address_str %s", want, got);
+	}
+	/* the edges: ::, ::1, a short buffer, a bad family */
+	memset(&a, 0, sizeof(a));
+	a.family = AF_INET6;
+	assert_string_equal(namecache_address_str(&a, got, sizeof(got)), "::");
+	a.addr.bytes[15] = 1;
+	assert_string_equal(namecache_address_str(&a, got, sizeof(got)), "::1");
+	assert_null(namecache_address_str(&a, got, 3));
+	a.family = AF_UNIX;
+	assert_null(namecache_address_str(&a, got, sizeof(got)));
+}
+
 int
 main(void)
 {
@@ -1045,6 +1096,7 @@ main(void)
 		cmocka_unit_test(daemon_restarts),
 		cmocka_unit_test(fork_with_a_context),
 		cmocka_unit_test(control_requests),
+		cmocka_unit_test(address_text_as_inet_ntop),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
