@@ -48,52 +48,68 @@ pool_follow(const char *path)
 		ncc_pool_clear();
 }
 
+/*
+ * The shared cache's answer, if it has one: 1 with r set (the result, or
+ * a negative answer's code), 0 for "ask the socket" (or, with
+ * NAMECACHE_SHARED_ONLY, r = NAMECACHE_ERR_MISS and 1).  Before any
+ * request is encoded: a hit costs no more than the segment's lookup.
+ */
 static int
-lookup(uint8_t kind, uint8_t family, const void *key, size_t key_len,
-    unsigned flags, int timeout_ms, const uint8_t *req, int req_len,
-    struct namecache_result **ret_result)
+from_shared(const char *path, uint8_t kind, uint8_t family, const void *key,
+    size_t key_len, unsigned flags, struct namecache_result **ret_result, int *r)
 {
 	struct ncc_shared_hit	 hit;
 	struct proto_answer	 ans;
-	struct ncc_reply	 rep;
-	const char		*path = ncc_socket_path();
-	int64_t			 deadline;
-	int			 saved = errno, r;
+
+	/* ncc_shared_answer's rule: a hit that cannot be used goes to the socket. */
+	if (!(flags & NAMECACHE_NO_SHARED) &&
+	    ncc_shared_answer(path, kind, family, key, key_len, &hit, &ans)) {
+		*r = hit.status == PROTO_OK ? nc_result_decode(hit.body, hit.body_len,
+		    hit.ttl_left, ret_result) : nc_status_error(hit.status);
+		ncc_shared_release(&hit);
+		if (*r == 0 || hit.status != PROTO_OK)
+			return 1;
+	}
+	/* A binding answering on its event loop's thread: never block there. */
+	if (flags & NAMECACHE_SHARED_ONLY) {
+		*r = NAMECACHE_ERR_MISS;
+		return 1;
+	}
+	return 0;
+}
+
+/* The daemon's answer to the request frame req. */
+static int
+from_socket(const char *path, const uint8_t *req, int req_len, int timeout_ms,
+    struct namecache_result **ret_result)
+{
+	struct ncc_reply	rep;
+	int64_t			deadline;
+	int			r;
 
 	if (req_len < 0)
 		return NAMECACHE_ERR_INVAL;
 	deadline = ncc_now_ms() + (timeout_ms > 0 ? timeout_ms : NAMECACHE_TIMEOUT_DEFAULT);
-	/* ncc_shared_answer's rule: a hit that cannot be used goes to the socket. */
-	if (!(flags & NAMECACHE_NO_SHARED) &&
-	    ncc_shared_answer(path, kind, family, key, key_len, &hit, &ans)) {
-		r = hit.status == PROTO_OK ? nc_result_decode(hit.body, hit.body_len,
-		    hit.ttl_left, ret_result) : nc_status_error(hit.status);
-		ncc_shared_release(&hit);
-		if (r == 0 || hit.status != PROTO_OK)
-			goto done;
-	}
-	/* A binding answering on its event loop's thread: never block there. */
-	if (flags & NAMECACHE_SHARED_ONLY) {
-		r = NAMECACHE_ERR_MISS;
-		goto done;
-	}
 	pool_follow(path);
 	r = ncc_pool_call_until(path, req, (size_t)req_len, deadline, true, &rep);
-	if (r < 0) {
-		r = sys_error(r);
-		goto done;
-	}
+	if (r < 0)
+		return sys_error(r);
 	r = rep.hdr.status == PROTO_OK ? nc_result_decode(rep.body, rep.body_len, -1,
 	    ret_result) : nc_status_error(rep.hdr.status);
 	ncc_reply_free(&rep);
-done:
+	return r;
+}
+
+/* The sort a caller asked for, on a result it got. */
+static int
+sorted(int r, unsigned flags, struct namecache_result **ret_result)
+{
 	if (r == 0 && (flags & NAMECACHE_SORT) &&
 	    nc_sort((*ret_result)->addresses, (*ret_result)->naddresses) < 0) {
 		namecache_result_free(*ret_result);
 		*ret_result = NULL;
 		r = NAMECACHE_ERR_NOMEM;
 	}
-	errno = saved;
 	return r;
 }
 
@@ -110,36 +126,52 @@ NC_EXPORT int
 namecache_lookup_name(const char *name, int family, unsigned flags,
     int timeout_ms, struct namecache_result **ret_result)
 {
-	uint8_t		buf[PROTO_HDR_LEN + 4 + PROTO_NAME_MAX + 1];
-	struct proto_wr	w;
-	int		pf = nc_proto_family(family);
+	uint8_t		 buf[PROTO_HDR_LEN + 4 + PROTO_NAME_MAX + 1];
+	struct proto_wr	 w;
+	const char	*path;
+	size_t		 len;
+	int		 pf = nc_proto_family(family), saved = errno, r;
 
 	if (name == NULL || ret_result == NULL || pf < 0 || !flags_ok(flags))
 		return NAMECACHE_ERR_INVAL;
 	if ((flags & NAMECACHE_ADDRCONFIG) && (pf = nc_addrconfig_family(pf)) < 0)
 		return pf;
-	if (proto_name_check(name, strlen(name), NULL) < 0)
+	len = strlen(name);
+	if (proto_name_check(name, len, NULL) < 0)
 		return NAMECACHE_ERR_BADNAME;
-	proto_wr_init(&w, buf, sizeof(buf));
-	return lookup(SHM_NAME, (uint8_t)pf, name, strlen(name), flags, timeout_ms, buf,
-	    proto_lookup_name_encode(&w, ncc_next_id(), (uint8_t)pf, name), ret_result);
+	path = ncc_socket_path();
+	if (!from_shared(path, SHM_NAME, (uint8_t)pf, name, len, flags, ret_result, &r)) {
+		proto_wr_init(&w, buf, sizeof(buf));
+		r = from_socket(path, buf, proto_lookup_name_encode(&w, ncc_next_id(),
+		    (uint8_t)pf, name), timeout_ms, ret_result);
+	}
+	r = sorted(r, flags, ret_result);
+	errno = saved;
+	return r;
 }
 
 NC_EXPORT int
 namecache_lookup_addr(int family, const void *addr, unsigned flags,
     int timeout_ms, struct namecache_result **ret_result)
 {
-	uint8_t		buf[PROTO_HDR_LEN + 2 + 16];
-	struct proto_wr	w;
-	int		pf = nc_proto_family(family);
+	uint8_t		 buf[PROTO_HDR_LEN + 2 + 16];
+	struct proto_wr	 w;
+	const char	*path;
+	int		 pf = nc_proto_family(family), saved = errno, r;
 
 	if (addr == NULL || ret_result == NULL || !flags_ok(flags) ||
 	    (pf != PROTO_AF_INET && pf != PROTO_AF_INET6))
 		return NAMECACHE_ERR_INVAL;
-	proto_wr_init(&w, buf, sizeof(buf));
-	return lookup(SHM_ADDR, (uint8_t)pf, addr, pf == PROTO_AF_INET ? 4 : 16, flags,
-	    timeout_ms, buf, proto_lookup_addr_encode(&w, ncc_next_id(), (uint8_t)pf,
-	    addr), ret_result);
+	path = ncc_socket_path();
+	if (!from_shared(path, SHM_ADDR, (uint8_t)pf, addr, pf == PROTO_AF_INET ? 4 : 16,
+	    flags, ret_result, &r)) {
+		proto_wr_init(&w, buf, sizeof(buf));
+		r = from_socket(path, buf, proto_lookup_addr_encode(&w, ncc_next_id(),
+		    (uint8_t)pf, addr), timeout_ms, ret_result);
+	}
+	r = sorted(r, flags, ret_result);
+	errno = saved;
+	return r;
 }
 
 NC_EXPORT int

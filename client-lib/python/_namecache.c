@@ -30,6 +30,7 @@
 #include <Python.h>
 
 #include <arpa/inet.h>
+#include <limits.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdbool.h>
@@ -438,20 +439,74 @@ call_fallback(PyObject *hobj, PyObject *pobj, int family, int socktype, int prot
 
 static unsigned long stat_answered, stat_fallbacks, stat_shared;
 
-static PyObject *
-py_getaddrinfo(PyObject *self, PyObject *args, PyObject *kw)
+/*
+ * socket.getaddrinfo's arguments, read without building a tuple and a dict:
+ * 0, or -1 when they are anything but (host, port[, family, type, proto,
+ * flags]) with int-like numbers, by position or keyword (the caller hands
+ * them to socket.getaddrinfo, which says what is wrong with them).
+ */
+static int
+parse_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **hobj,
+    PyObject **pobj, int ints[4])
 {
-	static char		*kwlist[] = { (char *)"host", (char *)"port",
-	    (char *)"family", (char *)"type", (char *)"proto", (char *)"flags", NULL };
+	static const char	*names[] = { "host", "port", "family", "type", "proto", "flags" };
+	PyObject		*v[6] = { NULL };
+	Py_ssize_t		 nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+
+	if (nargs > 6)
+		return -1;
+	for (Py_ssize_t i = 0; i < nargs; i++)
+		v[i] = args[i];
+	for (Py_ssize_t k = 0; k < nkw; k++) {
+		PyObject	*key = PyTuple_GET_ITEM(kwnames, k);
+		int		 i;
+
+		for (i = 0; i < 6; i++)
+			if (PyUnicode_CompareWithASCIIString(key, names[i]) == 0)
+				break;
+		if (i == 6 || v[i] != NULL)
+			return -1;
+		v[i] = args[nargs + k];
+	}
+	if (v[0] == NULL || v[1] == NULL)
+		return -1;
+	*hobj = v[0];
+	*pobj = v[1];
+	for (int i = 0; i < 4; i++) {
+		long x;
+
+		ints[i] = 0;
+		if (v[2 + i] == NULL)
+			continue;
+		if (!PyLong_Check(v[2 + i]))
+			return -1;
+		x = PyLong_AsLong(v[2 + i]);
+		if ((x == -1 && PyErr_Occurred()) || x < INT_MIN || x > INT_MAX) {
+			PyErr_Clear();
+			return -1;
+		}
+		ints[i] = (int)x;
+	}
+	return 0;
+}
+
+static PyObject *
+py_getaddrinfo(PyObject *self, PyObject *const *args, Py_ssize_t nargsf, PyObject *kwnames)
+{
 	PyObject		*hobj, *pobj, *list;
-	int			 family = 0, socktype = 0, protocol = 0, flags = 0, e, gai;
+	int			 ints[4], family, socktype, protocol, flags, e, gai;
 	struct namecache_result	*res = NULL;
 	struct req		 r;
 
 	(void)self;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|iiii:getaddrinfo", kwlist, &hobj,
-	    &pobj, &family, &socktype, &protocol, &flags))
-		return NULL;
+	if (parse_args(args, PyVectorcall_NARGS(nargsf), kwnames, &hobj, &pobj, ints) < 0) {
+		stat_fallbacks++;
+		return PyObject_Vectorcall(socket_getaddrinfo, args, nargsf, kwnames);
+	}
+	family = ints[0];
+	socktype = ints[1];
+	protocol = ints[2];
+	flags = ints[3];
 	switch (prepare(hobj, pobj, family, socktype, protocol, flags, &r)) {
 	case PREP_ERROR:
 		req_clear(&r);
@@ -756,7 +811,7 @@ static PyTypeObject ResolverType = {
 
 static PyMethodDef methods[] = {
 	{ "getaddrinfo", (PyCFunction)(void (*)(void))py_getaddrinfo,
-	  METH_VARARGS | METH_KEYWORDS,
+	  METH_FASTCALL | METH_KEYWORDS,
 	  "getaddrinfo(host, port, family=0, type=0, proto=0, flags=0): "
 	  "socket.getaddrinfo's answer, from namecached" },
 	{ "counters", py_counters, METH_NOARGS,

@@ -96,6 +96,48 @@ def differential(env):
     print("     %d comparisons, 0 differences; %r" % (n, c))
 
 
+# Arguments of every shape: keywords, wrong types, too many, odd values.
+ODD = [
+    (("localhost", 80), {"type": socket.SOCK_STREAM}),
+    (("localhost",), {"port": 80, "family": socket.AF_INET6, "flags": socket.AI_CANONNAME}),
+    ((), {"host": "www.test.example", "port": "443", "proto": socket.IPPROTO_TCP}),
+    ((1, 80), {}), (("localhost", [1]), {}), (("localhost", 80, "x"), {}),
+    (("localhost", 80, 0, 0, 0, 0, 0), {}), (("localhost", 80), {"bogus": 1}),
+    (("localhost", 80), {"port": 81}), (("localhost", 2 ** 70), {}), (("localhost", -1), {}),
+    ((b"localhost", b"80"), {}), (("localhost", True), {}), ((bytearray(b"localhost"), 80), {}),
+    (("\u00fcn\u00efcode.test.example", 80), {}), (("a..b.test.example", 80), {}),
+    (("x" * 64 + ".test.example", 80), {}), (("", 80), {}), (("*", 80), {}),
+    ((None, 80), {"flags": socket.AI_PASSIVE}), (("localhost", None, 0, 0, 0, 0x10000), {}),
+    (("localhost", "http"), {}), (("localhost", "nosuchservice"), {}),
+    (("localhost", 80, socket.AF_UNIX), {}), (("localhost", 80, 0, 99), {}),
+    (("localhost", 80, 0, socket.SOCK_STREAM, socket.IPPROTO_UDP), {}),
+    (("localhost", 80, 0, socket.SOCK_RAW), {}), (("localhost", "80", 0, 0, 0,
+                                                    socket.AI_NUMERICSERV), {}),
+    (("localhost", "x", 0, 0, 0, socket.AI_NUMERICSERV), {}),
+    (("localhost", 80, socket.AF_INET6, 0, 0, socket.AI_V4MAPPED), {}),
+    (("127.1", 80), {}), (("0x7f.1", 80), {}), (("::1%lo", 80), {}), (("fe80::1%1", 80), {}),
+    (("localhost", 80, 0, 0, 0, socket.AI_NUMERICHOST), {}),
+]
+
+
+@test
+def odd_arguments(env):
+    env.daemon()
+
+    def call(fn, a, k):
+        try:
+            return fn(*a, **k)
+        except Exception as e:
+            return (type(e).__name__, getattr(e, "errno", None), str(e))
+    diffs = []
+    for _ in range(2):
+        for a, k in ODD:
+            want, got = call(socket.getaddrinfo, a, k), call(namecache.getaddrinfo, a, k)
+            if want != got:
+                diffs.append("%r %r:\n  socket    %r\n  namecache %r" % (a, k, want, got))
+    assert not diffs, "\n".join(diffs)
+
+
 @test
 def differential_aio(env):
     env.daemon()
