@@ -653,8 +653,8 @@ submit(struct namecache *ctx, uint8_t kind, uint8_t family, const void *key,
 	/* ncc_shared_answer's rule: a hit that cannot be used goes to the socket. */
 	if (!(flags & NAMECACHE_NO_SHARED) &&
 	    ncc_shared_answer(ctx->path, kind, family, key, key_len, &hit, &ans)) {
-		r = hit.status == PROTO_OK ? nc_result_decode(hit.body, hit.body_len,
-		    hit.ttl_left, &res) : nc_status_error(hit.status);
+		r = hit.status == PROTO_OK ? nc_result_from_answer(&ans, hit.ttl_left, &res) :
+		    nc_status_error(hit.status);
 		ncc_shared_release(&hit);
 		if (r == 0 && (flags & NAMECACHE_SORT) &&
 		    nc_sort(res->addresses, res->naddresses) < 0) {

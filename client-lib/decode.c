@@ -57,16 +57,25 @@ int
 nc_result_decode(const uint8_t *body, size_t len, int64_t ttl,
     struct namecache_result **ret)
 {
+	struct proto_answer a;
+
+	if (proto_answer_decode(body, len, &a) < 0)
+		return NAMECACHE_ERR_PROTOCOL;
+	return nc_result_from_answer(&a, ttl, ret);
+}
+
+int
+nc_result_from_answer(const struct proto_answer *ap, int64_t ttl,
+    struct namecache_result **ret)
+{
 	struct namecache_result	*res;
-	struct proto_answer	 a;
+	struct proto_answer	 a = *ap;
 	const uint8_t		*addr;
 	const char		*s;
 	size_t			 size, cur = 0, i = 0, slen;
 	uint8_t			 fam;
 	char			*str;
 
-	if (proto_answer_decode(body, len, &a) < 0)
-		return NAMECACHE_ERR_PROTOCOL;
 	_Static_assert(sizeof(*res) % alignof(char *) == 0, "aliases follow");
 	size = sizeof(*res) + (a.nalias + 1) * sizeof(char *) +
 	    a.naddr * sizeof(struct namecache_address) + a.strings_size +

@@ -24,6 +24,10 @@ int	nc_proto_family(int family);
  */
 int	nc_result_decode(const uint8_t *body, size_t len, int64_t ttl,
 	    struct namecache_result **ret);
+/* The same from an answer already decoded (a shared-cache hit's). */
+struct proto_answer;
+int	nc_result_from_answer(const struct proto_answer *a, int64_t ttl,
+	    struct namecache_result **ret);
 int	nc_records_decode(const uint8_t *body, size_t len,
 	    struct namecache_records **ret);
 int	nc_values_decode(const uint8_t *body, size_t len,

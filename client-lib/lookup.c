@@ -64,8 +64,8 @@ from_shared(const char *path, uint8_t kind, uint8_t family, const void *key,
 	/* ncc_shared_answer's rule: a hit that cannot be used goes to the socket. */
 	if (!(flags & NAMECACHE_NO_SHARED) &&
 	    ncc_shared_answer(path, kind, family, key, key_len, &hit, &ans)) {
-		*r = hit.status == PROTO_OK ? nc_result_decode(hit.body, hit.body_len,
-		    hit.ttl_left, ret_result) : nc_status_error(hit.status);
+		*r = hit.status == PROTO_OK ? nc_result_from_answer(&ans, hit.ttl_left,
+		    ret_result) : nc_status_error(hit.status);
 		ncc_shared_release(&hit);
 		if (*r == 0 || hit.status != PROTO_OK)
 			return 1;

@@ -61,7 +61,7 @@ struct combo {
 };
 
 struct req {
-	PyObject	*host_obj;	/* a bytes object: host is inside it */
+	PyObject	*host_obj;	/* a str or bytes object: host is inside it */
 	const char	*host;
 	int		 family;	/* after AI_ADDRCONFIG */
 	int		 flags;
@@ -102,13 +102,14 @@ gai_error_obj(int code)
 }
 
 /*
- * The idna codec's ASCII fast path, without calling it: an ASCII name
- * whose labels but the last are 1 to 63 bytes and whose last is under 64
- * encodes as itself.  Anything else goes through the codec, as the socket
- * module sends it.
+ * The host as the socket module encodes it, into r: a str through the
+ * idna codec, whose ASCII fast path (labels but the last 1 to 63 bytes,
+ * the last under 64) leaves it as it is, so such a str is used as it is,
+ * without a copy; anything else goes through the codec.  r->host_obj holds
+ * a reference to what r->host points into.  0, or -1 with an exception.
  */
-static PyObject *
-encode_host(PyObject *s)
+static int
+encode_host(PyObject *s, struct req *r)
 {
 	Py_ssize_t	 len, start = 0;
 	const char	*p;
@@ -124,10 +125,16 @@ encode_host(PyObject *s)
 				ok = i == len ? l < 64 : l > 0 && l < 64;
 				start = i + 1;
 			}
-		if (ok)
-			return PyBytes_FromStringAndSize(p, len);
+		if (ok) {
+			r->host_obj = Py_NewRef(s);
+			r->host = p;
+			return 0;
+		}
 	}
-	return PyUnicode_AsEncodedString(s, "idna", NULL);
+	if ((r->host_obj = PyUnicode_AsEncodedString(s, "idna", NULL)) == NULL)
+		return -1;
+	r->host = PyBytes_AS_STRING(r->host_obj);
+	return 0;
 }
 
 /* A numeric address as glibc's getaddrinfo parses one, before any NSS. */
@@ -276,13 +283,12 @@ prepare(PyObject *hobj, PyObject *pobj, int family, int socktype, int protocol,
 	if (flags & ~OUR_FLAGS)
 		return PREP_BLOCKING;
 	if (PyUnicode_Check(hobj)) {
-		if ((r->host_obj = encode_host(hobj)) == NULL)
+		if (encode_host(hobj, r) < 0)
 			return PREP_ERROR;
 	} else {
-		r->host_obj = hobj;
-		Py_INCREF(hobj);
+		r->host_obj = Py_NewRef(hobj);
+		r->host = PyBytes_AS_STRING(hobj);
 	}
-	r->host = PyBytes_AS_STRING(r->host_obj);
 	if (r->host[0] == '\0' || strcmp(r->host, "*") == 0)
 		return PREP_BLOCKING;
 	if (numeric_host(r->host))
