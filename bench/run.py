@@ -1295,6 +1295,8 @@ def report(res_path, docdir):
     A("- **namecache**: %s, built with `%s` (%s)." % (meta.get("commit"), meta.get("setup"),
                                                       meta.get("build")))
     A("- **Command**: `%s`" % meta.get("command", "bench/run.sh"))
+    A("- **The Node.js and Python bindings**: `bench/bindings.sh`, "
+      "[benchmarks-bindings.md](benchmarks-bindings.md).")
     A("")
     A("## Targets (ratios from this run)\n")
     rows, extra = targets(R)

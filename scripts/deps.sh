@@ -37,6 +37,13 @@ apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends \
 	nsd iproute2 util-linux libc-bin procps \
 	systemd man-db debhelper dh-python dpkg-dev lintian \
 	valgrind clang libclang-rt-14-dev
+# Node.js with its headers, for the addon (client-lib/node): a nodejs that
+# ships node_api.h (as nodesource's does) is used as it is; otherwise
+# Debian's nodejs and libnode-dev (node_api.h; uv.h from libuv1-dev).
+if ! { command -v node >/dev/null && [ -f /usr/include/node/node_api.h ]; }; then
+	apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends \
+		nodejs libnode-dev
+fi
 # Real NSS modules for tests/integration/test_nss.py, as .deb files only:
 # installing them would edit /etc/nsswitch.conf (their postinst), so the
 # test unpacks them with dpkg-deb -x into a folder of its own.

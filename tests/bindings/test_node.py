@@ -225,6 +225,24 @@ def no_leaks(env):
         r["seconds"], r["before"] >> 10, r["after"] >> 10))
 
 
+@test
+def npm_pack(env):
+    """`npm pack` in the source folder makes the package (offline: --dry-run)."""
+    npm = shutil.which("npm")
+    if npm is None:
+        print("     (no npm: not checked)")
+        return
+    src = os.path.join(HERE, "..", "..", "client-lib", "node")
+    r = subprocess.run([npm, "pack", "--dry-run", "--json"], cwd=src, capture_output=True,
+                       text=True, timeout=120, env=dict(os.environ, NPM_CONFIG_UPDATE_NOTIFIER=
+                                                        "false", NPM_CONFIG_OFFLINE="true",
+                                                        HOME=env.tmp))
+    assert r.returncode == 0, r.stderr
+    files = sorted(f["path"] for f in json.loads(r.stdout)[0]["files"])
+    assert files == ["README.md", "binding.gyp", "index.js", "namecache_node.c",
+                     "package.json"], files
+
+
 def main():
     if NODE is None:
         print("skip: no node")
