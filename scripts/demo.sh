@@ -92,6 +92,23 @@ demo() {
 	$ctl query -t MX demo.example || true
 	say "getent -s namecache ahosts www.demo.example   # a plain glibc program, through the NSS module"
 	getent -s namecache ahosts www.demo.example || true
+	# The bindings, when the build has them (node_api.h, python3-dev): the
+	# name is from /etc/hosts, so even a fallback would ask nothing outside.
+	if [ -d "$top/build/client-lib/python/namecache" ]; then
+		say "python3 -c 'namecache.getaddrinfo(\"localhost\", 443, type=SOCK_STREAM)'   # client-lib/python"
+		PYTHONPATH=$top/build/client-lib/python /usr/bin/python3 -c '
+import socket, namecache
+print(namecache.getaddrinfo("localhost", 443, type=socket.SOCK_STREAM))
+print("the same as socket.getaddrinfo:", namecache.getaddrinfo("localhost", 443) ==
+      socket.getaddrinfo("localhost", 443), namecache.counters())' || true
+	fi
+	if [ -f "$top/build/client-lib/node/namecache.node" ] && command -v node >/dev/null; then
+		say "node -e \"require('namecache').lookup('localhost', {all: true}, ...)\"   # client-lib/node"
+		node -e "const nc = require('$top/build/client-lib/node');
+nc.lookup('localhost', { all: true }, (err, all) => {
+  console.log(err || all, nc.counters);
+});" || true
+	fi
 	say "namecachectl query no-such-name.demo.example  # exit status 1"
 	$ctl query no-such-name.demo.example || echo "(exit $?)"
 	say namecachectl show-cache

@@ -105,8 +105,11 @@ do_answer(const uint8_t *p, size_t n)
 	proto_wr_init(&w, frame, sizeof(frame));
 	proto_answer_begin(&aw, &w, a.ttl, a.source, a.canon, a.canon_len);
 	for (cur = 0, i = 0; proto_answer_next_addr(&a, &cur, &fam, &addr); i++) {
-		FUZZ_CHECK(fam == PROTO_AF_INET || fam == PROTO_AF_INET6);
-		FUZZ_CHECK(addr >= p && addr + (fam == PROTO_AF_INET ? 4 : 16) <= p + n);
+		/* a scoped IPv6 address: 16 bytes, then the scope (4) */
+		FUZZ_CHECK(fam == PROTO_AF_INET || fam == PROTO_AF_INET6 ||
+		    fam == PROTO_AF_INET6_SCOPED);
+		FUZZ_CHECK(addr >= p && addr + (fam == PROTO_AF_INET ? 4 :
+		    fam == PROTO_AF_INET6 ? 16 : 20) <= p + n);
 		proto_answer_addr(&aw, fam, addr);
 	}
 	FUZZ_CHECK(i == a.naddr);
