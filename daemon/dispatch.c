@@ -86,18 +86,9 @@ reply_kv(struct daemon *d, struct server_req *req,
 static void
 kv_statistics(struct daemon *d, struct proto_kv_wr *kw, void *arg)
 {
-	struct cache		*c = lookup_cache(d->lookup);
-	struct cache_stats	 cs;
-
-	cache_get_stats(c, &cs);
 	stats_write(&d->stats, kw);
+	lookup_write_stats(d->lookup, kw);
 	proto_kv_u64(kw, "clients", server_clients(d->server));
-	proto_kv_u64(kw, "cache_entries", cache_count(c));
-	proto_kv_u64(kw, "cache_memory_bytes", cache_memory(c));
-	proto_kv_u64(kw, "cache_hits", cs.hits);
-	proto_kv_u64(kw, "cache_misses", cs.misses);
-	proto_kv_u64(kw, "cache_evictions", cs.evictions);
-	proto_kv_u64(kw, "upstream_in_flight", lookup_in_flight(d->lookup));
 	nsspool_write_stats(d->nss, kw);
 	nscdsrv_statistics(d->nscd, kw);
 	if (d->shm) {
@@ -229,7 +220,7 @@ show_cache(struct daemon *d, struct server_req *req)
 		}
 		it.name = ci.name;
 		if ((ci.kind & CACHE_KIND_NSS) && strchr(ci.name, '\1')) {
-			lookup_nss_key_text(ci.name, text, sizeof(text));
+			modsrc_key_text(ci.name, text, sizeof(text));
 			it.name = text;
 		}
 		it.name_len = strlen(it.name);
@@ -241,7 +232,8 @@ show_cache(struct daemon *d, struct server_req *req)
 		it.ttl = ci.ttl_left;
 		it.origin = NULL;
 		if (ci.kind & CACHE_KIND_NSS) {
-			it.origin = nsspool_module_name(d->nss, (int)(ci.kind >> 8 & 0xff));
+			it.origin = nsspool_module_name(d->nss,
+			    modsrc_kind_module(ci.kind));
 			it.origin_len = strlen(it.origin);
 		}
 		proto_cache_page_item(&w, &it);
@@ -298,7 +290,7 @@ admin(struct daemon *d, struct server_req *req)
 			/* A module's answers for that spelling, capitals and all. */
 			char key[2 * PROTO_NAME_MAX + 4];
 
-			lookup_nss_key(name, key, sizeof(key));
+			modsrc_key(name, key, sizeof(key));
 			if (strcmp(key, name) != 0)
 				count.n += cache_invalidate(lookup_cache(d->lookup), key);
 		}
@@ -307,7 +299,7 @@ admin(struct daemon *d, struct server_req *req)
 		memset(&d->stats, 0, sizeof(d->stats));
 		nsspool_reset_stats(d->nss);
 		nscdsrv_reset_stats(d->nscd);
-		cache_reset_stats(lookup_cache(d->lookup));
+		lookup_reset_stats(d->lookup);
 		count.key = "reset";
 		count.n = 1;
 		break;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* daemon/lookup.h - answers lookups: the host's hosts line, source by source, through the cache. */
+/* daemon/lookup.h - the lookup engine: the host's hosts line, source by source, through the cache. */
 #ifndef NAMECACHE_LOOKUP_H
 #define NAMECACHE_LOOKUP_H
 
@@ -8,29 +8,60 @@
 #include <stdint.h>
 
 #include "cache.h"
+#include "dnssrc.h"
+#include "modsrc.h"
 #include "proto.h"
 #include "server.h"
 
-struct event_base;
-struct hostsrc;
+struct hosts;
 struct lookup;
-struct nsspool;
+struct nscdmap;
 struct nsw_line;
-struct resolver;
-struct stats;
+struct proto_kv_wr;
+struct shm;
 
-#define LOOKUP_FETCH_MAX	65536	/* upstream resolutions in flight */
-#define LOOKUP_STALE_TTL	30	/* TTL of a stale answer (RFC 8767) */
+/*
+ * The engine's seams.  Every front end (the namecache protocol, glibc's
+ * nscd protocol) hands the engine a request as a struct server_req and
+ * gets its reply frame back through these; the daemon passes the real
+ * parts (seams.c), the scenario tests (tests/unit/test-engine.c) fakes.
+ */
+struct lookup_frontend {
+	/* The walk must wait: keep the request past the call.  NULL: no memory. */
+	struct server_hold *(*hold)(struct server_req *);
+	void	(*reply)(struct server_req *, const void *frame, size_t len);
+	void	(*hold_reply)(struct server_hold *, const void *frame, size_t len);
+	/* At shutdown: the held request ends with no reply. */
+	void	(*hold_release)(struct server_hold *);
+};
+
+/* The hosts index (hostsrc.h): borrowed until the next return to the loop. */
+struct lookup_hosts {
+	const struct hosts *(*get)(void *arg);
+	int	(*error)(void *arg);	/* 0, or -errno: the file cannot be read */
+	void	*arg;
+};
 
 struct lookup_env {
-	struct event_base	*base;
-	struct hostsrc		*hosts;
-	struct resolver		*resolver;
-	struct server		*server;
-	struct nsspool		*nss;		/* modules other than files and dns */
-	struct stats		*stats;
-	cache_clock_fn		*now;
-	void			*now_arg;
+	const struct lookup_frontend	*front;
+	struct lookup_hosts		 hosts;
+	struct dnssrc_upstream		 upstream;
+	struct modsrc_modules		 modules;
+	cache_clock_fn			*now;	/* ms, never going back */
+	void				*now_arg;
+};
+
+/* Every counter is the module's that counts it; this is their sum. */
+struct lookup_stats {
+	uint64_t	hosts_answers;	/* replies, by where the answer came from */
+	uint64_t	dns_answers;
+	uint64_t	cache_answers;
+	uint64_t	nss_answers;
+	uint64_t	stale_served;
+	uint64_t	not_found;
+	uint64_t	errors;
+	uint64_t	republished;	/* prefetched answers published again */
+	uint64_t	busy;		/* refused: too much in flight */
 };
 
 /* Caller frees with lookup_free(); NULL is out of memory. */
@@ -39,34 +70,30 @@ struct lookup *lookup_new(const struct lookup_env *, const struct cache_limits *
 void	 lookup_free(struct lookup *);
 void	 lookup_configure(struct lookup *, const struct cache_limits *, bool prefetch);
 
-/* Answer the request now, or hold it and answer when upstream has. */
+/*
+ * Answers the request now, or holds it and answers when the sources
+ * have; req is borrowed for the call.  q is read during the call only.
+ */
 void	 lookup_name(struct lookup *, struct server_req *,
-	    const struct proto_lookup_name *);
+	    const struct proto_lookup_name *q);
 void	 lookup_addr(struct lookup *, struct server_req *,
-	    const struct proto_lookup_addr *);
-void	 lookup_rr(struct lookup *, struct server_req *, const struct proto_query_rr *);
+	    const struct proto_lookup_addr *q);
+/* Records of any type: DNS alone, whatever the hosts line says. */
+void	 lookup_rr(struct lookup *, struct server_req *, const struct proto_query_rr *q);
 
 /*
  * The hosts line to walk (namecache's own entry already taken out): files
  * and dns answered natively, every other source by its NSS module.
+ * Walks under way keep the line they began with.
  */
 void	 lookup_set_line(struct lookup *, const struct nsw_line *);
-/* Upstream resolutions in flight, at most (max_fetches); more is BUSY. */
-void	 lookup_set_max_fetches(struct lookup *, unsigned);
+/* Upstream resolutions in flight, at most n (0: the default); more is BUSY. */
+void	 lookup_set_max_fetches(struct lookup *, unsigned n);
 /* TTLs of NSS modules' answers when the module gives none. */
 void	 lookup_set_nss_ttls(struct lookup *, uint32_t positive, uint32_t negative);
 
-/* The cache key of a module's answer for name (which keeps its case), and
- * the name again from one, for show-cache.  out holds 2 * 253 + 2. */
-void	 lookup_nss_key(const char *name, char *out, size_t len);
-void	 lookup_nss_key_text(const char *key, char *out, size_t len);
-
 /* Where answers are published for clients to read without asking; NULL: nowhere. */
-struct shm;
 void	 lookup_set_shm(struct lookup *, struct shm *);
-
-/* glibc's nscd database, published into with the segment; NULL: none. */
-struct nscdmap;
 void	 lookup_set_nscdmap(struct lookup *, struct nscdmap *);
 /*
  * Walks (name, family) or (address) again with nobody waiting: what a
@@ -77,8 +104,13 @@ void	 lookup_set_nscdmap(struct lookup *, struct nscdmap *);
 void	 lookup_refresh_name(struct lookup *, uint8_t family, const char *name,
 	    size_t len);
 void	 lookup_refresh_addr(struct lookup *, uint8_t family, const void *addr);
+
 /* Borrowed, for admin operations and statistics. */
 struct cache *lookup_cache(struct lookup *);
 unsigned lookup_in_flight(const struct lookup *);
+void	 lookup_get_stats(const struct lookup *, struct lookup_stats *ret);
+/* The engine's counters, as `namecachectl statistics' names them. */
+void	 lookup_write_stats(const struct lookup *, struct proto_kv_wr *);
+void	 lookup_reset_stats(struct lookup *);
 
 #endif

@@ -20,6 +20,7 @@
 #include "hostsrc.h"
 #include "log.h"
 #include "lookup.h"
+#include "seams.h"
 #include "nsspool.h"
 #include "nsswitch.h"
 #include "resolver.h"
@@ -111,18 +112,21 @@ notify_status(bool force)
 {
 	static char		 last[256];
 	struct hostsrc_status	 hs;
-	const struct stats	*st = &daemon_ctx.stats;
+	struct lookup_stats	 ls;
+	const struct lookup_stats *st = &ls;
 	char			 msg[256];
 	uint64_t		 answered;
 
 	if (!notify_enabled)
 		return;
 	hostsrc_get_status(daemon_ctx.hosts, &hs);
+	lookup_get_stats(daemon_ctx.lookup, &ls);
 	answered = st->hosts_answers + st->cache_answers + st->dns_answers;
 	snprintf(msg, sizeof(msg), "STATUS=%zu hosts entries, %zu cached answers, "
 	    "%u clients; %llu requests, %llu%% from hosts and cache",
 	    hs.info.entries, cache_count(lookup_cache(daemon_ctx.lookup)),
-	    server_clients(daemon_ctx.server), (unsigned long long)st->requests,
+	    server_clients(daemon_ctx.server),
+	    (unsigned long long)daemon_ctx.stats.requests,
 	    answered ? (unsigned long long)((st->hosts_answers +
 	    st->cache_answers) * 100 / answered) : 0ULL);
 	if (!force && strcmp(msg, last) == 0)
@@ -603,17 +607,11 @@ main(int argc, char **argv)
 		goto done;
 	}
 	{
-		struct lookup_env env = {
-			.base = daemon_ctx.base,
-			.hosts = daemon_ctx.hosts,
-			.resolver = daemon_ctx.resolver,
-			.nss = daemon_ctx.nss,
-			.server = daemon_ctx.server,
-			.stats = &daemon_ctx.stats,
-			.now = clock_ms,
-		};
+		struct lookup_env env;
 		struct cache_limits lim;
 
+		seams_lookup_env(&env, daemon_ctx.hosts, daemon_ctx.resolver,
+		    daemon_ctx.nss, clock_ms, NULL);
 		cache_limits_from(daemon_ctx.config, &lim);
 		if ((daemon_ctx.lookup = lookup_new(&env, &lim,
 		    daemon_ctx.config->prefetch)) == NULL) {

@@ -11,10 +11,7 @@ stats_write(const struct stats *s, struct proto_kv_wr *kw)
 	proto_kv_u64(kw, "lookups_name", s->lookups_name);
 	proto_kv_u64(kw, "lookups_addr", s->lookups_addr);
 	proto_kv_u64(kw, "lookups_rr", s->lookups_rr);
-	proto_kv_u64(kw, "hosts_answers", s->hosts_answers);
-	proto_kv_u64(kw, "not_found", s->not_found);
 	proto_kv_u64(kw, "bad_requests", s->bad_requests);
-	proto_kv_u64(kw, "errors", s->errors);
 	proto_kv_u64(kw, "connections", s->connections);
 	proto_kv_u64(kw, "connections_rejected", s->connections_rejected);
 	proto_kv_u64(kw, "connections_dropped", s->connections_dropped);
@@ -22,19 +19,9 @@ stats_write(const struct stats *s, struct proto_kv_wr *kw)
 	proto_kv_u64(kw, "hosts_reloads", s->hosts_reloads);
 	proto_kv_u64(kw, "hosts_reload_failures", s->hosts_reload_failures);
 	proto_kv_u64(kw, "hosts_reloads_unchanged", s->hosts_reloads_unchanged);
-	proto_kv_u64(kw, "dns_answers", s->dns_answers);
-	proto_kv_u64(kw, "cache_answers", s->cache_answers);
 	proto_kv_u64(kw, "upstream_queries", s->upstream_queries);
 	proto_kv_u64(kw, "upstream_replies", s->upstream_replies);
 	proto_kv_u64(kw, "upstream_timeouts", s->upstream_timeouts);
 	proto_kv_u64(kw, "upstream_failures", s->upstream_failures);
-	proto_kv_u64(kw, "upstream_bad_replies", s->upstream_bad_replies);
-	proto_kv_u64(kw, "coalesced", s->coalesced);
-	proto_kv_u64(kw, "stale_served", s->stale_served);
-	proto_kv_u64(kw, "prefetches", s->prefetches);
-	proto_kv_u64(kw, "failures_remembered", s->failures_remembered);
-	proto_kv_u64(kw, "nss_answers", s->nss_answers);
-	proto_kv_u64(kw, "busy", s->busy);
 	proto_kv_u64(kw, "nsswitch_reloads", s->nsswitch_reloads);
-	proto_kv_u64(kw, "republished", s->republished);
 }

@@ -7,16 +7,17 @@
 
 struct proto_kv_wr;
 
-/* Single-threaded: only the event loop touches these. */
+/*
+ * The counters of the server, the hosts source and the resolver.  The
+ * lookup engine's are its own (lookup_write_stats).  Single-threaded:
+ * only the event loop touches these.
+ */
 struct stats {
 	uint64_t	requests;
 	uint64_t	lookups_name;
 	uint64_t	lookups_addr;
 	uint64_t	lookups_rr;
-	uint64_t	hosts_answers;
-	uint64_t	not_found;
 	uint64_t	bad_requests;
-	uint64_t	errors;
 	uint64_t	connections;
 	uint64_t	connections_rejected;
 	uint64_t	connections_dropped;
@@ -24,21 +25,11 @@ struct stats {
 	uint64_t	hosts_reloads;
 	uint64_t	hosts_reload_failures;
 	uint64_t	hosts_reloads_unchanged;	/* the same bytes: kept */
-	uint64_t	dns_answers;		/* answered from upstream */
-	uint64_t	cache_answers;		/* answered from the cache */
 	uint64_t	upstream_queries;	/* sent to a server */
 	uint64_t	upstream_replies;
 	uint64_t	upstream_timeouts;
 	uint64_t	upstream_failures;	/* SERVFAIL, REFUSED, bad replies */
-	uint64_t	upstream_bad_replies;	/* rejected by our own checks */
-	uint64_t	coalesced;		/* joined a query in flight */
-	uint64_t	stale_served;
-	uint64_t	prefetches;
-	uint64_t	failures_remembered;	/* answered from failure_ttl */
-	uint64_t	nss_answers;		/* answered by an NSS module */
-	uint64_t	busy;			/* refused: too much in flight */
 	uint64_t	nsswitch_reloads;	/* the hosts line read again */
-	uint64_t	republished;		/* prefetched answers published again */
 };
 
 void	stats_write(const struct stats *, struct proto_kv_wr *);

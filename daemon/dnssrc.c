@@ -1,0 +1,658 @@
+/* SPDX-License-Identifier: MIT */
+/* daemon/dnssrc.c - the dns source: the cache, the search list, coalesced fetches, stale and prefetch. */
+
+/*
+ * A question (one record type, or A and AAAA for AF_UNSPEC) is answered
+ * from the cache where it can be.  What the cache cannot answer waits on
+ * a fetch: one per (lowercased name, kind) in flight, however many ask
+ * (coalescing).  A fetch tries the names of the search list in glibc's
+ * res_nsearch order, stores what it learns (positive, negative, or the
+ * failure), then wakes every waiter.  Stale answers are served only when
+ * the fetch fails; an entry in the last 10% of its TTL is refreshed by a
+ * fetch nobody waits for (prefetch).
+ *
+ * Single-threaded: everything runs on the event loop.  Upstream calls
+ * back exactly once per query, never from inside the query call; a fetch
+ * that fails to start finishes at once, so a waiter may be answered
+ * before dnssrc_wait returns.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "answer.h"
+#include "dnssrc.h"
+#include "log.h"
+
+#define FETCH_BUCKETS	4096
+
+/* A question's wait on its fetches: one slot per kind, done when all are in. */
+struct waiter {
+	dnssrc_done_fn		*fn;
+	void			*arg;
+	unsigned		 nslots;
+	unsigned		 pending;
+	bool			 busy;		/* a fetch could not start */
+	struct dns_result	 slot[2];
+	uint8_t			*owned[2];	/* slot data, copied */
+};
+
+struct fwait {
+	struct fwait	*next;
+	struct waiter	*w;
+	unsigned	 slot;
+};
+
+struct fetch {
+	struct fetch	*hnext;
+	struct dnssrc	*ds;
+	char		 key[PROTO_NAME_MAX + 2];	/* lowercased */
+	uint32_t	 kind;
+	uint16_t	 qtype;
+	int		 mode;				/* ANSWER_* */
+	uint8_t		 family;			/* for PTR */
+	uint8_t		 addr[16];
+	char		 cand[DNSSRC_NCAND][PROTO_NAME_MAX + 2];
+	int		 ncand;
+	int		 icand;
+	struct fwait	*waiters;
+	bool		 asis_first;	/* cand[0] is the name as asked */
+	int		 asis_status;	/* CACHE_*: how cand[0] ended */
+	bool		 got_nodata;
+	bool		 got_servfail;
+	bool		 any_negative;
+	bool		 neg_cacheable;
+	uint32_t	 neg_ttl;
+};
+
+struct dnssrc {
+	struct dnssrc_upstream	 up;
+	struct cache		*cache;		/* borrowed */
+	cache_clock_fn		*now;
+	void			*now_arg;
+	bool			 prefetch;
+	unsigned		 max_fetches;
+	dnssrc_refreshed_fn	*refreshed;
+	void			*refreshed_arg;
+	struct fetch		*fetches[FETCH_BUCKETS];
+	unsigned		 nfetches;
+	struct dnssrc_stats	 st;
+	/* A fetch's answer, borrowed by its waiters while they wake. */
+	uint8_t			 fetched[PROTO_FRAME_MAX];
+	/* Cache hits of one peek, borrowed until the next dnssrc call. */
+	uint8_t			 hit[2][PROTO_FRAME_MAX];
+};
+
+static void fetch_next(struct fetch *);
+
+static void
+name_fold(char *dst, const char *src, size_t cap)
+{
+	size_t i;
+
+	for (i = 0; src[i] && i + 1 < cap; i++)
+		dst[i] = src[i] >= 'A' && src[i] <= 'Z' ? src[i] + 32 : src[i];
+	dst[i] = '\0';
+}
+
+static unsigned
+fetch_bucket(const char *key, uint32_t kind)
+{
+	uint32_t h = 2166136261u ^ kind;
+
+	for (; *key; key++)
+		h = (h ^ (uint8_t)*key) * 16777619u;
+	return (h ^ (h >> 15)) % FETCH_BUCKETS;
+}
+
+static struct fetch *
+fetch_find(struct dnssrc *ds, const char *key, uint32_t kind)
+{
+	struct fetch *f;
+
+	for (f = ds->fetches[fetch_bucket(key, kind)]; f; f = f->hnext)
+		if (f->kind == kind && strcmp(f->key, key) == 0)
+			return f;
+	return NULL;
+}
+
+static void
+fetch_unlink(struct fetch *f)
+{
+	struct fetch **pp = &f->ds->fetches[fetch_bucket(f->key, f->kind)];
+
+	while (*pp != f)
+		pp = &(*pp)->hnext;
+	*pp = f->hnext;
+	f->ds->nfetches--;
+}
+
+int
+dnssrc_candidates(const struct dnssrc *ds, const char *name,
+    char out[][PROTO_NAME_MAX + 2], bool *ret_asis_first)
+{
+	const char *const	*domains;
+	size_t			 len = strlen(name), dl;
+	int			 ndots, dots = 0, n = 0, i;
+	bool			 as_is = false;
+
+	/* A name ending in a dot alone; with at least ndots dots, the name
+	 * first; then the name in each search domain; then the name itself,
+	 * if not tried yet. */
+	*ret_asis_first = true;
+	if (len > 0 && name[len - 1] == '.') {
+		memcpy(out[0], name, len - 1);
+		out[0][len - 1] = '\0';
+		return 1;
+	}
+	ds->up.search(ds->up.arg, &domains, &ndots);
+	for (i = 0; name[i]; i++)
+		dots += name[i] == '.';
+	if (dots >= ndots) {
+		memcpy(out[n++], name, len + 1);
+		as_is = true;
+	}
+	for (i = 0; domains[i] && n < DNSSRC_NCAND - 1; i++) {
+		dl = strlen(domains[i]);
+		if (len + 1 + dl > PROTO_NAME_MAX)
+			continue;
+		memcpy(out[n], name, len);
+		out[n][len] = '.';
+		memcpy(out[n] + len + 1, domains[i], dl + 1);
+		n++;
+	}
+	if (!as_is)
+		memcpy(out[n++], name, len + 1);
+	*ret_asis_first = as_is;
+	return n;
+}
+
+/* --- waiters ------------------------------------------------------------- */
+
+static void
+waiter_free(struct waiter *w)
+{
+	unsigned i;
+
+	for (i = 0; i < w->nslots; i++)
+		free(w->owned[i]);
+	free(w);
+}
+
+/* Gives slot its result (copying data) and answers once all slots are in. */
+static void
+waiter_set(struct dnssrc *ds, struct waiter *w, unsigned slot,
+    const struct dns_result *r)
+{
+	struct dns_result *s = &w->slot[slot];
+
+	*s = *r;
+	if (r->len) {
+		if ((w->owned[slot] = malloc(r->len)) == NULL) {
+			s->status = CACHE_FAILED;
+			s->data = NULL;
+			s->len = 0;
+		} else {
+			memcpy(w->owned[slot], r->data, r->len);
+			s->data = w->owned[slot];
+		}
+	}
+	if (--w->pending > 0)
+		return;
+	if (w->busy) {
+		ds->st.busy++;
+		w->fn(w->arg, -EBUSY, NULL, 0);
+	} else
+		w->fn(w->arg, 0, w->slot, w->nslots);
+	waiter_free(w);
+}
+
+/* At shutdown: the waiter is told once, when its last slot goes. */
+static void
+waiter_cancel(struct waiter *w)
+{
+	if (--w->pending > 0)
+		return;
+	w->fn(w->arg, -ECANCELED, NULL, 0);
+	waiter_free(w);
+}
+
+/* --- fetches ------------------------------------------------------------- */
+
+static void
+fetch_finish(struct fetch *f, const struct dns_result *r)
+{
+	struct dnssrc	*ds = f->ds;
+	struct fwait	*fw, *next;
+
+	fetch_unlink(f);
+	/*
+	 * A prefetch nobody waited for: its answer is in the cache now, and
+	 * readers of the shared stores, who left the old one alone in its
+	 * last 10%, would go on asking the socket until it expired.
+	 */
+	if (f->waiters == NULL && r->status == CACHE_POSITIVE &&
+	    r->source == PROTO_SRC_DNS && ds->refreshed)
+		ds->refreshed(ds->refreshed_arg, f->mode, f->qtype, f->key, f->family,
+		    f->addr);
+	for (fw = f->waiters; fw; fw = next) {
+		next = fw->next;
+		waiter_set(ds, fw->w, fw->slot, r);
+		free(fw);
+	}
+	free(f);
+}
+
+static void
+fetch_failed(struct fetch *f)
+{
+	struct dnssrc		*ds = f->ds;
+	struct cache_hit	 hit;
+	struct dns_result	 r;
+
+	memset(&r, 0, sizeof(r));
+	cache_put_failure(ds->cache, f->key, f->kind);
+	cache_peek(ds->cache, f->key, f->kind, &hit);
+	if (hit.stale_ok) {
+		r.status = CACHE_POSITIVE;
+		r.source = PROTO_SRC_STALE;
+		r.ttl = DNSSRC_STALE_TTL;
+		r.data = hit.data;
+		r.len = hit.len;
+	} else {
+		r.status = CACHE_FAILED;
+		r.source = PROTO_SRC_DNS;
+	}
+	fetch_finish(f, &r);
+}
+
+static void
+fetch_negative(struct fetch *f)
+{
+	struct dnssrc		*ds = f->ds;
+	struct dns_result	 r;
+
+	/*
+	 * As res_nsearch: when the name was tried as asked first, its failure
+	 * is the one reported; else NODATA from any, else a server failure.
+	 */
+	memset(&r, 0, sizeof(r));
+	if (f->asis_first)
+		r.status = f->asis_status;
+	else if (f->got_nodata)
+		r.status = CACHE_NODATA;
+	else if (f->got_servfail)
+		r.status = CACHE_FAILED;
+	else
+		r.status = CACHE_NXDOMAIN;
+	if (r.status == CACHE_FAILED) {
+		fetch_failed(f);
+		return;
+	}
+	r.source = PROTO_SRC_DNS;
+	r.ttl = cache_clamp_ttl(ds->cache, r.status, f->neg_ttl);
+	r.ttl_full = r.ttl;
+	/*
+	 * With no SOA to say for how long (from any candidate), a negative
+	 * answer is not kept, by the cache nor in the shared stores.
+	 */
+	if (f->neg_cacheable && f->any_negative) {
+		r.expires_ms = ds->now(ds->now_arg) + (int64_t)r.ttl * 1000;
+		cache_put(ds->cache, f->key, f->kind, r.status, f->neg_ttl, NULL, 0);
+	}
+	fetch_finish(f, &r);
+}
+
+static void
+fetch_cb(void *arg, int status, const uint8_t *reply, size_t len)
+{
+	struct fetch		*f = arg;
+	struct dnssrc		*ds = f->ds;
+	struct fwait		*fw, *next;
+	struct answer		 ans;
+	struct proto_wr		 w;
+	struct dns_result	 r;
+
+	log_debug("upstream: %s type %u: %s", f->cand[f->icand], f->qtype,
+	    status == 0 ? "reply" : strerror(-status));
+	if (status == -ECANCELED) {
+		fetch_unlink(f);
+		for (fw = f->waiters; fw; fw = next) {
+			next = fw->next;
+			waiter_cancel(fw->w);
+			free(fw);
+		}
+		free(f);
+		return;
+	}
+	if (status == 0) {
+		proto_wr_init(&w, ds->fetched, sizeof(ds->fetched));
+		if (answer_from_reply(reply, len, f->cand[f->icand], f->qtype,
+		    f->mode, f->family, f->addr, &w, &ans) < 0) {
+			ds->st.upstream_bad_replies++;
+			fetch_failed(f);
+			return;
+		}
+		if (ans.status == ANSWER_POSITIVE) {
+			memset(&r, 0, sizeof(r));
+			r.status = CACHE_POSITIVE;
+			r.source = PROTO_SRC_DNS;
+			r.ttl = cache_clamp_ttl(ds->cache, CACHE_POSITIVE, ans.ttl);
+			r.ttl_full = r.ttl;
+			r.expires_ms = ds->now(ds->now_arg) + (int64_t)r.ttl * 1000;
+			r.data = ds->fetched;
+			r.len = w.off;
+			cache_put(ds->cache, f->key, f->kind, CACHE_POSITIVE, ans.ttl,
+			    ds->fetched, w.off);
+			fetch_finish(f, &r);
+			return;
+		}
+		if (ans.status == ANSWER_NODATA)
+			f->got_nodata = true;
+		if (f->icand == 0)
+			f->asis_status = ans.status == ANSWER_NODATA ? CACHE_NODATA :
+			    CACHE_NXDOMAIN;
+		if (!ans.cacheable)
+			f->neg_cacheable = false;
+		else if (!f->any_negative || ans.ttl < f->neg_ttl)
+			f->neg_ttl = ans.ttl;
+		f->any_negative = true;
+		f->icand++;
+		fetch_next(f);
+		return;
+	}
+	if (status == -EIO || status == -ECONNREFUSED) {
+		/*
+		 * SERVFAIL or REFUSED (c-ares 1.18 reports a REFUSED rcode as
+		 * a refused connection): glibc tries the next search domain,
+		 * and so do we.
+		 */
+		f->got_servfail = true;
+		if (f->icand == 0)
+			f->asis_status = CACHE_FAILED;
+		f->icand++;
+		fetch_next(f);
+		return;
+	}
+	fetch_failed(f);
+}
+
+static void
+fetch_next(struct fetch *f)
+{
+	if (f->icand >= f->ncand) {
+		fetch_negative(f);
+		return;
+	}
+	if (f->ds->up.query(f->ds->up.arg, f->cand[f->icand], f->qtype, fetch_cb,
+	    f) < 0)
+		fetch_failed(f);
+}
+
+/*
+ * The fetch for k: joined if in flight, else started.  With w set, w
+ * waits on it in slot; without, it is a prefetch.  Returns 0, or -errno
+ * when nothing could be started (w is then not attached).
+ */
+static int
+fetch_join(struct dnssrc *ds, const struct dnssrc_kind *k, uint8_t family,
+    const uint8_t *addr, struct waiter *w, unsigned slot)
+{
+	struct fetch	*f;
+	struct fwait	*fw = NULL;
+	char		 lkey[PROTO_NAME_MAX + 2];
+	unsigned	 b;
+
+	name_fold(lkey, k->key, sizeof(lkey));
+	if (w && (fw = malloc(sizeof(*fw))) == NULL)
+		return -ENOMEM;
+	if ((f = fetch_find(ds, lkey, k->kind)) != NULL) {
+		if (fw) {
+			fw->w = w;
+			fw->slot = slot;
+			fw->next = f->waiters;
+			f->waiters = fw;
+			ds->st.coalesced++;
+		}
+		return 0;
+	}
+	if (ds->nfetches >= ds->max_fetches) {
+		free(fw);
+		return -EBUSY;
+	}
+	if ((f = calloc(1, sizeof(*f))) == NULL) {
+		free(fw);
+		return -ENOMEM;
+	}
+	f->ds = ds;
+	memcpy(f->key, lkey, sizeof(f->key));
+	f->kind = k->kind;
+	f->qtype = k->qtype;
+	f->mode = k->mode;
+	f->family = family;
+	if (addr)
+		memcpy(f->addr, addr, family == PROTO_AF_INET ? 4 : 16);
+	f->neg_cacheable = true;
+	if (k->search)
+		f->ncand = dnssrc_candidates(ds, k->key, f->cand, &f->asis_first);
+	else {
+		memcpy(f->cand[0], k->key, strlen(k->key) + 1);
+		f->ncand = 1;
+		f->asis_first = true;
+	}
+	if (fw) {
+		fw->w = w;
+		fw->slot = slot;
+		fw->next = NULL;
+		f->waiters = fw;
+	} else
+		ds->st.prefetches++;
+	b = fetch_bucket(f->key, k->kind);
+	f->hnext = ds->fetches[b];
+	ds->fetches[b] = f;
+	ds->nfetches++;
+	fetch_next(f);
+	return 0;
+}
+
+/* --- questions ----------------------------------------------------------- */
+
+void
+dnssrc_ask_name(struct dnssrc_ask *a, const char *name, uint8_t family)
+{
+	memset(a, 0, sizeof(*a));
+	a->family = family;
+	if (family != PROTO_AF_INET6)
+		a->k[a->n++] = (struct dnssrc_kind){ name, DNS_T_A, DNS_T_A,
+		    ANSWER_ADDR, true };
+	if (family != PROTO_AF_INET)
+		a->k[a->n++] = (struct dnssrc_kind){ name, DNS_T_AAAA, DNS_T_AAAA,
+		    ANSWER_ADDR, true };
+}
+
+void
+dnssrc_ask_addr(struct dnssrc_ask *a, uint8_t family, const uint8_t *addr)
+{
+	memset(a, 0, sizeof(*a));
+	/*
+	 * As glibc's dns module: a v4-mapped address, or a v4-compatible one
+	 * other than ::1 and ::, is asked as the IPv4 address it holds, and
+	 * answered as one.
+	 */
+	if (family == PROTO_AF_INET6 &&
+	    memcmp(addr, "\0\0\0\0\0\0\0\0\0\0", 10) == 0 &&
+	    ((addr[10] == 0xff && addr[11] == 0xff) ||
+	    (addr[10] == 0 && addr[11] == 0 && memcmp(addr + 12, "\0\0\0\1", 4) != 0 &&
+	    memcmp(addr + 12, "\0\0\0\0", 4) != 0))) {
+		family = PROTO_AF_INET;
+		addr += 12;
+	}
+	a->family = family;
+	a->addr = addr;
+	answer_ptr_name(family, addr, a->ptr, sizeof(a->ptr));
+	a->n = 1;
+	a->k[0] = (struct dnssrc_kind){ a->ptr, DNS_T_PTR, DNS_T_PTR, ANSWER_PTR,
+	    false };
+}
+
+void
+dnssrc_ask_rr(struct dnssrc_ask *a, const char *name, uint16_t type)
+{
+	memset(a, 0, sizeof(*a));
+	a->family = PROTO_AF_UNSPEC;
+	a->n = 1;
+	a->k[0] = (struct dnssrc_kind){ name, CACHE_KIND_RR | type, type, ANSWER_RR,
+	    true };
+}
+
+/* What the cache says for k: true with *r filled when it answers now. */
+static bool
+from_cache(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
+    struct dns_result *r)
+{
+	const struct dnssrc_kind *k = &a->k[i];
+	struct cache_hit	 hit;
+
+	memset(r, 0, sizeof(*r));
+	cache_lookup(ds->cache, k->key, k->kind, &hit);
+	switch (hit.state) {
+	case CACHE_FRESH:
+	case CACHE_REFRESH:
+		r->status = hit.status;
+		r->source = PROTO_SRC_CACHE;
+		r->ttl = hit.ttl_left;
+		r->ttl_full = hit.ttl;
+		r->expires_ms = hit.expires;
+		break;
+	case CACHE_FAILING:
+		if (hit.stale_ok) {
+			r->status = CACHE_POSITIVE;
+			r->source = PROTO_SRC_STALE;
+			r->ttl = DNSSRC_STALE_TTL;
+		} else {
+			r->status = CACHE_FAILED;
+			r->source = PROTO_SRC_CACHE;
+			ds->st.failures_remembered++;
+		}
+		break;
+	default:
+		return false;
+	}
+	if (r->status == CACHE_POSITIVE) {
+		memcpy(ds->hit[i], hit.data, hit.len);
+		r->data = ds->hit[i];
+		r->len = hit.len;
+	}
+	/* A refresh walk refreshes any live positive answer it finds. */
+	if ((hit.state == CACHE_REFRESH || (a->refresh && hit.state == CACHE_FRESH &&
+	    r->status == CACHE_POSITIVE)) && ds->prefetch)
+		fetch_join(ds, k, a->family, a->addr, NULL, 0);
+	return true;
+}
+
+unsigned
+dnssrc_peek(struct dnssrc *ds, const struct dnssrc_ask *a, struct dns_result now[2],
+    bool wants[2])
+{
+	unsigned i, need = 0;
+
+	for (i = 0; i < a->n; i++)
+		if ((wants[i] = !from_cache(ds, a, i, &now[i])))
+			need++;
+	return need;
+}
+
+int
+dnssrc_wait(struct dnssrc *ds, const struct dnssrc_ask *a,
+    const struct dns_result now[2], const bool wants[2], dnssrc_done_fn *fn,
+    void *arg)
+{
+	struct waiter	*w;
+	unsigned	 i;
+	int		 r;
+
+	if ((w = calloc(1, sizeof(*w))) == NULL)
+		return -ENOMEM;
+	w->fn = fn;
+	w->arg = arg;
+	w->nslots = a->n;
+	w->pending = a->n;
+	/* Count the pending fetches first: a fetch may finish at once. */
+	for (i = 0; i < a->n; i++)
+		if (!wants[i])
+			waiter_set(ds, w, i, &now[i]);
+	for (i = 0; i < a->n; i++) {
+		if (!wants[i])
+			continue;
+		if ((r = fetch_join(ds, &a->k[i], a->family, a->addr, w, i)) < 0) {
+			/* Too many in flight: BUSY, not a failure of upstream. */
+			if (r == -EBUSY)
+				w->busy = true;
+			waiter_set(ds, w, i, &(struct dns_result){
+			    .status = CACHE_FAILED });
+		}
+	}
+	return 0;
+}
+
+/* --- the rest ------------------------------------------------------------ */
+
+struct dnssrc *
+dnssrc_new(const struct dnssrc_upstream *up, struct cache *cache,
+    cache_clock_fn *now, void *now_arg)
+{
+	struct dnssrc *ds = calloc(1, sizeof(*ds));
+
+	if (ds == NULL)
+		return NULL;
+	ds->up = *up;
+	ds->cache = cache;
+	ds->now = now;
+	ds->now_arg = now_arg;
+	ds->prefetch = true;
+	ds->max_fetches = DNSSRC_FETCH_MAX;
+	return ds;
+}
+
+void
+dnssrc_free(struct dnssrc *ds)
+{
+	free(ds);
+}
+
+void
+dnssrc_set_prefetch(struct dnssrc *ds, bool on)
+{
+	ds->prefetch = on;
+}
+
+void
+dnssrc_set_max_fetches(struct dnssrc *ds, unsigned n)
+{
+	ds->max_fetches = n ? n : DNSSRC_FETCH_MAX;
+}
+
+void
+dnssrc_on_refreshed(struct dnssrc *ds, dnssrc_refreshed_fn *fn, void *arg)
+{
+	ds->refreshed = fn;
+	ds->refreshed_arg = arg;
+}
+
+unsigned
+dnssrc_in_flight(const struct dnssrc *ds)
+{
+	return ds->nfetches;
+}
+
+void
+dnssrc_get_stats(const struct dnssrc *ds, struct dnssrc_stats *ret)
+{
+	*ret = ds->st;
+}
+
+void
+dnssrc_reset_stats(struct dnssrc *ds)
+{
+	memset(&ds->st, 0, sizeof(ds->st));
+}

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/* daemon/dnssrc.h - the dns source: the cache, the search list, coalesced fetches, stale and prefetch. */
+#ifndef NAMECACHE_DNSSRC_H
+#define NAMECACHE_DNSSRC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache.h"
+#include "proto.h"
+#include "resolver.h"
+
+struct dnssrc;
+struct proto_kv_wr;
+
+#define DNSSRC_FETCH_MAX	65536	/* upstream resolutions in flight */
+#define DNSSRC_STALE_TTL	30	/* TTL of a stale answer (RFC 8767) */
+#define DNSSRC_NCAND		(RESOLVER_SEARCH_MAX + 2)	/* names a search tries */
+
+/*
+ * Upstream, as resolver.h defines it: query() calls cb exactly once, never
+ * from inside query(); search() gives the search list and ndots.  The
+ * daemon passes c-ares (resolver.c), the scenario tests a script.
+ */
+struct dnssrc_upstream {
+	int	(*query)(void *arg, const char *name, uint16_t type, resolver_cb *cb,
+		    void *cb_arg);
+	int	(*search)(void *arg, const char *const **ret_domains, int *ret_ndots);
+	void	*arg;
+};
+
+/* One kind's outcome, as a reply is built from it. */
+struct dns_result {
+	int		 status;	/* enum cache_status */
+	uint8_t		 source;	/* PROTO_SRC_DNS, _CACHE or _STALE */
+	uint32_t	 ttl;		/* what the client is told */
+	uint32_t	 ttl_full;	/* what it was stored for */
+	int64_t		 expires_ms;	/* on the cache's clock; 0: none */
+	bool		 after_failure;	/* negative, after a candidate failed */
+	const uint8_t	*data;		/* CACHE_POSITIVE: an answer body */
+	size_t		 len;
+};
+
+/* One record type to ask, under a cache key and kind. */
+struct dnssrc_kind {
+	const char	*key;		/* the name as asked (search) or the PTR name */
+	uint32_t	 kind;		/* cache kind */
+	uint16_t	 qtype;
+	int		 mode;		/* enum answer_mode */
+	bool		 search;	/* apply the search list */
+};
+
+/* A question of the dns source: one kind, or A and AAAA for AF_UNSPEC. */
+struct dnssrc_ask {
+	unsigned		 n;
+	struct dnssrc_kind	 k[2];
+	uint8_t			 family;	/* PTR: the address's family */
+	const uint8_t		*addr;		/* PTR: 4 or 16 bytes */
+	bool			 refresh;	/* refresh any live answer found */
+	char			 ptr[80];	/* PTR: the in-addr/ip6.arpa name */
+};
+
+/*
+ * Called exactly once per dnssrc_wait: status 0 with r[0..n) (data
+ * borrowed for the call), -EBUSY when too many fetches were in flight to
+ * start one, or -ECANCELED at shutdown (r is then NULL).
+ */
+typedef void dnssrc_done_fn(void *arg, int status, const struct dns_result *r,
+    unsigned n);
+
+/*
+ * A fetch nobody waited for (a prefetch) has brought a fresh answer: the
+ * caller may publish again what rests on it.  mode, qtype and key (the
+ * name lowercased) or family and addr (PTR) say which.
+ */
+typedef void dnssrc_refreshed_fn(void *arg, int mode, uint16_t qtype,
+    const char *key, uint8_t family, const uint8_t *addr);
+
+struct dnssrc_stats {
+	uint64_t	coalesced;		/* joined a fetch in flight */
+	uint64_t	prefetches;
+	uint64_t	failures_remembered;	/* answered from failure_ttl */
+	uint64_t	upstream_bad_replies;	/* rejected by answer.c */
+	uint64_t	busy;			/* refused: too many fetches */
+};
+
+/* Borrows cache and upstream until dnssrc_free().  NULL is out of memory. */
+struct dnssrc *dnssrc_new(const struct dnssrc_upstream *, struct cache *,
+	    cache_clock_fn *now, void *now_arg);
+/* Fetches in flight end when upstream cancels them (ECANCELED). */
+void	 dnssrc_free(struct dnssrc *);
+void	 dnssrc_set_prefetch(struct dnssrc *, bool);
+/* Upstream resolutions in flight, at most n (0: DNSSRC_FETCH_MAX). */
+void	 dnssrc_set_max_fetches(struct dnssrc *, unsigned n);
+void	 dnssrc_on_refreshed(struct dnssrc *, dnssrc_refreshed_fn *, void *arg);
+
+/* The question for a name of family (A, AAAA or both), with the search list. */
+void	 dnssrc_ask_name(struct dnssrc_ask *ret, const char *name, uint8_t family);
+/*
+ * The question for an address: PTR, a v4-mapped or v4-compatible IPv6
+ * address asked as the IPv4 address it holds, as glibc's dns module does.
+ */
+void	 dnssrc_ask_addr(struct dnssrc_ask *ret, uint8_t family, const uint8_t *addr);
+/* The question for records of any type (query -t). */
+void	 dnssrc_ask_rr(struct dnssrc_ask *ret, const char *name, uint16_t type);
+
+/*
+ * What the cache answers now: fills now[i] for every kind it answers (data
+ * borrowed until the next dnssrc call) and sets wants[i] for the others.
+ * Starts a prefetch where one is due.  Returns how many kinds must wait.
+ */
+unsigned dnssrc_peek(struct dnssrc *, const struct dnssrc_ask *,
+	    struct dns_result now[2], bool wants[2]);
+/*
+ * Waits for upstream on the kinds peek wanted, joining a fetch in flight
+ * for (name, kind) or starting one.  fn gets every kind's result, now[]'s
+ * included, exactly once, possibly before this returns.  Returns 0, or
+ * -ENOMEM when nothing was started (fn will not be called).
+ */
+int	 dnssrc_wait(struct dnssrc *, const struct dnssrc_ask *,
+	    const struct dns_result now[2], const bool wants[2], dnssrc_done_fn *fn,
+	    void *arg);
+
+/*
+ * The names a search for name tries, in glibc's res_nsearch order, into
+ * out (DNSSRC_NCAND of them at most).  *ret_asis_first: the name as asked
+ * is tried first.  Returns how many.
+ */
+int	 dnssrc_candidates(const struct dnssrc *, const char *name,
+	    char out[][PROTO_NAME_MAX + 2], bool *ret_asis_first);
+
+unsigned dnssrc_in_flight(const struct dnssrc *);
+void	 dnssrc_get_stats(const struct dnssrc *, struct dnssrc_stats *ret);
+void	 dnssrc_reset_stats(struct dnssrc *);
+
+#endif

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/* daemon/seams.c - the real parts behind the lookup engine's seams. */
+#include <string.h>
+
+#include "hostsrc.h"
+#include "nsspool.h"
+#include "resolver.h"
+#include "seams.h"
+
+static const struct lookup_frontend server_front = {
+	.hold = server_hold,
+	.reply = server_reply,
+	.hold_reply = server_hold_reply,
+	.hold_release = server_hold_release,
+};
+
+static const struct hosts *
+hosts_get(void *arg)
+{
+	return hostsrc_get(arg);
+}
+
+static int
+hosts_error(void *arg)
+{
+	return hostsrc_error(arg);
+}
+
+static int
+upstream_query(void *arg, const char *name, uint16_t type, resolver_cb *cb,
+    void *cb_arg)
+{
+	return resolver_query(arg, name, type, cb, cb_arg);
+}
+
+static int
+upstream_search(void *arg, const char *const **ret_domains, int *ret_ndots)
+{
+	return resolver_search(arg, ret_domains, ret_ndots);
+}
+
+static int
+module_call(void *arg, int id, int op, uint8_t family, const void *key,
+    size_t key_len, nsspool_fn *fn, void *fn_arg)
+{
+	return nsspool_call(arg, id, op, family, key, key_len, fn, fn_arg);
+}
+
+static bool
+module_missing(void *arg, int id)
+{
+	return nsspool_missing(arg, id);
+}
+
+static int
+module_id(void *arg, const char *name)
+{
+	return nsspool_module(arg, name);
+}
+
+void
+seams_lookup_env(struct lookup_env *env, struct hostsrc *hosts,
+    struct resolver *resolver, struct nsspool *nss, cache_clock_fn *now,
+    void *now_arg)
+{
+	memset(env, 0, sizeof(*env));
+	env->front = &server_front;
+	env->hosts = (struct lookup_hosts){ hosts_get, hosts_error, hosts };
+	env->upstream = (struct dnssrc_upstream){ upstream_query, upstream_search,
+	    resolver };
+	env->modules = (struct modsrc_modules){ module_call, module_missing,
+	    module_id, nss };
+	env->now = now;
+	env->now_arg = now_arg;
+}

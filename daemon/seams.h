@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/* daemon/seams.h - the real parts behind the lookup engine's seams. */
+#ifndef NAMECACHE_SEAMS_H
+#define NAMECACHE_SEAMS_H
+
+#include "lookup.h"
+
+struct hostsrc;
+struct nsspool;
+struct resolver;
+
+/* The engine's world in the daemon: the server's replies and holds, the
+ * live hosts index, c-ares and the worker pool.  All borrowed. */
+void	seams_lookup_env(struct lookup_env *ret, struct hostsrc *, struct resolver *,
+	    struct nsspool *, cache_clock_fn *now, void *now_arg);
+
+#endif
