@@ -584,29 +584,32 @@ lookup_get_stats(const struct lookup *lk, struct lookup_stats *ret)
 	modsrc_get_stats(lk->mods, &ms);
 	*ret = lk->st;
 	ret->busy = ds.busy + ms.busy;
+	ret->coalesced = ds.coalesced;
+	ret->prefetches = ds.prefetches;
+	ret->failures_remembered = ds.failures_remembered;
+	ret->upstream_bad_replies = ds.upstream_bad_replies;
+	ret->module_calls = ms.calls;
 }
 
 void
 lookup_write_stats(const struct lookup *lk, struct proto_kv_wr *kw)
 {
 	struct lookup_stats	s;
-	struct dnssrc_stats	ds;
 	struct cache_stats	cs;
 
 	/* Keys are part of the protocol: add new ones, never rename. */
 	lookup_get_stats(lk, &s);
-	dnssrc_get_stats(lk->dns, &ds);
 	cache_get_stats(lk->cache, &cs);
 	proto_kv_u64(kw, "hosts_answers", s.hosts_answers);
 	proto_kv_u64(kw, "not_found", s.not_found);
 	proto_kv_u64(kw, "errors", s.errors);
 	proto_kv_u64(kw, "dns_answers", s.dns_answers);
 	proto_kv_u64(kw, "cache_answers", s.cache_answers);
-	proto_kv_u64(kw, "upstream_bad_replies", ds.upstream_bad_replies);
-	proto_kv_u64(kw, "coalesced", ds.coalesced);
+	proto_kv_u64(kw, "upstream_bad_replies", s.upstream_bad_replies);
+	proto_kv_u64(kw, "coalesced", s.coalesced);
 	proto_kv_u64(kw, "stale_served", s.stale_served);
-	proto_kv_u64(kw, "prefetches", ds.prefetches);
-	proto_kv_u64(kw, "failures_remembered", ds.failures_remembered);
+	proto_kv_u64(kw, "prefetches", s.prefetches);
+	proto_kv_u64(kw, "failures_remembered", s.failures_remembered);
 	proto_kv_u64(kw, "nss_answers", s.nss_answers);
 	proto_kv_u64(kw, "busy", s.busy);
 	proto_kv_u64(kw, "republished", s.republished);

@@ -62,6 +62,11 @@ struct lookup_stats {
 	uint64_t	errors;
 	uint64_t	republished;	/* prefetched answers published again */
 	uint64_t	busy;		/* refused: too much in flight */
+	uint64_t	coalesced;	/* dnssrc's */
+	uint64_t	prefetches;
+	uint64_t	failures_remembered;
+	uint64_t	upstream_bad_replies;
+	uint64_t	module_calls;	/* modsrc's */
 };
 
 /* Caller frees with lookup_free(); NULL is out of memory. */
