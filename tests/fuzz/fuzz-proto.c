@@ -2,25 +2,29 @@
 /* tests/fuzz/fuzz-proto.c - fuzz target: the wire protocol decoders. */
 
 /*
- * The first byte picks a decoder, the rest is its input: a frame header, a
- * lookup by name or address, an answer, a kv list, an error body, a whole
- * frame dispatched on its type as the daemon and client would, a query -t
- * request or its records, an invalidate request, a show-cache request or
- * page, or a record type mnemonic.  What decodes is encoded again and must
- * decode to the same thing.
+ * The first byte picks a decoder, the rest is its input: a frame header
+ * (read as glibc's nscd request header too), a lookup by name or address,
+ * an answer, a kv list, an error body, a whole frame dispatched on its
+ * type as the daemon and client would, a query -t request or its records,
+ * an invalidate request, a show-cache request or page, or a record type
+ * mnemonic.  What decodes is encoded again and must decode to the same
+ * thing.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "fuzz.h"
+#include "nscd.h"
 #include "proto.h"
 
 static uint8_t	frame[PROTO_FRAME_MAX];
 
+/* A header: namecache's, and the same bytes as glibc's nscd request. */
 static void
 do_hdr(const uint8_t *p, size_t n)
 {
 	struct proto_hdr	h;
+	struct nscd_req_hdr	nh;
 	int			r;
 
 	r = proto_hdr_decode(p, n, &h);
@@ -29,6 +33,15 @@ do_hdr(const uint8_t *p, size_t n)
 	if (r == 0)
 		FUZZ_CHECK(h.len >= PROTO_HDR_LEN && h.len <= PROTO_FRAME_MAX &&
 		    h.version == PROTO_VERSION);
+
+	r = nscd_req_decode(p, n, &nh);
+	FUZZ_CHECK(r == 0 || r == -EAGAIN || r == -EMSGSIZE ||
+	    r == -EPROTONOSUPPORT || r == -EBADMSG);
+	FUZZ_CHECK((r == -EAGAIN) == (n < NSCD_REQ_HDR_LEN));
+	if (r == 0)
+		FUZZ_CHECK(nh.version == NSCD_VERSION && nh.type >= 0 &&
+		    nh.key_len >= 0 && nh.key_len <= NSCD_KEY_MAX &&
+		    memcmp(&nh, p, sizeof(nh)) == 0);
 }
 
 static void

@@ -266,6 +266,10 @@ def frame(ptype, body=b'', status=0, id=1, version=1, length=None):
     return struct.pack('>IBBHI', n, version, ptype, status, id) + body
 
 
+def nscd_req(version, ptype, key_len):
+    return struct.pack('=iii', version, ptype, key_len)
+
+
 def lookup_name(family, n, flags=0):
     return bytes([family, flags]) + pstr(n)
 
@@ -324,6 +328,13 @@ def proto_seeds():
     s['hdr-version'] = bytes([SEL_HDR]) + frame(P_STATUS, version=2)
     s['hdr-too-big'] = bytes([SEL_HDR]) + frame(P_STATUS, length=65537)
     s['hdr-too-small'] = bytes([SEL_HDR]) + frame(P_STATUS, length=11)
+    # The same bytes read as glibc's nscd request header (host order).
+    s['hdr-nscd-getai'] = bytes([SEL_HDR]) + nscd_req(2, 14, 12) + b'example.org\0'
+    s['hdr-nscd-short'] = bytes([SEL_HDR]) + nscd_req(2, 14, 12)[:11]
+    s['hdr-nscd-version'] = bytes([SEL_HDR]) + nscd_req(1, 4, 10) + b'localhost\0'
+    s['hdr-nscd-key-too-long'] = bytes([SEL_HDR]) + nscd_req(2, 4, 1025)
+    s['hdr-nscd-key-max'] = bytes([SEL_HDR]) + nscd_req(2, 4, 1024)
+    s['hdr-nscd-negative-type'] = bytes([SEL_HDR]) + nscd_req(2, -1, 0)
 
     s['name-ok'] = bytes([SEL_NAME]) + lookup_name(0, b'www.example.com')
     s['name-dot'] = bytes([SEL_NAME]) + lookup_name(4, b'www.example.com.')

@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "nscd.h"
 #include "proto.h"
 
 #define BUFSZ	(PROTO_FRAME_MAX + 1024)
@@ -1225,6 +1226,85 @@ test_error_body(void **state)
 	assert_int_equal(w.err, -EMSGSIZE);
 }
 
+/* glibc's request header, in host order as its client writes it. */
+static size_t
+nscd_req(uint8_t *out, int32_t version, int32_t type, int32_t key_len)
+{
+	struct nscd_req_hdr h = { version, type, key_len };
+
+	memcpy(out, &h, sizeof(h));
+	return sizeof(h);
+}
+
+static void
+test_nscd_req_decode(void **state)
+{
+	struct nscd_req_hdr	 h, poison;
+	uint8_t			 b[NSCD_REQ_HDR_LEN + 16], *p;
+	size_t			 n;
+
+	memset(&poison, 0x5a, sizeof(poison));
+	n = nscd_req(b, NSCD_VERSION, NSCD_GETAI, 12);
+	assert_int_equal(n, NSCD_REQ_HDR_LEN);
+	memcpy(b + n, "example.org", 12);
+	assert_int_equal(nscd_req_decode(b, n + 12, &h), 0);
+	assert_int_equal(h.version, NSCD_VERSION);
+	assert_int_equal(h.type, NSCD_GETAI);
+	assert_int_equal(h.key_len, 12);
+	/* The header alone is enough: the key is the caller's to wait for. */
+	assert_int_equal(nscd_req_decode(b, n, &h), 0);
+
+	/* Truncated: wait for more, at every length; nothing written. */
+	for (n = 0; n < NSCD_REQ_HDR_LEN; n++) {
+		assert_non_null(p = malloc(n + 1));
+		memcpy(p + 1, b, n);
+		h = poison;
+		assert_int_equal(nscd_req_decode(p + 1, n, &h), -EAGAIN);
+		assert_memory_equal(&h, &poison, sizeof(h));
+		free(p);
+	}
+	assert_int_equal(nscd_req_decode(NULL, 0, &h), -EAGAIN);
+
+	/* Key lengths: 0 .. NSCD_KEY_MAX. */
+	nscd_req(b, NSCD_VERSION, NSCD_GETSTAT, 0);
+	assert_int_equal(nscd_req_decode(b, NSCD_REQ_HDR_LEN, &h), 0);
+	assert_int_equal(h.key_len, 0);
+	nscd_req(b, NSCD_VERSION, NSCD_GETHOSTBYNAME, NSCD_KEY_MAX);
+	assert_int_equal(nscd_req_decode(b, NSCD_REQ_HDR_LEN, &h), 0);
+	assert_int_equal(h.key_len, NSCD_KEY_MAX);
+	h = poison;
+	nscd_req(b, NSCD_VERSION, NSCD_GETHOSTBYNAME, NSCD_KEY_MAX + 1);
+	assert_int_equal(nscd_req_decode(b, NSCD_REQ_HDR_LEN, &h), -EMSGSIZE);
+	nscd_req(b, NSCD_VERSION, NSCD_GETHOSTBYNAME, -1);
+	assert_int_equal(nscd_req_decode(b, NSCD_REQ_HDR_LEN, &h), -EMSGSIZE);
+	nscd_req(b, NSCD_VERSION, NSCD_GETHOSTBYNAME, INT32_MIN);
+	assert_int_equal(nscd_req_decode(b, NSCD_REQ_HDR_LEN, &h), -EMSGSIZE);
+	nscd_req(b, NSCD_VERSION, NSCD_GETHOSTBYNAME, INT32_MAX);
+	assert_int_equal(nscd_req_decode(b, NSCD_REQ_HDR_LEN, &h), -EMSGSIZE);
+	assert_memory_equal(&h, &poison, sizeof(h));
+
+	/* Another version. */
+	nscd_req(b, NSCD_VERSION - 1, NSCD_GETAI, 12);
+	assert_int_equal(nscd_req_decode(b, NSCD_REQ_HDR_LEN, &h), -EPROTONOSUPPORT);
+	nscd_req(b, NSCD_VERSION + 1, NSCD_GETAI, 12);
+	assert_int_equal(nscd_req_decode(b, NSCD_REQ_HDR_LEN, &h), -EPROTONOSUPPORT);
+	nscd_req(b, -NSCD_VERSION, NSCD_GETAI, 12);
+	assert_int_equal(nscd_req_decode(b, NSCD_REQ_HDR_LEN, &h), -EPROTONOSUPPORT);
+	/* Big-endian 2 is another version on the machines namecache builds for. */
+	memset(b, 0, 4);
+	b[3] = NSCD_VERSION;
+	assert_int_equal(nscd_req_decode(b, NSCD_REQ_HDR_LEN, &h), -EPROTONOSUPPORT);
+	assert_memory_equal(&h, &poison, sizeof(h));
+
+	/* Types: any but a negative one (the server refuses unknown ones). */
+	nscd_req(b, NSCD_VERSION, -1, 0);
+	assert_int_equal(nscd_req_decode(b, NSCD_REQ_HDR_LEN, &h), -EBADMSG);
+	assert_memory_equal(&h, &poison, sizeof(h));
+	nscd_req(b, NSCD_VERSION, NSCD_LASTREQ + 1000, 0);
+	assert_int_equal(nscd_req_decode(b, NSCD_REQ_HDR_LEN, &h), 0);
+	assert_int_equal(h.type, NSCD_LASTREQ + 1000);
+}
+
 static void
 test_strings(void **state)
 {
@@ -1269,6 +1349,7 @@ main(void)
 		cmocka_unit_test(test_kv_bad),
 		cmocka_unit_test(test_error_body),
 		cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_nscd_req_decode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
