@@ -858,11 +858,11 @@ proto_show_cache_decode(const void *body, size_t len, uint64_t *ret_cursor)
 }
 
 void
-proto_cache_page_begin(struct proto_wr *w, uint64_t next, size_t *ret_count_off)
+proto_cache_page_begin(struct proto_wr *w, size_t *ret_page_off)
 {
-	proto_put_u64(w, next);
-	*ret_count_off = w->off;
-	proto_put_u16(w, 0);
+	*ret_page_off = w->off;
+	proto_put_u64(w, 0);		/* next cursor, */
+	proto_put_u16(w, 0);		/* count: both written by _end */
 }
 
 void
@@ -878,12 +878,19 @@ proto_cache_page_item(struct proto_wr *w, const struct proto_cache_item *it)
 }
 
 int
-proto_cache_page_end(struct proto_wr *w, size_t count_off, uint16_t count)
+proto_cache_page_end(struct proto_wr *w, size_t page_off, uint64_t next,
+    uint16_t count)
 {
+	struct proto_wr at;
+
 	if (w->err)
 		return w->err;
-	be16(w->p + count_off, count);
-	return 0;
+	if (page_off > w->off)
+		return -EINVAL;
+	proto_wr_init(&at, w->p + page_off, w->off - page_off);
+	proto_put_u64(&at, next);
+	proto_put_u16(&at, count);
+	return at.err;
 }
 
 int

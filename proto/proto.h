@@ -335,9 +335,15 @@ struct proto_cache_item {
 #define PROTO_CACHE_KIND_NSS	0x20000u
 int	 proto_show_cache_encode(struct proto_wr *, uint32_t id, uint64_t cursor);
 int	 proto_show_cache_decode(const void *body, size_t len, uint64_t *ret_cursor);
-void	 proto_cache_page_begin(struct proto_wr *, uint64_t next, size_t *ret_count_off);
+/*
+ * A page is written begin, items, end: the next cursor and the count are
+ * known only once the page is full, so _end writes both where _begin
+ * left room for them (at *ret_page_off).
+ */
+void	 proto_cache_page_begin(struct proto_wr *, size_t *ret_page_off);
 void	 proto_cache_page_item(struct proto_wr *, const struct proto_cache_item *);
-int	 proto_cache_page_end(struct proto_wr *, size_t count_off, uint16_t count);
+int	 proto_cache_page_end(struct proto_wr *, size_t page_off, uint64_t next,
+	    uint16_t count);
 struct proto_cache_page {
 	uint64_t	 next;
 	uint16_t	 count;

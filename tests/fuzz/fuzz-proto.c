@@ -259,8 +259,9 @@ do_show_cache(const uint8_t *p, size_t n)
 {
 	struct proto_cache_page	pg;
 	struct proto_cache_item	it;
+	struct proto_wr		w;
 	uint64_t		cursor;
-	size_t			cur;
+	size_t			cur, page_off;
 	unsigned		i;
 	int			r;
 
@@ -269,11 +270,22 @@ do_show_cache(const uint8_t *p, size_t n)
 	if (proto_cache_page_decode(p, n, &pg) < 0)
 		return;
 	FUZZ_CHECK(pg.items >= p && pg.items + pg.items_len <= p + n);
-	for (cur = 0, i = 0; proto_cache_page_next(&pg, &cur, &it); i++)
+	/* Written again item by item, the page is the same bytes. */
+	proto_wr_init(&w, frame, sizeof(frame));
+	proto_cache_page_begin(&w, &page_off);
+	for (cur = 0, i = 0; proto_cache_page_next(&pg, &cur, &it); i++) {
 		FUZZ_CHECK((const uint8_t *)it.name >= p &&
 		    (const uint8_t *)it.name + it.name_len <= p + n &&
 		    memchr(it.name, '\0', it.name_len) == NULL);
+		proto_cache_page_item(&w, &it);
+	}
 	FUZZ_CHECK(i == pg.count && cur == pg.items_len);
+	r = proto_cache_page_end(&w, page_off, pg.next, pg.count);
+	if (10 + pg.items_len > sizeof(frame))
+		FUZZ_CHECK(r == -EMSGSIZE);
+	else
+		FUZZ_CHECK(r == 0 && w.off == 10 + pg.items_len &&
+		    memcmp(frame, p, w.off) == 0);
 }
 
 /* A record type mnemonic, NUL-terminated, both ways. */

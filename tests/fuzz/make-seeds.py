@@ -311,8 +311,10 @@ def records(ttl, source, recs):
 
 def cache_page(nxt, items):
     b = struct.pack('>QH', nxt, len(items))
-    for n, kind, status, flags, ttl in items:
+    for n, kind, status, flags, ttl, *origin in items:
         b += pstr(n) + struct.pack('>IBBI', kind, status, flags, ttl)
+        if kind & 0x20000:      # an NSS module's answer: its name follows
+            b += pstr(origin[0] if origin else b'')
     return b
 
 
@@ -410,6 +412,11 @@ def proto_seeds():
     s['show-cache-req'] = bytes([SEL_SHOW_CACHE]) + struct.pack('>Q', 0)
     s['show-cache-page'] = bytes([SEL_SHOW_CACHE]) + page
     s['show-cache-short'] = bytes([SEL_SHOW_CACHE]) + page[:-2]
+    s['show-cache-page-nss'] = bytes([SEL_SHOW_CACHE]) + cache_page(
+        0x0102030405060708, [(b'192.0.2.1', 0x20000 | 0x300 | 0x80 | 4, 0, 0, 30,
+                              b'mdns4_minimal'),
+                             (b'printer.local', 0x20000 | 0x300 | 6, 2, 1, 0,
+                              b'mdns4_minimal')])
     s['rrtype-mx'] = bytes([SEL_RRTYPE]) + b'mx'
     s['rrtype-number'] = bytes([SEL_RRTYPE]) + b'TYPE65280'
     s['rrtype-zero'] = bytes([SEL_RRTYPE]) + b'type0'

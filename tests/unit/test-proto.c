@@ -1226,6 +1226,109 @@ test_error_body(void **state)
 	assert_int_equal(w.err, -EMSGSIZE);
 }
 
+static int
+dec_cache_page(const uint8_t *b, size_t n)
+{
+	struct proto_cache_page	pg;
+	struct proto_cache_item	it;
+	size_t			cur = 0;
+	int			r;
+
+	if ((r = proto_cache_page_decode(b, n, &pg)) < 0)
+		return r;
+	while (proto_cache_page_next(&pg, &cur, &it))
+		assert_true((const uint8_t *)it.name + it.name_len <= b + n);
+	assert_int_equal(cur, pg.items_len);
+	return 0;
+}
+
+static void
+test_cache_page(void **state)
+{
+	static const uint8_t next_be[8] = { 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08 };
+	struct proto_cache_item	 items[2] = {
+		{ "www.example.org", 15, 28, PROTO_OK, 0, 300, NULL, 0 },
+		{ "192.0.2.1", 9, PROTO_CACHE_KIND_NSS | 0x380 | PROTO_AF_INET,
+		  PROTO_NOTFOUND, PROTO_CACHE_EXPIRED, 0, "mdns4_minimal", 13 },
+	};
+	struct proto_cache_page	 pg;
+	struct proto_cache_item	 it;
+	struct proto_wr		 w;
+	size_t			 page_off, cur, i, blen;
+	uint64_t		 cursor;
+	int			 n;
+
+	proto_wr_init(&w, frame, sizeof(frame));
+	proto_frame_begin(&w, PROTO_SHOW_CACHE | PROTO_REPLY, PROTO_OK, 9);
+	proto_cache_page_begin(&w, &page_off);
+	assert_int_equal(page_off, PROTO_HDR_LEN);
+	for (i = 0; i < 2; i++)
+		proto_cache_page_item(&w, &items[i]);
+	assert_int_equal(proto_cache_page_end(&w, page_off, 0x0102030405060708ull, 2), 0);
+	n = proto_frame_end(&w);
+	blen = check_hdr(n, PROTO_SHOW_CACHE | PROTO_REPLY, PROTO_OK, 9);
+
+	/* The cursor first in the body, big-endian, then the count. */
+	assert_memory_equal(frame + PROTO_HDR_LEN, next_be, 8);
+	assert_memory_equal(frame + PROTO_HDR_LEN + 8, "\x00\x02", 2);
+	assert_int_equal(proto_show_cache_decode(frame + PROTO_HDR_LEN, blen,
+	    &cursor), 0);
+	assert_true(cursor == 0x0102030405060708ull);
+
+	assert_int_equal(proto_cache_page_decode(frame + PROTO_HDR_LEN, blen, &pg), 0);
+	assert_true(pg.next == 0x0102030405060708ull);
+	assert_int_equal(pg.count, 2);
+	for (cur = 0, i = 0; proto_cache_page_next(&pg, &cur, &it); i++) {
+		assert_true(i < 2);
+		assert_int_equal(it.name_len, items[i].name_len);
+		assert_memory_equal(it.name, items[i].name, it.name_len);
+		assert_int_equal(it.kind, items[i].kind);
+		assert_int_equal(it.status, items[i].status);
+		assert_int_equal(it.flags, items[i].flags);
+		assert_int_equal(it.ttl, items[i].ttl);
+		assert_int_equal(it.origin_len, items[i].origin_len);
+		if (items[i].origin)
+			assert_memory_equal(it.origin, items[i].origin, it.origin_len);
+		else
+			assert_null(it.origin);
+	}
+	assert_int_equal(i, 2);
+	check_truncation(dec_cache_page, frame + PROTO_HDR_LEN, blen, 0);
+
+	/* The last page: cursor 0, no items. */
+	proto_wr_init(&w, frame, sizeof(frame));
+	proto_frame_begin(&w, PROTO_SHOW_CACHE | PROTO_REPLY, PROTO_OK, 10);
+	proto_cache_page_begin(&w, &page_off);
+	assert_int_equal(proto_cache_page_end(&w, page_off, 0, 0), 0);
+	n = proto_frame_end(&w);
+	assert_int_equal(n, PROTO_HDR_LEN + 10);
+	assert_int_equal(proto_cache_page_decode(frame + PROTO_HDR_LEN, 10, &pg), 0);
+	assert_true(pg.next == 0);
+	assert_int_equal(pg.count, 0);
+	check_truncation(dec_cache_page, frame + PROTO_HDR_LEN, 10, 0);
+
+	/* A page that overflows its buffer fails, at every size. */
+	for (i = 0; i < PROTO_HDR_LEN + 10 + 2 + 15 + 10; i++) {
+		proto_wr_init(&w, frame, i);
+		proto_frame_begin(&w, PROTO_SHOW_CACHE | PROTO_REPLY, PROTO_OK, 1);
+		proto_cache_page_begin(&w, &page_off);
+		proto_cache_page_item(&w, &items[0]);
+		assert_int_equal(proto_cache_page_end(&w, page_off, 7, 1), -EMSGSIZE);
+	}
+	proto_wr_init(&w, frame, i);
+	proto_frame_begin(&w, PROTO_SHOW_CACHE | PROTO_REPLY, PROTO_OK, 1);
+	proto_cache_page_begin(&w, &page_off);
+	proto_cache_page_item(&w, &items[0]);
+	assert_int_equal(proto_cache_page_end(&w, page_off, 7, 1), 0);
+	assert_int_equal(proto_frame_end(&w), (int)i);
+
+	/* An offset past what was written is the caller's mistake. */
+	proto_wr_init(&w, frame, sizeof(frame));
+	proto_frame_begin(&w, PROTO_SHOW_CACHE | PROTO_REPLY, PROTO_OK, 1);
+	assert_int_equal(proto_cache_page_end(&w, PROTO_HDR_LEN + 1, 7, 1), -EINVAL);
+	assert_int_equal(proto_cache_page_end(&w, PROTO_HDR_LEN, 7, 1), -EMSGSIZE);
+}
+
 /* glibc's request header, in host order as its client writes it. */
 static size_t
 nscd_req(uint8_t *out, int32_t version, int32_t type, int32_t key_len)
@@ -1349,6 +1452,7 @@ main(void)
 		cmocka_unit_test(test_kv_bad),
 		cmocka_unit_test(test_error_body),
 		cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_cache_page),
 		cmocka_unit_test(test_nscd_req_decode),
 	};
 
