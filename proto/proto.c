@@ -214,6 +214,22 @@ proto_hdr_decode(const void *buf, size_t len, struct proto_hdr *ret_hdr)
 	return 0;
 }
 
+int
+proto_hdr_encode(const struct proto_hdr *hdr, void *buf, size_t len)
+{
+	struct proto_wr w;
+
+	if (len < PROTO_HDR_LEN)
+		return -EMSGSIZE;
+	proto_wr_init(&w, buf, PROTO_HDR_LEN);
+	proto_put_u32(&w, hdr->len);
+	proto_put_u8(&w, hdr->version);
+	proto_put_u8(&w, hdr->type);
+	proto_put_u16(&w, hdr->status);
+	proto_put_u32(&w, hdr->id);
+	return w.err ? w.err : PROTO_HDR_LEN;
+}
+
 void
 proto_frame_begin(struct proto_wr *w, uint8_t type, uint16_t status, uint32_t id)
 {

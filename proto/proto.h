@@ -124,6 +124,12 @@ void	 proto_put_str(struct proto_wr *, const char *, size_t);
  * header is still filled in, so the id can be echoed).
  */
 int	 proto_hdr_decode(const void *buf, size_t len, struct proto_hdr *ret_hdr);
+/*
+ * Writes hdr's fields, as they are, over the first PROTO_HDR_LEN bytes of
+ * buf: to change a field of a frame already encoded (decode, set, encode).
+ * Returns PROTO_HDR_LEN, or -EMSGSIZE when len is shorter.
+ */
+int	 proto_hdr_encode(const struct proto_hdr *hdr, void *buf, size_t len);
 
 /*
  * Frames are written in place: begin, put the body, end.  proto_frame_end

@@ -23,16 +23,22 @@ static uint8_t	frame[PROTO_FRAME_MAX];
 static void
 do_hdr(const uint8_t *p, size_t n)
 {
-	struct proto_hdr	h;
+	struct proto_hdr	h, again;
 	struct nscd_req_hdr	nh;
+	uint8_t			b[PROTO_HDR_LEN];
 	int			r;
 
 	r = proto_hdr_decode(p, n, &h);
 	FUZZ_CHECK(r == 0 || r == -EAGAIN || r == -EMSGSIZE ||
 	    r == -EPROTONOSUPPORT);
-	if (r == 0)
+	if (r == 0) {
 		FUZZ_CHECK(h.len >= PROTO_HDR_LEN && h.len <= PROTO_FRAME_MAX &&
 		    h.version == PROTO_VERSION);
+		FUZZ_CHECK(proto_hdr_encode(&h, b, sizeof(b)) == PROTO_HDR_LEN);
+		FUZZ_CHECK(memcmp(b, p, PROTO_HDR_LEN) == 0);
+		FUZZ_CHECK(proto_hdr_decode(b, sizeof(b), &again) == 0 &&
+		    memcmp(&again, &h, sizeof(h)) == 0);
+	}
 
 	r = nscd_req_decode(p, n, &nh);
 	FUZZ_CHECK(r == 0 || r == -EAGAIN || r == -EMSGSIZE ||

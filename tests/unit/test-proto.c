@@ -1226,6 +1226,56 @@ test_error_body(void **state)
 	assert_int_equal(w.err, -EMSGSIZE);
 }
 
+static void
+test_hdr_encode(void **state)
+{
+	static const uint8_t want[PROTO_HDR_LEN] = {
+	    0, 0, 0, 20, PROTO_VERSION, 0x82, 0x03, 0x04, 0xde, 0xad, 0xbe, 0xef,
+	};
+	struct proto_hdr h = { 20, PROTO_VERSION, 0x82, 0x0304, 0xdeadbeef }, back;
+	struct proto_wr	 w;
+	uint8_t		 b[PROTO_HDR_LEN + 2], copy[BUFSZ];
+	size_t		 n;
+	int		 len;
+
+	memset(b, 0xaa, sizeof(b));
+	assert_int_equal(proto_hdr_encode(&h, b, sizeof(b)), PROTO_HDR_LEN);
+	assert_memory_equal(b, want, PROTO_HDR_LEN);
+	assert_int_equal(b[PROTO_HDR_LEN], 0xaa);	/* nothing past the header */
+	assert_int_equal(proto_hdr_decode(b, sizeof(b), &back), 0);
+	assert_memory_equal(&back, &h, sizeof(h));
+
+	/* Too short: nothing written. */
+	for (n = 0; n < PROTO_HDR_LEN; n++) {
+		memset(b, 0xaa, sizeof(b));
+		assert_int_equal(proto_hdr_encode(&h, b, n), -EMSGSIZE);
+		assert_int_equal(b[0], 0xaa);
+	}
+
+	/* As proto_frame_begin writes a header. */
+	proto_wr_init(&w, frame, sizeof(frame));
+	proto_frame_begin(&w, 0x82, 0x0304, 0xdeadbeef);
+	assert_int_equal(w.off, PROTO_HDR_LEN);
+	h.len = 0;
+	assert_int_equal(proto_hdr_encode(&h, b, sizeof(b)), PROTO_HDR_LEN);
+	assert_memory_equal(b, frame, PROTO_HDR_LEN);
+
+	/* A new id for an encoded frame: decode, set, encode; the body stays. */
+	proto_wr_init(&w, frame, sizeof(frame));
+	len = proto_lookup_name_encode(&w, 0, PROTO_AF_INET6, "www.example.org");
+	assert_true(len > PROTO_HDR_LEN);
+	memcpy(copy, frame, (size_t)len);
+	assert_int_equal(proto_hdr_decode(frame, (size_t)len, &h), 0);
+	h.id = 0x01020304;
+	assert_int_equal(proto_hdr_encode(&h, frame, (size_t)len), PROTO_HDR_LEN);
+	assert_int_equal(check_hdr(len, PROTO_LOOKUP_NAME, 0, 0x01020304),
+	    (size_t)len - PROTO_HDR_LEN);
+	assert_memory_equal(frame + 8, "\x01\x02\x03\x04", 4);
+	assert_memory_equal(frame, copy, 8);
+	assert_memory_equal(frame + PROTO_HDR_LEN, copy + PROTO_HDR_LEN,
+	    (size_t)len - PROTO_HDR_LEN);
+}
+
 static int
 dec_cache_page(const uint8_t *b, size_t n)
 {
@@ -1452,6 +1502,7 @@ main(void)
 		cmocka_unit_test(test_kv_bad),
 		cmocka_unit_test(test_error_body),
 		cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_hdr_encode),
 		cmocka_unit_test(test_cache_page),
 		cmocka_unit_test(test_nscd_req_decode),
 	};
