@@ -368,6 +368,25 @@ proto_answer_scope(uint8_t family, const uint8_t *addr)
 	    (uint32_t)addr[18] << 8 | addr[19];
 }
 
+void
+proto_answer_set_scope(uint8_t *addr, uint32_t scope)
+{
+	be32(addr + 16, scope);
+}
+
+int
+proto_answer_stamp(void *body, size_t len, uint32_t ttl, uint8_t source)
+{
+	uint8_t *p = body;
+
+	/* Both or neither: a half-stamped answer would be a lie. */
+	if (len < 5)
+		return -EBADMSG;
+	be32(p, ttl);
+	p[4] = source;
+	return 0;
+}
+
 int
 proto_lookup_addr_encode(struct proto_wr *w, uint32_t id, uint8_t family,
     const void *addr)
@@ -798,6 +817,33 @@ proto_records_decode(const void *body, size_t len, struct proto_records *ret)
 	r.items_len = (size_t)(rd.p + rd.off - r.items);
 	*ret = r;
 	return 0;
+}
+
+int
+proto_records_stamp(void *body, size_t len, uint32_t ttl, uint8_t source)
+{
+	struct proto_records	 recs;
+	struct proto_rd		 rd;
+	uint8_t			*items;
+	size_t			 i, n;
+	int			 r;
+
+	/* Records bodies open as answers do: u32 ttl, u8 source. */
+	if ((r = proto_answer_stamp(body, len, ttl, source)) < 0)
+		return r;
+	if ((r = proto_records_decode(body, len, &recs)) < 0)
+		return r;
+	items = (uint8_t *)body + (recs.items - (const uint8_t *)body);
+	proto_rd_init(&rd, items, recs.items_len);
+	for (i = 0; i < recs.count && rd.err == 0; i++) {
+		proto_get_str(&rd, &n);
+		proto_get_u16(&rd);
+		/* The decoder walked these bytes: the ttl is in bounds. */
+		be32(items + rd.off, ttl);
+		proto_get_u32(&rd);
+		proto_get_str(&rd, &n);
+	}
+	return rd.err;
 }
 
 int

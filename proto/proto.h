@@ -220,6 +220,13 @@ int	 proto_answer_decode(const void *body, size_t len, struct proto_answer *ret_
  * (proto_answer_addr copies it whole); proto_answer_scope reads its scope.
  */
 uint32_t proto_answer_scope(uint8_t family, const uint8_t *addr);
+/* Writes scope after the 16 bytes of a PROTO_AF_INET6_SCOPED address (20). */
+void	 proto_answer_set_scope(uint8_t *addr, uint32_t scope);
+/*
+ * Overwrites an encoded answer's ttl and source in place (a cached answer
+ * counts down).  0, or -EBADMSG when the body is too short for them.
+ */
+int	 proto_answer_stamp(void *body, size_t len, uint32_t ttl, uint8_t source);
 int	 proto_answer_next_addr(const struct proto_answer *, size_t *cursor,
 	    uint8_t *ret_family, const uint8_t **ret_addr);
 int	 proto_answer_next_alias(const struct proto_answer *, size_t *cursor,
@@ -307,6 +314,12 @@ struct proto_record {
 	size_t		 rdata_len;
 };
 int	 proto_records_decode(const void *body, size_t len, struct proto_records *ret);
+/*
+ * proto_answer_stamp for a records answer: its ttl and source, then each
+ * record's ttl.  0, or -EBADMSG for a malformed body (the ttl and source
+ * are written when they fit, the records' only when all of it decodes).
+ */
+int	 proto_records_stamp(void *body, size_t len, uint32_t ttl, uint8_t source);
 /* *cursor starts at 0; returns 1 with *ret_rec, 0 at the end. */
 int	 proto_records_next(const struct proto_records *, size_t *cursor,
 	    struct proto_record *ret_rec);

@@ -221,9 +221,9 @@ do_query_rr(const uint8_t *p, size_t n)
 static void
 do_records(const uint8_t *p, size_t n)
 {
-	struct proto_records	rs;
-	struct proto_record	rec;
-	size_t			cur;
+	struct proto_records	rs, st;
+	struct proto_record	rec, again;
+	size_t			cur, cur2 = 0;
 	unsigned		i;
 
 	if (proto_records_decode(p, n, &rs) < 0)
@@ -238,6 +238,23 @@ do_records(const uint8_t *p, size_t n)
 		    memchr(rec.rdata, '\0', rec.rdata_len) == NULL);
 	}
 	FUZZ_CHECK(i == rs.count && cur == rs.items_len);
+
+	/* Stamped, it decodes the same but for the ttls and the source. */
+	if (n > sizeof(frame))
+		return;
+	memcpy(frame, p, n);
+	FUZZ_CHECK(proto_records_stamp(frame, n, 0x5a5a5a5a, PROTO_SRC_STALE) == 0);
+	FUZZ_CHECK(proto_records_decode(frame, n, &st) == 0);
+	FUZZ_CHECK(st.ttl == 0x5a5a5a5a && st.source == PROTO_SRC_STALE &&
+	    st.count == rs.count && st.items_len == rs.items_len);
+	for (cur = 0, i = 0; proto_records_next(&st, &cur, &again); i++) {
+		FUZZ_CHECK(proto_records_next(&rs, &cur2, &rec) == 1);
+		FUZZ_CHECK(again.ttl == 0x5a5a5a5a && again.type == rec.type &&
+		    again.owner_len == rec.owner_len &&
+		    again.rdata_len == rec.rdata_len &&
+		    memcmp(again.owner, rec.owner, rec.owner_len) == 0);
+	}
+	FUZZ_CHECK(i == rs.count);
 }
 
 static void

@@ -1379,6 +1379,128 @@ test_cache_page(void **state)
 	assert_int_equal(proto_cache_page_end(&w, PROTO_HDR_LEN, 7, 1), -EMSGSIZE);
 }
 
+static void
+test_answer_stamp(void **state)
+{
+	static const uint8_t fams[] = { PROTO_AF_INET };
+	static const uint8_t addrs[16] = { 10, 0, 0, 1 };
+	static const struct want wt = { 300, PROTO_SRC_DNS, "a.example", 1, fams,
+	    addrs, 0, NULL };
+	struct proto_answer	a;
+	uint8_t			copy[BUFSZ];
+	size_t			blen, n;
+	int			len;
+
+	len = answer_write(&wt, 1);
+	blen = check_hdr(len, PROTO_LOOKUP_NAME | PROTO_REPLY, PROTO_OK, 1);
+	memcpy(copy, frame, (size_t)len);
+	assert_int_equal(proto_answer_stamp(frame + PROTO_HDR_LEN, blen, 0x01020304,
+	    PROTO_SRC_CACHE), 0);
+	assert_memory_equal(frame + PROTO_HDR_LEN, "\x01\x02\x03\x04\x03", 5);
+	assert_memory_equal(frame + PROTO_HDR_LEN + 5, copy + PROTO_HDR_LEN + 5,
+	    blen - 5);
+	assert_int_equal(proto_answer_decode(frame + PROTO_HDR_LEN, blen, &a), 0);
+	assert_int_equal(a.ttl, 0x01020304);
+	assert_int_equal(a.source, PROTO_SRC_CACHE);
+	assert_int_equal(a.naddr, 1);
+
+	/* Five bytes are enough; fewer: nothing written. */
+	memset(copy, 0xaa, 8);
+	assert_int_equal(proto_answer_stamp(copy, 5, UINT32_MAX, 9), 0);
+	assert_memory_equal(copy, "\xff\xff\xff\xff\x09\xaa", 6);
+	for (n = 0; n < 5; n++) {
+		memset(copy, 0xaa, 8);
+		assert_int_equal(proto_answer_stamp(copy, n, 0, 0), -EBADMSG);
+		assert_memory_equal(copy, "\xaa\xaa\xaa\xaa\xaa", 5);
+	}
+}
+
+static void
+test_records_stamp(void **state)
+{
+	struct proto_records_wr	 rw;
+	struct proto_records	 recs;
+	struct proto_record	 rec;
+	struct proto_wr		 w;
+	uint8_t			 copy[BUFSZ];
+	size_t			 blen, cur, i, ttl1, ttl2;
+	int			 n;
+
+	proto_wr_init(&w, frame, sizeof(frame));
+	proto_frame_begin(&w, PROTO_QUERY_RR | PROTO_REPLY, PROTO_OK, 3);
+	proto_records_begin(&rw, &w, 600, PROTO_SRC_DNS);
+	proto_records_add(&rw, "example.org", 15, 600, "10 mx.example.org.");
+	proto_records_add(&rw, "example.org", 16, 500, "\"v=spf1 -all\"");
+	assert_int_equal(proto_records_end(&rw), 0);
+	n = proto_frame_end(&w);
+	blen = check_hdr(n, PROTO_QUERY_RR | PROTO_REPLY, PROTO_OK, 3);
+	memcpy(copy, frame + PROTO_HDR_LEN, blen);
+
+	assert_int_equal(proto_records_stamp(frame + PROTO_HDR_LEN, blen, 42,
+	    PROTO_SRC_STALE), 0);
+	assert_int_equal(proto_records_decode(frame + PROTO_HDR_LEN, blen, &recs), 0);
+	assert_int_equal(recs.ttl, 42);
+	assert_int_equal(recs.source, PROTO_SRC_STALE);
+	assert_int_equal(recs.count, 2);
+	for (cur = 0, i = 0; proto_records_next(&recs, &cur, &rec); i++) {
+		assert_int_equal(rec.ttl, 42);
+		assert_int_equal(rec.type, i == 0 ? 15 : 16);
+		assert_int_equal(rec.owner_len, 11);
+		assert_memory_equal(rec.owner, "example.org", 11);
+	}
+	assert_int_equal(i, 2);
+
+	/* Only the ttls and the source changed: body, then each record's. */
+	ttl1 = 8 + 2 + 11 + 2;
+	ttl2 = ttl1 + 4 + 2 + strlen("10 mx.example.org.") + 2 + 11 + 2;
+	for (i = 0; i < blen; i++)
+		if (copy[i] != frame[PROTO_HDR_LEN + i])
+			assert_true(i < 5 || (i >= ttl1 && i < ttl1 + 4) ||
+			    (i >= ttl2 && i < ttl2 + 4));
+	assert_memory_equal(frame + PROTO_HDR_LEN + ttl2, "\0\0\0\x2a", 4);
+
+	/* Cut short: the ttl and source when they fit, the records' never. */
+	for (i = 0; i < blen; i++) {
+		memcpy(frame, copy, blen);
+		assert_int_equal(proto_records_stamp(frame, i, 7, PROTO_SRC_CACHE),
+		    -EBADMSG);
+		if (i >= 5)
+			assert_memory_equal(frame, "\x00\x00\x00\x07\x03", 5);
+		else
+			assert_memory_equal(frame, copy, 5);
+		assert_memory_equal(frame + 5, copy + 5, blen - 5);
+	}
+}
+
+static void
+test_answer_scope(void **state)
+{
+	static const uint8_t fe80[16] = { 0xfe, 0x80, [15] = 1 };
+	struct proto_answer_wr	 aw;
+	struct proto_answer	 a;
+	struct proto_wr		 w;
+	const uint8_t		*addr;
+	uint8_t			 sa[20], fam;
+	size_t			 cur = 0;
+
+	memcpy(sa, fe80, 16);
+	proto_answer_set_scope(sa, 0x01020304);
+	assert_memory_equal(sa + 16, "\x01\x02\x03\x04", 4);
+	assert_int_equal(proto_answer_scope(PROTO_AF_INET6_SCOPED, sa), 0x01020304);
+	assert_int_equal(proto_answer_scope(PROTO_AF_INET6, sa), 0);
+
+	/* Through an answer, whole. */
+	proto_wr_init(&w, frame, sizeof(frame));
+	proto_answer_begin(&aw, &w, 1, PROTO_SRC_NSS, "host", 4);
+	proto_answer_addr(&aw, PROTO_AF_INET6_SCOPED, sa);
+	assert_int_equal(proto_answer_end(&aw), 0);
+	assert_int_equal(proto_answer_decode(frame, w.off, &a), 0);
+	assert_int_equal(proto_answer_next_addr(&a, &cur, &fam, &addr), 1);
+	assert_int_equal(fam, PROTO_AF_INET6_SCOPED);
+	assert_memory_equal(addr, sa, 20);
+	assert_int_equal(proto_answer_scope(fam, addr), 0x01020304);
+}
+
 /* glibc's request header, in host order as its client writes it. */
 static size_t
 nscd_req(uint8_t *out, int32_t version, int32_t type, int32_t key_len)
@@ -1504,6 +1626,9 @@ main(void)
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_hdr_encode),
 		cmocka_unit_test(test_cache_page),
+		cmocka_unit_test(test_answer_stamp),
+		cmocka_unit_test(test_records_stamp),
+		cmocka_unit_test(test_answer_scope),
 		cmocka_unit_test(test_nscd_req_decode),
 	};
 
