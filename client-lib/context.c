@@ -86,6 +86,7 @@ struct namecache_query {
 	uint8_t			*body;		/* when ready: a reply body kept */
 	size_t			 body_len;
 	uint16_t		 status;
+	uint8_t			 type;		/* the request's: the reply's must match */
 	size_t			 req_len;
 	uint8_t			 req[];		/* the frame, to send again */
 };
@@ -395,7 +396,7 @@ dispatch(struct namecache *ctx, const struct proto_hdr *hdr, const uint8_t *body
 
 	if (q == NULL)
 		return;		/* cancelled or timed out: a late answer */
-	if (hdr->type != (q->req[5] | PROTO_REPLY)) {
+	if (hdr->type != (q->type | PROTO_REPLY)) {
 		make_ready(ctx, q, NAMECACHE_ERR_PROTOCOL, EBADMSG);
 		return;
 	}
@@ -607,24 +608,26 @@ enqueue(struct namecache *ctx, const uint8_t *req, size_t len, int timeout_ms,
     struct namecache_query **ret_q)
 {
 	struct namecache_query	*q;
+	struct proto_hdr	 hdr;
 	int			 r;
 
+	/* Frames proto encoded: a header that does not decode is a bug here. */
+	if (proto_hdr_decode(req, len, &hdr) < 0 || hdr.len != len)
+		return NAMECACHE_ERR_INVAL;
 	if ((r = ensure_connection(ctx)) < 0)
 		return r;
 	if ((q = calloc(1, sizeof(*q) + len)) == NULL)
 		return NAMECACHE_ERR_NOMEM;
 	memcpy(q->req, req, len);
 	q->req_len = len;
+	q->type = hdr.type;
 	q->ctx = ctx;
 	q->deadline = ncc_now_ms() + (timeout_ms > 0 ? timeout_ms : NAMECACHE_TIMEOUT_DEFAULT);
 	q->tries = 1;
 	q->state = Q_FLIGHT;
-	/* The frame's id (bytes 8 to 11) is the context's to choose. */
-	q->id = next_id(ctx);
-	q->req[8] = (uint8_t)(q->id >> 24);
-	q->req[9] = (uint8_t)(q->id >> 16);
-	q->req[10] = (uint8_t)(q->id >> 8);
-	q->req[11] = (uint8_t)q->id;
+	/* The frame's id is the context's to choose. */
+	q->id = hdr.id = next_id(ctx);
+	proto_hdr_encode(&hdr, q->req, len);
 	if ((r = out_append(ctx, q->req, len)) < 0) {
 		free(q);
 		return r;

@@ -224,34 +224,14 @@ answer_merge(const uint8_t *a, size_t alen, const uint8_t *aaaa, size_t aaaalen,
 void
 answer_stamp(uint8_t *body, size_t len, uint32_t ttl, uint8_t source)
 {
-	if (len < 5)
-		return;
-	body[0] = ttl >> 24;
-	body[1] = (ttl >> 16) & 0xff;
-	body[2] = (ttl >> 8) & 0xff;
-	body[3] = ttl & 0xff;
-	body[4] = source;
+	(void)proto_answer_stamp(body, len, ttl, source);
 }
 
 void
 answer_stamp_records(uint8_t *body, size_t len, uint32_t ttl, uint8_t source)
 {
-	struct proto_records	recs;
-	struct proto_record	rec;
-	size_t			cur = 0, at;
-
-	answer_stamp(body, len, ttl, source);
-	if (proto_records_decode(body, len, &recs) < 0)
-		return;
 	/* Each record counts down with the answer, clamped as it was. */
-	while ((at = cur, proto_records_next(&recs, &cur, &rec))) {
-		uint8_t *p = (uint8_t *)recs.items + at + 2 + rec.owner_len + 2;
-
-		p[0] = ttl >> 24;
-		p[1] = (ttl >> 16) & 0xff;
-		p[2] = (ttl >> 8) & 0xff;
-		p[3] = ttl & 0xff;
-	}
+	(void)proto_records_stamp(body, len, ttl, source);
 }
 
 void

@@ -195,7 +195,7 @@ show_cache(struct daemon *d, struct server_req *req)
 	struct cache_item	 ci;
 	struct proto_wr		 w;
 	uint64_t		 cursor;
-	size_t			 cap, count_off, cur;
+	size_t			 cap, page_off, cur;
 	uint16_t		 count = 0;
 	void			*buf = server_scratch(d->server, &cap);
 	char			 text[PROTO_NAME_MAX + 2];
@@ -207,7 +207,7 @@ show_cache(struct daemon *d, struct server_req *req)
 	}
 	proto_wr_init(&w, buf, cap);
 	proto_frame_begin(&w, req->hdr.type | PROTO_REPLY, PROTO_OK, req->hdr.id);
-	proto_cache_page_begin(&w, 0, &count_off);
+	proto_cache_page_begin(&w, &page_off);
 	cur = (size_t)cursor;
 	for (;;) {
 		if (w.off > SHOW_CACHE_PAGE || count == UINT16_MAX) {
@@ -239,15 +239,7 @@ show_cache(struct daemon *d, struct server_req *req)
 		proto_cache_page_item(&w, &it);
 		count++;
 	}
-	/* The next cursor goes first in the body, after the header. */
-	{
-		uint8_t *p = (uint8_t *)buf + PROTO_HDR_LEN;
-		int i;
-
-		for (i = 0; i < 8; i++)
-			p[i] = (uint8_t)(cursor >> (56 - 8 * i));
-	}
-	if (proto_cache_page_end(&w, count_off, count) == 0 &&
+	if (proto_cache_page_end(&w, page_off, cursor, count) == 0 &&
 	    (n = proto_frame_end(&w)) > 0)
 		server_reply(req, buf, (size_t)n);
 	else

@@ -46,19 +46,21 @@ xlate(void *arg, const uint8_t *hdr, const uint8_t *key, const void *frame,
     size_t len, uint8_t *out, size_t cap)
 {
 	struct nscdsrv		*ns = arg;
+	struct nscd_req_hdr	 req;
 	struct proto_hdr	 h;
-	int32_t			 type;
 	int			 n = 0;
 
-	memcpy(&type, hdr + 4, sizeof(type));
+	/* The server checked this header before it dispatched the request. */
+	if (nscd_req_decode(hdr, NSCD_REQ_HDR_LEN, &req) < 0)
+		return 0;
 	if (proto_hdr_decode(frame, len, &h) == 0 && h.len == len)
-		n = nscd_reply_from(type, h.status, (const uint8_t *)frame +
+		n = nscd_reply_from(req.type, h.status, (const uint8_t *)frame +
 		    PROTO_HDR_LEN, len - PROTO_HDR_LEN, out, cap);
 	if (n > 0)
 		return (size_t)n;
 	ns->st.refused++;
 	ns->st.refused_hosts++;
-	return nscd_refusal(type, out);
+	return nscd_refusal(req.type, out);
 }
 
 static bool

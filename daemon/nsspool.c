@@ -338,13 +338,9 @@ run_name(struct job *j, struct module *m, struct wbuf *b, struct wbuf *b2)
 				    t->family == AF_INET ? 4 : 16);
 				/* fe80::1%eth0, as nss-myhostname gives it */
 				if (t->family == AF_INET6 && t->scopeid != 0) {
-					uint8_t *sc = g.addr[g.naddr] + 16;
-
 					g.fam[g.naddr] = PROTO_AF_INET6_SCOPED;
-					sc[0] = (uint8_t)(t->scopeid >> 24);
-					sc[1] = (uint8_t)(t->scopeid >> 16);
-					sc[2] = (uint8_t)(t->scopeid >> 8);
-					sc[3] = (uint8_t)t->scopeid;
+					proto_answer_set_scope(g.addr[g.naddr],
+					    t->scopeid);
 				}
 				g.naddr++;
 			}

@@ -29,6 +29,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "log.h"
+#include "nscd.h"
 #include "server.h"
 #include "stats.h"
 
@@ -290,7 +291,7 @@ conn_queue(struct conn *c, const void *frame, size_t len)
 		conn_queue_raw(c, frame, len);
 		return;
 	}
-	n = c->srv->xlate(c->srv->arg, c->in, c->in + SERVER_NSCD_HDR,
+	n = c->srv->xlate(c->srv->arg, c->in, c->in + NSCD_REQ_HDR_LEN,
 	    frame, len, out, sizeof(out));
 	c->closing = true;
 	conn_queue_raw(c, out, n);
@@ -394,24 +395,23 @@ conn_process_nscd(struct conn *c)
 {
 	struct server		*srv = c->srv;
 	struct server_req	 req;
-	int32_t			 h[3];
+	struct nscd_req_hdr	 h;
+	int			 r;
 
 	if (c->nscd_done)
 		return;
-	if (c->in_len < SERVER_NSCD_HDR) {
+	if ((r = nscd_req_decode(c->in, c->in_len, &h)) == -EAGAIN) {
 		if (c->eof)
 			conn_close(c);
 		return;
 	}
-	memcpy(h, c->in, sizeof(h));
-	if (h[0] != SERVER_NSCD_VERSION || h[1] < 0 || h[2] < 0 ||
-	    h[2] > SERVER_NSCD_KEY_MAX) {
+	if (r < 0) {
 		srv->stats->bad_requests++;
 		srv->stats->requests++;
 		conn_drop(c, "malformed nscd request");
 		return;
 	}
-	if (c->in_len < SERVER_NSCD_HDR + (size_t)h[2]) {
+	if (c->in_len < NSCD_REQ_HDR_LEN + (size_t)h.key_len) {
 		if (c->eof) {
 			srv->stats->bad_requests++;
 			conn_drop(c, "nscd request cut short");
@@ -425,9 +425,9 @@ conn_process_nscd(struct conn *c)
 	memset(&req, 0, sizeof(req));
 	req.conn = c;
 	req.cred = c->cred;
-	req.hdr.type = (uint8_t)(h[1] > 255 ? 255 : h[1]);
-	req.body = c->in + SERVER_NSCD_HDR;
-	req.body_len = (size_t)h[2];
+	req.hdr.type = (uint8_t)(h.type > 255 ? 255 : h.type);
+	req.body = c->in + NSCD_REQ_HDR_LEN;
+	req.body_len = (size_t)h.key_len;
 	c->dispatching = true;
 	srv->dispatch(srv->arg, &req);
 	c->dispatching = false;

@@ -36,14 +36,11 @@ typedef void server_dispatch_fn(void *arg, struct server_req *req);
 /*
  * For a server that speaks glibc's nscd protocol: translates the reply
  * frame a lookup gave into the bytes glibc reads, in out (cap bytes).
- * hdr is the request's 12-byte header, key its key.  Returns the length.
+ * hdr is the request's header (NSCD_REQ_HDR_LEN bytes, already checked by
+ * nscd_req_decode), key its key.  Returns the length.
  */
 typedef size_t server_xlate_fn(void *arg, const uint8_t *hdr, const uint8_t *key,
     const void *frame, size_t len, uint8_t *out, size_t cap);
-
-#define SERVER_NSCD_HDR		12
-#define SERVER_NSCD_VERSION	2
-#define SERVER_NSCD_KEY_MAX	1024
 
 /* Caller frees with server_free(); NULL is out of memory. */
 struct server *server_new(struct event_base *, struct stats *,

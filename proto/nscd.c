@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* proto/nscd.c - glibc's nscd reply formats, built from namecache answers; its hash. */
+/* proto/nscd.c - glibc's nscd formats: the request header, replies from namecache answers, the hash. */
 
 /* Pure: no I/O, no allocation. */
 #include <errno.h>
@@ -19,6 +19,28 @@ nscd_hash(const void *key, size_t len)
 	while (len-- > 0)
 		h = *p++ + 65599u * h;
 	return h;
+}
+
+int
+nscd_req_decode(const void *buf, size_t len, struct nscd_req_hdr *ret_hdr)
+{
+	struct nscd_req_hdr	 h;
+	struct proto_rd		 rd;
+	const uint8_t		*p;
+
+	/* Host order, as glibc writes the struct: copied, not read big-endian. */
+	proto_rd_init(&rd, buf, len);
+	if ((p = proto_get_bytes(&rd, sizeof(h))) == NULL)
+		return -EAGAIN;
+	memcpy(&h, p, sizeof(h));
+	if (h.version != NSCD_VERSION)
+		return -EPROTONOSUPPORT;
+	if (h.type < 0)
+		return -EBADMSG;
+	if (h.key_len < 0 || h.key_len > NSCD_KEY_MAX)
+		return -EMSGSIZE;
+	*ret_hdr = h;
+	return 0;
 }
 
 size_t

@@ -49,11 +49,21 @@ enum nscd_req {
 	NSCD_LASTREQ		= 22,
 };
 
+/* A request: this header, then key_len bytes of key.  One per connection. */
+#define NSCD_REQ_HDR_LEN	12
 struct nscd_req_hdr {
 	int32_t		version;
 	int32_t		type;		/* enum nscd_req */
 	int32_t		key_len;	/* names: with their NUL */
 };
+
+/*
+ * Decodes the request header at the start of buf.  Returns 0, -EAGAIN
+ * when fewer than NSCD_REQ_HDR_LEN bytes are there, -EPROTONOSUPPORT for
+ * another version, -EBADMSG for a negative type, or -EMSGSIZE for a key
+ * length outside 0 .. NSCD_KEY_MAX.  *ret_hdr is written only on success.
+ */
+int	 nscd_req_decode(const void *buf, size_t len, struct nscd_req_hdr *ret_hdr);
 
 /* The reply to the hostent requests (4 to 7), then: h_name (with NUL),
  * h_aliases_cnt u32 alias lengths (with NUL), the addresses
@@ -137,7 +147,7 @@ struct nscd_datahead {
 	uint8_t		data[];		/* struct nscd_hst_reply or nscd_ai_reply, ... */
 };
 
-_Static_assert(sizeof(struct nscd_req_hdr) == 12, "request header");
+_Static_assert(sizeof(struct nscd_req_hdr) == NSCD_REQ_HDR_LEN, "request header");
 _Static_assert(sizeof(struct nscd_hst_reply) == 32, "hostent reply");
 _Static_assert(sizeof(struct nscd_ai_reply) == 24, "ai reply");
 _Static_assert(sizeof(struct nscd_db_head) == 120, "glibc checks header_size == 120");

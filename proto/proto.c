@@ -214,6 +214,22 @@ proto_hdr_decode(const void *buf, size_t len, struct proto_hdr *ret_hdr)
 	return 0;
 }
 
+int
+proto_hdr_encode(const struct proto_hdr *hdr, void *buf, size_t len)
+{
+	struct proto_wr w;
+
+	if (len < PROTO_HDR_LEN)
+		return -EMSGSIZE;
+	proto_wr_init(&w, buf, PROTO_HDR_LEN);
+	proto_put_u32(&w, hdr->len);
+	proto_put_u8(&w, hdr->version);
+	proto_put_u8(&w, hdr->type);
+	proto_put_u16(&w, hdr->status);
+	proto_put_u32(&w, hdr->id);
+	return w.err ? w.err : PROTO_HDR_LEN;
+}
+
 void
 proto_frame_begin(struct proto_wr *w, uint8_t type, uint16_t status, uint32_t id)
 {
@@ -350,6 +366,25 @@ proto_answer_scope(uint8_t family, const uint8_t *addr)
 		return 0;
 	return (uint32_t)addr[16] << 24 | (uint32_t)addr[17] << 16 |
 	    (uint32_t)addr[18] << 8 | addr[19];
+}
+
+void
+proto_answer_set_scope(uint8_t *addr, uint32_t scope)
+{
+	be32(addr + 16, scope);
+}
+
+int
+proto_answer_stamp(void *body, size_t len, uint32_t ttl, uint8_t source)
+{
+	uint8_t *p = body;
+
+	/* Both or neither: a half-stamped answer would be a lie. */
+	if (len < 5)
+		return -EBADMSG;
+	be32(p, ttl);
+	p[4] = source;
+	return 0;
 }
 
 int
@@ -785,6 +820,33 @@ proto_records_decode(const void *body, size_t len, struct proto_records *ret)
 }
 
 int
+proto_records_stamp(void *body, size_t len, uint32_t ttl, uint8_t source)
+{
+	struct proto_records	 recs;
+	struct proto_rd		 rd;
+	uint8_t			*items;
+	size_t			 i, n;
+	int			 r;
+
+	/* Records bodies open as answers do: u32 ttl, u8 source. */
+	if ((r = proto_answer_stamp(body, len, ttl, source)) < 0)
+		return r;
+	if ((r = proto_records_decode(body, len, &recs)) < 0)
+		return r;
+	items = (uint8_t *)body + (recs.items - (const uint8_t *)body);
+	proto_rd_init(&rd, items, recs.items_len);
+	for (i = 0; i < recs.count && rd.err == 0; i++) {
+		proto_get_str(&rd, &n);
+		proto_get_u16(&rd);
+		/* The decoder walked these bytes: the ttl is in bounds. */
+		be32(items + rd.off, ttl);
+		proto_get_u32(&rd);
+		proto_get_str(&rd, &n);
+	}
+	return rd.err;
+}
+
+int
 proto_records_next(const struct proto_records *r, size_t *cursor,
     struct proto_record *ret)
 {
@@ -858,11 +920,11 @@ proto_show_cache_decode(const void *body, size_t len, uint64_t *ret_cursor)
 }
 
 void
-proto_cache_page_begin(struct proto_wr *w, uint64_t next, size_t *ret_count_off)
+proto_cache_page_begin(struct proto_wr *w, size_t *ret_page_off)
 {
-	proto_put_u64(w, next);
-	*ret_count_off = w->off;
-	proto_put_u16(w, 0);
+	*ret_page_off = w->off;
+	proto_put_u64(w, 0);		/* next cursor, */
+	proto_put_u16(w, 0);		/* count: both written by _end */
 }
 
 void
@@ -878,12 +940,19 @@ proto_cache_page_item(struct proto_wr *w, const struct proto_cache_item *it)
 }
 
 int
-proto_cache_page_end(struct proto_wr *w, size_t count_off, uint16_t count)
+proto_cache_page_end(struct proto_wr *w, size_t page_off, uint64_t next,
+    uint16_t count)
 {
+	struct proto_wr at;
+
 	if (w->err)
 		return w->err;
-	be16(w->p + count_off, count);
-	return 0;
+	if (page_off > w->off)
+		return -EINVAL;
+	proto_wr_init(&at, w->p + page_off, w->off - page_off);
+	proto_put_u64(&at, next);
+	proto_put_u16(&at, count);
+	return at.err;
 }
 
 int

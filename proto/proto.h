@@ -124,6 +124,12 @@ void	 proto_put_str(struct proto_wr *, const char *, size_t);
  * header is still filled in, so the id can be echoed).
  */
 int	 proto_hdr_decode(const void *buf, size_t len, struct proto_hdr *ret_hdr);
+/*
+ * Writes hdr's fields, as they are, over the first PROTO_HDR_LEN bytes of
+ * buf: to change a field of a frame already encoded (decode, set, encode).
+ * Returns PROTO_HDR_LEN, or -EMSGSIZE when len is shorter.
+ */
+int	 proto_hdr_encode(const struct proto_hdr *hdr, void *buf, size_t len);
 
 /*
  * Frames are written in place: begin, put the body, end.  proto_frame_end
@@ -214,6 +220,13 @@ int	 proto_answer_decode(const void *body, size_t len, struct proto_answer *ret_
  * (proto_answer_addr copies it whole); proto_answer_scope reads its scope.
  */
 uint32_t proto_answer_scope(uint8_t family, const uint8_t *addr);
+/* Writes scope after the 16 bytes of a PROTO_AF_INET6_SCOPED address (20). */
+void	 proto_answer_set_scope(uint8_t *addr, uint32_t scope);
+/*
+ * Overwrites an encoded answer's ttl and source in place (a cached answer
+ * counts down).  0, or -EBADMSG when the body is too short for them.
+ */
+int	 proto_answer_stamp(void *body, size_t len, uint32_t ttl, uint8_t source);
 int	 proto_answer_next_addr(const struct proto_answer *, size_t *cursor,
 	    uint8_t *ret_family, const uint8_t **ret_addr);
 int	 proto_answer_next_alias(const struct proto_answer *, size_t *cursor,
@@ -301,6 +314,12 @@ struct proto_record {
 	size_t		 rdata_len;
 };
 int	 proto_records_decode(const void *body, size_t len, struct proto_records *ret);
+/*
+ * proto_answer_stamp for a records answer: its ttl and source, then each
+ * record's ttl.  0, or -EBADMSG for a malformed body (the ttl and source
+ * are written when they fit, the records' only when all of it decodes).
+ */
+int	 proto_records_stamp(void *body, size_t len, uint32_t ttl, uint8_t source);
 /* *cursor starts at 0; returns 1 with *ret_rec, 0 at the end. */
 int	 proto_records_next(const struct proto_records *, size_t *cursor,
 	    struct proto_record *ret_rec);
@@ -335,9 +354,15 @@ struct proto_cache_item {
 #define PROTO_CACHE_KIND_NSS	0x20000u
 int	 proto_show_cache_encode(struct proto_wr *, uint32_t id, uint64_t cursor);
 int	 proto_show_cache_decode(const void *body, size_t len, uint64_t *ret_cursor);
-void	 proto_cache_page_begin(struct proto_wr *, uint64_t next, size_t *ret_count_off);
+/*
+ * A page is written begin, items, end: the next cursor and the count are
+ * known only once the page is full, so _end writes both where _begin
+ * left room for them (at *ret_page_off).
+ */
+void	 proto_cache_page_begin(struct proto_wr *, size_t *ret_page_off);
 void	 proto_cache_page_item(struct proto_wr *, const struct proto_cache_item *);
-int	 proto_cache_page_end(struct proto_wr *, size_t count_off, uint16_t count);
+int	 proto_cache_page_end(struct proto_wr *, size_t page_off, uint64_t next,
+	    uint16_t count);
 struct proto_cache_page {
 	uint64_t	 next;
 	uint16_t	 count;

@@ -2,33 +2,52 @@
 /* tests/fuzz/fuzz-proto.c - fuzz target: the wire protocol decoders. */
 
 /*
- * The first byte picks a decoder, the rest is its input: a frame header, a
- * lookup by name or address, an answer, a kv list, an error body, a whole
- * frame dispatched on its type as the daemon and client would, a query -t
- * request or its records, an invalidate request, a show-cache request or
- * page, or a record type mnemonic.  What decodes is encoded again and must
- * decode to the same thing.
+ * The first byte picks a decoder, the rest is its input: a frame header
+ * (read as glibc's nscd request header too), a lookup by name or address,
+ * an answer, a kv list, an error body, a whole frame dispatched on its
+ * type as the daemon and client would, a query -t request or its records,
+ * an invalidate request, a show-cache request or page, or a record type
+ * mnemonic.  What decodes is encoded again and must decode to the same
+ * thing.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "fuzz.h"
+#include "nscd.h"
 #include "proto.h"
 
 static uint8_t	frame[PROTO_FRAME_MAX];
 
+/* A header: namecache's, and the same bytes as glibc's nscd request. */
 static void
 do_hdr(const uint8_t *p, size_t n)
 {
-	struct proto_hdr	h;
+	struct proto_hdr	h, again;
+	struct nscd_req_hdr	nh;
+	uint8_t			b[PROTO_HDR_LEN];
 	int			r;
 
 	r = proto_hdr_decode(p, n, &h);
 	FUZZ_CHECK(r == 0 || r == -EAGAIN || r == -EMSGSIZE ||
 	    r == -EPROTONOSUPPORT);
-	if (r == 0)
+	if (r == 0) {
 		FUZZ_CHECK(h.len >= PROTO_HDR_LEN && h.len <= PROTO_FRAME_MAX &&
 		    h.version == PROTO_VERSION);
+		FUZZ_CHECK(proto_hdr_encode(&h, b, sizeof(b)) == PROTO_HDR_LEN);
+		FUZZ_CHECK(memcmp(b, p, PROTO_HDR_LEN) == 0);
+		FUZZ_CHECK(proto_hdr_decode(b, sizeof(b), &again) == 0 &&
+		    memcmp(&again, &h, sizeof(h)) == 0);
+	}
+
+	r = nscd_req_decode(p, n, &nh);
+	FUZZ_CHECK(r == 0 || r == -EAGAIN || r == -EMSGSIZE ||
+	    r == -EPROTONOSUPPORT || r == -EBADMSG);
+	FUZZ_CHECK((r == -EAGAIN) == (n < NSCD_REQ_HDR_LEN));
+	if (r == 0)
+		FUZZ_CHECK(nh.version == NSCD_VERSION && nh.type >= 0 &&
+		    nh.key_len >= 0 && nh.key_len <= NSCD_KEY_MAX &&
+		    memcmp(&nh, p, sizeof(nh)) == 0);
 }
 
 static void
@@ -202,9 +221,9 @@ do_query_rr(const uint8_t *p, size_t n)
 static void
 do_records(const uint8_t *p, size_t n)
 {
-	struct proto_records	rs;
-	struct proto_record	rec;
-	size_t			cur;
+	struct proto_records	rs, st;
+	struct proto_record	rec, again;
+	size_t			cur, cur2 = 0;
 	unsigned		i;
 
 	if (proto_records_decode(p, n, &rs) < 0)
@@ -219,6 +238,23 @@ do_records(const uint8_t *p, size_t n)
 		    memchr(rec.rdata, '\0', rec.rdata_len) == NULL);
 	}
 	FUZZ_CHECK(i == rs.count && cur == rs.items_len);
+
+	/* Stamped, it decodes the same but for the ttls and the source. */
+	if (n > sizeof(frame))
+		return;
+	memcpy(frame, p, n);
+	FUZZ_CHECK(proto_records_stamp(frame, n, 0x5a5a5a5a, PROTO_SRC_STALE) == 0);
+	FUZZ_CHECK(proto_records_decode(frame, n, &st) == 0);
+	FUZZ_CHECK(st.ttl == 0x5a5a5a5a && st.source == PROTO_SRC_STALE &&
+	    st.count == rs.count && st.items_len == rs.items_len);
+	for (cur = 0, i = 0; proto_records_next(&st, &cur, &again); i++) {
+		FUZZ_CHECK(proto_records_next(&rs, &cur2, &rec) == 1);
+		FUZZ_CHECK(again.ttl == 0x5a5a5a5a && again.type == rec.type &&
+		    again.owner_len == rec.owner_len &&
+		    again.rdata_len == rec.rdata_len &&
+		    memcmp(again.owner, rec.owner, rec.owner_len) == 0);
+	}
+	FUZZ_CHECK(i == rs.count);
 }
 
 static void
@@ -246,8 +282,9 @@ do_show_cache(const uint8_t *p, size_t n)
 {
 	struct proto_cache_page	pg;
 	struct proto_cache_item	it;
+	struct proto_wr		w;
 	uint64_t		cursor;
-	size_t			cur;
+	size_t			cur, page_off;
 	unsigned		i;
 	int			r;
 
@@ -256,11 +293,22 @@ do_show_cache(const uint8_t *p, size_t n)
 	if (proto_cache_page_decode(p, n, &pg) < 0)
 		return;
 	FUZZ_CHECK(pg.items >= p && pg.items + pg.items_len <= p + n);
-	for (cur = 0, i = 0; proto_cache_page_next(&pg, &cur, &it); i++)
+	/* Written again item by item, the page is the same bytes. */
+	proto_wr_init(&w, frame, sizeof(frame));
+	proto_cache_page_begin(&w, &page_off);
+	for (cur = 0, i = 0; proto_cache_page_next(&pg, &cur, &it); i++) {
 		FUZZ_CHECK((const uint8_t *)it.name >= p &&
 		    (const uint8_t *)it.name + it.name_len <= p + n &&
 		    memchr(it.name, '\0', it.name_len) == NULL);
+		proto_cache_page_item(&w, &it);
+	}
 	FUZZ_CHECK(i == pg.count && cur == pg.items_len);
+	r = proto_cache_page_end(&w, page_off, pg.next, pg.count);
+	if (10 + pg.items_len > sizeof(frame))
+		FUZZ_CHECK(r == -EMSGSIZE);
+	else
+		FUZZ_CHECK(r == 0 && w.off == 10 + pg.items_len &&
+		    memcmp(frame, p, w.off) == 0);
 }
 
 /* A record type mnemonic, NUL-terminated, both ways. */

@@ -266,6 +266,10 @@ def frame(ptype, body=b'', status=0, id=1, version=1, length=None):
     return struct.pack('>IBBHI', n, version, ptype, status, id) + body
 
 
+def nscd_req(version, ptype, key_len):
+    return struct.pack('=iii', version, ptype, key_len)
+
+
 def lookup_name(family, n, flags=0):
     return bytes([family, flags]) + pstr(n)
 
@@ -307,8 +311,10 @@ def records(ttl, source, recs):
 
 def cache_page(nxt, items):
     b = struct.pack('>QH', nxt, len(items))
-    for n, kind, status, flags, ttl in items:
+    for n, kind, status, flags, ttl, *origin in items:
         b += pstr(n) + struct.pack('>IBBI', kind, status, flags, ttl)
+        if kind & 0x20000:      # an NSS module's answer: its name follows
+            b += pstr(origin[0] if origin else b'')
     return b
 
 
@@ -324,6 +330,13 @@ def proto_seeds():
     s['hdr-version'] = bytes([SEL_HDR]) + frame(P_STATUS, version=2)
     s['hdr-too-big'] = bytes([SEL_HDR]) + frame(P_STATUS, length=65537)
     s['hdr-too-small'] = bytes([SEL_HDR]) + frame(P_STATUS, length=11)
+    # The same bytes read as glibc's nscd request header (host order).
+    s['hdr-nscd-getai'] = bytes([SEL_HDR]) + nscd_req(2, 14, 12) + b'example.org\0'
+    s['hdr-nscd-short'] = bytes([SEL_HDR]) + nscd_req(2, 14, 12)[:11]
+    s['hdr-nscd-version'] = bytes([SEL_HDR]) + nscd_req(1, 4, 10) + b'localhost\0'
+    s['hdr-nscd-key-too-long'] = bytes([SEL_HDR]) + nscd_req(2, 4, 1025)
+    s['hdr-nscd-key-max'] = bytes([SEL_HDR]) + nscd_req(2, 4, 1024)
+    s['hdr-nscd-negative-type'] = bytes([SEL_HDR]) + nscd_req(2, -1, 0)
 
     s['name-ok'] = bytes([SEL_NAME]) + lookup_name(0, b'www.example.com')
     s['name-dot'] = bytes([SEL_NAME]) + lookup_name(4, b'www.example.com.')
@@ -399,6 +412,11 @@ def proto_seeds():
     s['show-cache-req'] = bytes([SEL_SHOW_CACHE]) + struct.pack('>Q', 0)
     s['show-cache-page'] = bytes([SEL_SHOW_CACHE]) + page
     s['show-cache-short'] = bytes([SEL_SHOW_CACHE]) + page[:-2]
+    s['show-cache-page-nss'] = bytes([SEL_SHOW_CACHE]) + cache_page(
+        0x0102030405060708, [(b'192.0.2.1', 0x20000 | 0x300 | 0x80 | 4, 0, 0, 30,
+                              b'mdns4_minimal'),
+                             (b'printer.local', 0x20000 | 0x300 | 6, 2, 1, 0,
+                              b'mdns4_minimal')])
     s['rrtype-mx'] = bytes([SEL_RRTYPE]) + b'mx'
     s['rrtype-number'] = bytes([SEL_RRTYPE]) + b'TYPE65280'
     s['rrtype-zero'] = bytes([SEL_RRTYPE]) + b'type0'

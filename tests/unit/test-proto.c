@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "nscd.h"
 #include "proto.h"
 
 #define BUFSZ	(PROTO_FRAME_MAX + 1024)
@@ -1226,6 +1227,360 @@ test_error_body(void **state)
 }
 
 static void
+test_hdr_encode(void **state)
+{
+	static const uint8_t want[PROTO_HDR_LEN] = {
+	    0, 0, 0, 20, PROTO_VERSION, 0x82, 0x03, 0x04, 0xde, 0xad, 0xbe, 0xef,
+	};
+	struct proto_hdr h = { 20, PROTO_VERSION, 0x82, 0x0304, 0xdeadbeef }, back;
+	struct proto_wr	 w;
+	uint8_t		 b[PROTO_HDR_LEN + 2], copy[BUFSZ];
+	size_t		 n;
+	int		 len;
+
+	memset(b, 0xaa, sizeof(b));
+	assert_int_equal(proto_hdr_encode(&h, b, sizeof(b)), PROTO_HDR_LEN);
+	assert_memory_equal(b, want, PROTO_HDR_LEN);
+	assert_int_equal(b[PROTO_HDR_LEN], 0xaa);	/* nothing past the header */
+	assert_int_equal(proto_hdr_decode(b, sizeof(b), &back), 0);
+	assert_memory_equal(&back, &h, sizeof(h));
+
+	/* Too short: nothing written. */
+	for (n = 0; n < PROTO_HDR_LEN; n++) {
+		memset(b, 0xaa, sizeof(b));
+		assert_int_equal(proto_hdr_encode(&h, b, n), -EMSGSIZE);
+		assert_int_equal(b[0], 0xaa);
+	}
+
+	/* As proto_frame_begin writes a header. */
+	proto_wr_init(&w, frame, sizeof(frame));
+	proto_frame_begin(&w, 0x82, 0x0304, 0xdeadbeef);
+	assert_int_equal(w.off, PROTO_HDR_LEN);
+	h.len = 0;
+	assert_int_equal(proto_hdr_encode(&h, b, sizeof(b)), PROTO_HDR_LEN);
+	assert_memory_equal(b, frame, PROTO_HDR_LEN);
+
+	/* A new id for an encoded frame: decode, set, encode; the body stays. */
+	proto_wr_init(&w, frame, sizeof(frame));
+	len = proto_lookup_name_encode(&w, 0, PROTO_AF_INET6, "www.example.org");
+	assert_true(len > PROTO_HDR_LEN);
+	memcpy(copy, frame, (size_t)len);
+	assert_int_equal(proto_hdr_decode(frame, (size_t)len, &h), 0);
+	h.id = 0x01020304;
+	assert_int_equal(proto_hdr_encode(&h, frame, (size_t)len), PROTO_HDR_LEN);
+	assert_int_equal(check_hdr(len, PROTO_LOOKUP_NAME, 0, 0x01020304),
+	    (size_t)len - PROTO_HDR_LEN);
+	assert_memory_equal(frame + 8, "\x01\x02\x03\x04", 4);
+	assert_memory_equal(frame, copy, 8);
+	assert_memory_equal(frame + PROTO_HDR_LEN, copy + PROTO_HDR_LEN,
+	    (size_t)len - PROTO_HDR_LEN);
+}
+
+static int
+dec_cache_page(const uint8_t *b, size_t n)
+{
+	struct proto_cache_page	pg;
+	struct proto_cache_item	it;
+	size_t			cur = 0;
+	int			r;
+
+	if ((r = proto_cache_page_decode(b, n, &pg)) < 0)
+		return r;
+	while (proto_cache_page_next(&pg, &cur, &it))
+		assert_true((const uint8_t *)it.name + it.name_len <= b + n);
+	assert_int_equal(cur, pg.items_len);
+	return 0;
+}
+
+static void
+test_cache_page(void **state)
+{
+	static const uint8_t next_be[8] = { 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08 };
+	struct proto_cache_item	 items[2] = {
+		{ "www.example.org", 15, 28, PROTO_OK, 0, 300, NULL, 0 },
+		{ "192.0.2.1", 9, PROTO_CACHE_KIND_NSS | 0x380 | PROTO_AF_INET,
+		  PROTO_NOTFOUND, PROTO_CACHE_EXPIRED, 0, "mdns4_minimal", 13 },
+	};
+	struct proto_cache_page	 pg;
+	struct proto_cache_item	 it;
+	struct proto_wr		 w;
+	size_t			 page_off, cur, i, blen;
+	uint64_t		 cursor;
+	int			 n;
+
+	proto_wr_init(&w, frame, sizeof(frame));
+	proto_frame_begin(&w, PROTO_SHOW_CACHE | PROTO_REPLY, PROTO_OK, 9);
+	proto_cache_page_begin(&w, &page_off);
+	assert_int_equal(page_off, PROTO_HDR_LEN);
+	for (i = 0; i < 2; i++)
+		proto_cache_page_item(&w, &items[i]);
+	assert_int_equal(proto_cache_page_end(&w, page_off, 0x0102030405060708ull, 2), 0);
+	n = proto_frame_end(&w);
+	blen = check_hdr(n, PROTO_SHOW_CACHE | PROTO_REPLY, PROTO_OK, 9);
+
+	/* The cursor first in the body, big-endian, then the count. */
+	assert_memory_equal(frame + PROTO_HDR_LEN, next_be, 8);
+	assert_memory_equal(frame + PROTO_HDR_LEN + 8, "\x00\x02", 2);
+	assert_int_equal(proto_show_cache_decode(frame + PROTO_HDR_LEN, blen,
+	    &cursor), 0);
+	assert_true(cursor == 0x0102030405060708ull);
+
+	assert_int_equal(proto_cache_page_decode(frame + PROTO_HDR_LEN, blen, &pg), 0);
+	assert_true(pg.next == 0x0102030405060708ull);
+	assert_int_equal(pg.count, 2);
+	for (cur = 0, i = 0; proto_cache_page_next(&pg, &cur, &it); i++) {
+		assert_true(i < 2);
+		assert_int_equal(it.name_len, items[i].name_len);
+		assert_memory_equal(it.name, items[i].name, it.name_len);
+		assert_int_equal(it.kind, items[i].kind);
+		assert_int_equal(it.status, items[i].status);
+		assert_int_equal(it.flags, items[i].flags);
+		assert_int_equal(it.ttl, items[i].ttl);
+		assert_int_equal(it.origin_len, items[i].origin_len);
+		if (items[i].origin)
+			assert_memory_equal(it.origin, items[i].origin, it.origin_len);
+		else
+			assert_null(it.origin);
+	}
+	assert_int_equal(i, 2);
+	check_truncation(dec_cache_page, frame + PROTO_HDR_LEN, blen, 0);
+
+	/* The last page: cursor 0, no items. */
+	proto_wr_init(&w, frame, sizeof(frame));
+	proto_frame_begin(&w, PROTO_SHOW_CACHE | PROTO_REPLY, PROTO_OK, 10);
+	proto_cache_page_begin(&w, &page_off);
+	assert_int_equal(proto_cache_page_end(&w, page_off, 0, 0), 0);
+	n = proto_frame_end(&w);
+	assert_int_equal(n, PROTO_HDR_LEN + 10);
+	assert_int_equal(proto_cache_page_decode(frame + PROTO_HDR_LEN, 10, &pg), 0);
+	assert_true(pg.next == 0);
+	assert_int_equal(pg.count, 0);
+	check_truncation(dec_cache_page, frame + PROTO_HDR_LEN, 10, 0);
+
+	/* A page that overflows its buffer fails, at every size. */
+	for (i = 0; i < PROTO_HDR_LEN + 10 + 2 + 15 + 10; i++) {
+		proto_wr_init(&w, frame, i);
+		proto_frame_begin(&w, PROTO_SHOW_CACHE | PROTO_REPLY, PROTO_OK, 1);
+		proto_cache_page_begin(&w, &page_off);
+		proto_cache_page_item(&w, &items[0]);
+		assert_int_equal(proto_cache_page_end(&w, page_off, 7, 1), -EMSGSIZE);
+	}
+	proto_wr_init(&w, frame, i);
+	proto_frame_begin(&w, PROTO_SHOW_CACHE | PROTO_REPLY, PROTO_OK, 1);
+	proto_cache_page_begin(&w, &page_off);
+	proto_cache_page_item(&w, &items[0]);
+	assert_int_equal(proto_cache_page_end(&w, page_off, 7, 1), 0);
+	assert_int_equal(proto_frame_end(&w), (int)i);
+
+	/* An offset past what was written is the caller's mistake. */
+	proto_wr_init(&w, frame, sizeof(frame));
+	proto_frame_begin(&w, PROTO_SHOW_CACHE | PROTO_REPLY, PROTO_OK, 1);
+	assert_int_equal(proto_cache_page_end(&w, PROTO_HDR_LEN + 1, 7, 1), -EINVAL);
+	assert_int_equal(proto_cache_page_end(&w, PROTO_HDR_LEN, 7, 1), -EMSGSIZE);
+}
+
+static void
+test_answer_stamp(void **state)
+{
+	static const uint8_t fams[] = { PROTO_AF_INET };
+	static const uint8_t addrs[16] = { 10, 0, 0, 1 };
+	static const struct want wt = { 300, PROTO_SRC_DNS, "a.example", 1, fams,
+	    addrs, 0, NULL };
+	struct proto_answer	a;
+	uint8_t			copy[BUFSZ];
+	size_t			blen, n;
+	int			len;
+
+	len = answer_write(&wt, 1);
+	blen = check_hdr(len, PROTO_LOOKUP_NAME | PROTO_REPLY, PROTO_OK, 1);
+	memcpy(copy, frame, (size_t)len);
+	assert_int_equal(proto_answer_stamp(frame + PROTO_HDR_LEN, blen, 0x01020304,
+	    PROTO_SRC_CACHE), 0);
+	assert_memory_equal(frame + PROTO_HDR_LEN, "\x01\x02\x03\x04\x03", 5);
+	assert_memory_equal(frame + PROTO_HDR_LEN + 5, copy + PROTO_HDR_LEN + 5,
+	    blen - 5);
+	assert_int_equal(proto_answer_decode(frame + PROTO_HDR_LEN, blen, &a), 0);
+	assert_int_equal(a.ttl, 0x01020304);
+	assert_int_equal(a.source, PROTO_SRC_CACHE);
+	assert_int_equal(a.naddr, 1);
+
+	/* Five bytes are enough; fewer: nothing written. */
+	memset(copy, 0xaa, 8);
+	assert_int_equal(proto_answer_stamp(copy, 5, UINT32_MAX, 9), 0);
+	assert_memory_equal(copy, "\xff\xff\xff\xff\x09\xaa", 6);
+	for (n = 0; n < 5; n++) {
+		memset(copy, 0xaa, 8);
+		assert_int_equal(proto_answer_stamp(copy, n, 0, 0), -EBADMSG);
+		assert_memory_equal(copy, "\xaa\xaa\xaa\xaa\xaa", 5);
+	}
+}
+
+static void
+test_records_stamp(void **state)
+{
+	struct proto_records_wr	 rw;
+	struct proto_records	 recs;
+	struct proto_record	 rec;
+	struct proto_wr		 w;
+	uint8_t			 copy[BUFSZ];
+	size_t			 blen, cur, i, ttl1, ttl2;
+	int			 n;
+
+	proto_wr_init(&w, frame, sizeof(frame));
+	proto_frame_begin(&w, PROTO_QUERY_RR | PROTO_REPLY, PROTO_OK, 3);
+	proto_records_begin(&rw, &w, 600, PROTO_SRC_DNS);
+	proto_records_add(&rw, "example.org", 15, 600, "10 mx.example.org.");
+	proto_records_add(&rw, "example.org", 16, 500, "\"v=spf1 -all\"");
+	assert_int_equal(proto_records_end(&rw), 0);
+	n = proto_frame_end(&w);
+	blen = check_hdr(n, PROTO_QUERY_RR | PROTO_REPLY, PROTO_OK, 3);
+	memcpy(copy, frame + PROTO_HDR_LEN, blen);
+
+	assert_int_equal(proto_records_stamp(frame + PROTO_HDR_LEN, blen, 42,
+	    PROTO_SRC_STALE), 0);
+	assert_int_equal(proto_records_decode(frame + PROTO_HDR_LEN, blen, &recs), 0);
+	assert_int_equal(recs.ttl, 42);
+	assert_int_equal(recs.source, PROTO_SRC_STALE);
+	assert_int_equal(recs.count, 2);
+	for (cur = 0, i = 0; proto_records_next(&recs, &cur, &rec); i++) {
+		assert_int_equal(rec.ttl, 42);
+		assert_int_equal(rec.type, i == 0 ? 15 : 16);
+		assert_int_equal(rec.owner_len, 11);
+		assert_memory_equal(rec.owner, "example.org", 11);
+	}
+	assert_int_equal(i, 2);
+
+	/* Only the ttls and the source changed: body, then each record's. */
+	ttl1 = 8 + 2 + 11 + 2;
+	ttl2 = ttl1 + 4 + 2 + strlen("10 mx.example.org.") + 2 + 11 + 2;
+	for (i = 0; i < blen; i++)
+		if (copy[i] != frame[PROTO_HDR_LEN + i])
+			assert_true(i < 5 || (i >= ttl1 && i < ttl1 + 4) ||
+			    (i >= ttl2 && i < ttl2 + 4));
+	assert_memory_equal(frame + PROTO_HDR_LEN + ttl2, "\0\0\0\x2a", 4);
+
+	/* Cut short: the ttl and source when they fit, the records' never. */
+	for (i = 0; i < blen; i++) {
+		memcpy(frame, copy, blen);
+		assert_int_equal(proto_records_stamp(frame, i, 7, PROTO_SRC_CACHE),
+		    -EBADMSG);
+		if (i >= 5)
+			assert_memory_equal(frame, "\x00\x00\x00\x07\x03", 5);
+		else
+			assert_memory_equal(frame, copy, 5);
+		assert_memory_equal(frame + 5, copy + 5, blen - 5);
+	}
+}
+
+static void
+test_answer_scope(void **state)
+{
+	static const uint8_t fe80[16] = { 0xfe, 0x80, [15] = 1 };
+	struct proto_answer_wr	 aw;
+	struct proto_answer	 a;
+	struct proto_wr		 w;
+	const uint8_t		*addr;
+	uint8_t			 sa[20], fam;
+	size_t			 cur = 0;
+
+	memcpy(sa, fe80, 16);
+	proto_answer_set_scope(sa, 0x01020304);
+	assert_memory_equal(sa + 16, "\x01\x02\x03\x04", 4);
+	assert_int_equal(proto_answer_scope(PROTO_AF_INET6_SCOPED, sa), 0x01020304);
+	assert_int_equal(proto_answer_scope(PROTO_AF_INET6, sa), 0);
+
+	/* Through an answer, whole. */
+	proto_wr_init(&w, frame, sizeof(frame));
+	proto_answer_begin(&aw, &w, 1, PROTO_SRC_NSS, "host", 4);
+	proto_answer_addr(&aw, PROTO_AF_INET6_SCOPED, sa);
+	assert_int_equal(proto_answer_end(&aw), 0);
+	assert_int_equal(proto_answer_decode(frame, w.off, &a), 0);
+	assert_int_equal(proto_answer_next_addr(&a, &cur, &fam, &addr), 1);
+	assert_int_equal(fam, PROTO_AF_INET6_SCOPED);
+	assert_memory_equal(addr, sa, 20);
+	assert_int_equal(proto_answer_scope(fam, addr), 0x01020304);
+}
+
+/* glibc's request header, in host order as its client writes it. */
+static size_t
+nscd_req(uint8_t *out, int32_t version, int32_t type, int32_t key_len)
+{
+	struct nscd_req_hdr h = { version, type, key_len };
+
+	memcpy(out, &h, sizeof(h));
+	return sizeof(h);
+}
+
+static void
+test_nscd_req_decode(void **state)
+{
+	struct nscd_req_hdr	 h, poison;
+	uint8_t			 b[NSCD_REQ_HDR_LEN + 16], *p;
+	size_t			 n;
+
+	memset(&poison, 0x5a, sizeof(poison));
+	n = nscd_req(b, NSCD_VERSION, NSCD_GETAI, 12);
+	assert_int_equal(n, NSCD_REQ_HDR_LEN);
+	memcpy(b + n, "example.org", 12);
+	assert_int_equal(nscd_req_decode(b, n + 12, &h), 0);
+	assert_int_equal(h.version, NSCD_VERSION);
+	assert_int_equal(h.type, NSCD_GETAI);
+	assert_int_equal(h.key_len, 12);
+	/* The header alone is enough: the key is the caller's to wait for. */
+	assert_int_equal(nscd_req_decode(b, n, &h), 0);
+
+	/* Truncated: wait for more, at every length; nothing written. */
+	for (n = 0; n < NSCD_REQ_HDR_LEN; n++) {
+		assert_non_null(p = malloc(n + 1));
+		memcpy(p + 1, b, n);
+		h = poison;
+		assert_int_equal(nscd_req_decode(p + 1, n, &h), -EAGAIN);
+		assert_memory_equal(&h, &poison, sizeof(h));
+		free(p);
+	}
+	assert_int_equal(nscd_req_decode(NULL, 0, &h), -EAGAIN);
+
+	/* Key lengths: 0 .. NSCD_KEY_MAX. */
+	nscd_req(b, NSCD_VERSION, NSCD_GETSTAT, 0);
+	assert_int_equal(nscd_req_decode(b, NSCD_REQ_HDR_LEN, &h), 0);
+	assert_int_equal(h.key_len, 0);
+	nscd_req(b, NSCD_VERSION, NSCD_GETHOSTBYNAME, NSCD_KEY_MAX);
+	assert_int_equal(nscd_req_decode(b, NSCD_REQ_HDR_LEN, &h), 0);
+	assert_int_equal(h.key_len, NSCD_KEY_MAX);
+	h = poison;
+	nscd_req(b, NSCD_VERSION, NSCD_GETHOSTBYNAME, NSCD_KEY_MAX + 1);
+	assert_int_equal(nscd_req_decode(b, NSCD_REQ_HDR_LEN, &h), -EMSGSIZE);
+	nscd_req(b, NSCD_VERSION, NSCD_GETHOSTBYNAME, -1);
+	assert_int_equal(nscd_req_decode(b, NSCD_REQ_HDR_LEN, &h), -EMSGSIZE);
+	nscd_req(b, NSCD_VERSION, NSCD_GETHOSTBYNAME, INT32_MIN);
+	assert_int_equal(nscd_req_decode(b, NSCD_REQ_HDR_LEN, &h), -EMSGSIZE);
+	nscd_req(b, NSCD_VERSION, NSCD_GETHOSTBYNAME, INT32_MAX);
+	assert_int_equal(nscd_req_decode(b, NSCD_REQ_HDR_LEN, &h), -EMSGSIZE);
+	assert_memory_equal(&h, &poison, sizeof(h));
+
+	/* Another version. */
+	nscd_req(b, NSCD_VERSION - 1, NSCD_GETAI, 12);
+	assert_int_equal(nscd_req_decode(b, NSCD_REQ_HDR_LEN, &h), -EPROTONOSUPPORT);
+	nscd_req(b, NSCD_VERSION + 1, NSCD_GETAI, 12);
+	assert_int_equal(nscd_req_decode(b, NSCD_REQ_HDR_LEN, &h), -EPROTONOSUPPORT);
+	nscd_req(b, -NSCD_VERSION, NSCD_GETAI, 12);
+	assert_int_equal(nscd_req_decode(b, NSCD_REQ_HDR_LEN, &h), -EPROTONOSUPPORT);
+	/* Big-endian 2 is another version on the machines namecache builds for. */
+	memset(b, 0, 4);
+	b[3] = NSCD_VERSION;
+	assert_int_equal(nscd_req_decode(b, NSCD_REQ_HDR_LEN, &h), -EPROTONOSUPPORT);
+	assert_memory_equal(&h, &poison, sizeof(h));
+
+	/* Types: any but a negative one (the server refuses unknown ones). */
+	nscd_req(b, NSCD_VERSION, -1, 0);
+	assert_int_equal(nscd_req_decode(b, NSCD_REQ_HDR_LEN, &h), -EBADMSG);
+	assert_memory_equal(&h, &poison, sizeof(h));
+	nscd_req(b, NSCD_VERSION, NSCD_LASTREQ + 1000, 0);
+	assert_int_equal(nscd_req_decode(b, NSCD_REQ_HDR_LEN, &h), 0);
+	assert_int_equal(h.type, NSCD_LASTREQ + 1000);
+}
+
+static void
 test_strings(void **state)
 {
 	int i;
@@ -1269,6 +1624,12 @@ main(void)
 		cmocka_unit_test(test_kv_bad),
 		cmocka_unit_test(test_error_body),
 		cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_hdr_encode),
+		cmocka_unit_test(test_cache_page),
+		cmocka_unit_test(test_answer_stamp),
+		cmocka_unit_test(test_records_stamp),
+		cmocka_unit_test(test_answer_scope),
+		cmocka_unit_test(test_nscd_req_decode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
