@@ -591,9 +591,10 @@ kind_str(uint32_t kind, char *buf, size_t len)
 		    (kind & 0xf) == 4 ? "4" : (kind & 0xf) == 6 ? "6" : "");
 		return buf;
 	}
-	/* Records asked with query -t are marked, beside the address lookups. */
+	/* Records asked with query -t are marked, beside the address lookups,
+	 * and so are the halves of an AF_UNSPEC search (A and AAAA together). */
 	snprintf(buf, len, "%s%s", namecache_rrtype_str((uint16_t)kind, t, sizeof(t)),
-	    kind & 0x10000 ? "/rr" : "");
+	    kind & 0x10000 ? "/rr" : kind & 0x40000 ? "/any" : "");
 	return buf;
 }
 

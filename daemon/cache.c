@@ -44,6 +44,7 @@ struct centry {
 					   and the allocator's header */
 	uint8_t		 status;
 	uint8_t		 name_len;
+	bool		 failed_notfound;	/* with failed_until */
 	char		 name[];	/* lowercased, NUL, then data */
 };
 
@@ -327,6 +328,7 @@ lookup(struct cache *c, const char *name, uint32_t kind, struct cache_hit *ret,
 	    c->lim.serve_stale > 0 &&
 	    -left <= (int64_t)c->lim.serve_stale * 1000;
 	if (e->failed_until > now) {
+		ret->failed_notfound = e->failed_notfound;
 		if (left > 0 && e->status != CACHE_FAILED) {
 			/* Still fresh: the failure was only a refresh's. */
 			ret->state = CACHE_FRESH;
@@ -411,7 +413,7 @@ cache_put(struct cache *c, const char *name, uint32_t kind, int status,
 }
 
 int
-cache_put_failure(struct cache *c, const char *name, uint32_t kind)
+cache_put_failure(struct cache *c, const char *name, uint32_t kind, bool notfound)
 {
 	size_t		 nlen = strlen(name);
 	struct centry	*e;
@@ -431,6 +433,7 @@ cache_put_failure(struct cache *c, const char *name, uint32_t kind)
 		e->expires = now;
 	}
 	e->failed_until = now + (int64_t)c->lim.failure_ttl * 1000;
+	e->failed_notfound = notfound;
 	return 0;
 }
 

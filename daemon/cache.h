@@ -50,6 +50,9 @@ struct cache_hit {
 	uint32_t	 ttl;		/* seconds it was stored for */
 	int64_t		 expires;	/* when, on the cache's clock (ms) */
 	bool		 stale_ok;	/* expired positive data within serve_stale */
+	bool		 failed_notfound;	/* CACHE_FAILING: nothing was found
+						   after the failure (see
+						   cache_put_failure) */
 };
 
 /* One entry, as show-cache lists them. */
@@ -89,8 +92,10 @@ void	 cache_set_limits(struct cache *, const struct cache_limits *);
  * and more for an NSS module's answers.
  */
 #define CACHE_KIND_RR	0x10000u
-/* CACHE_KIND_NSS | module << 8 | ...: an NSS module's answers (lookup.c). */
+/* CACHE_KIND_NSS | module << 8 | ...: an NSS module's answers (modsrc.c). */
 #define CACHE_KIND_NSS	0x20000u
+/* CACHE_KIND_PAIR | DNS_T_A or _AAAA: a half of AF_UNSPEC's search (dnssrc.c). */
+#define CACHE_KIND_PAIR	0x40000u
 
 /*
  * Looks (name, kind) up; name is compared case-insensitively.  Counts a hit
@@ -117,9 +122,12 @@ int	 cache_put(struct cache *, const char *name, uint32_t kind, int status,
 
 /*
  * Remembers that upstream failed for (name, kind), for failure_ttl seconds.
- * An existing entry keeps its data, so it can be served stale.
+ * An existing entry keeps its data, so it can be served stale.  notfound:
+ * the failure was the search's first query, and the rest found nothing
+ * (glibc's NOTFOUND with TRY_AGAIN); a lookup meanwhile says so.
  */
-int	 cache_put_failure(struct cache *, const char *name, uint32_t kind);
+int	 cache_put_failure(struct cache *, const char *name, uint32_t kind,
+	    bool notfound);
 
 /* Drops every kind of name.  Returns how many entries went. */
 size_t	 cache_invalidate(struct cache *, const char *name);

@@ -43,23 +43,53 @@ struct fwait {
 	unsigned	 slot;
 };
 
+/* How one query of a candidate ended, as res_search weighs it. */
+enum outcome {
+	O_POSITIVE,	/* NOERROR with records of our chain */
+	O_NXDOMAIN,
+	O_NODATA,	/* NOERROR, none */
+	O_SERVFAIL,	/* SERVFAIL or REFUSED: the next candidate is tried */
+	O_FAILED,	/* a timeout, no memory: the search stops */
+	O_BAD,		/* a reply answer.c rejects */
+	O_CANCELED,	/* shutdown */
+};
+
+/* One record type of a fetch: the only one, or A or AAAA of a pair. */
+struct half {
+	struct fetch	*f;
+	uint16_t	 qtype;
+	uint32_t	 kind;		/* the cache kind its result goes under */
+	int		 outcome;	/* enum outcome, once answered */
+	struct answer	 ans;
+	uint8_t		*body;		/* O_POSITIVE: the answer body */
+	size_t		 len;
+};
+
+/*
+ * One resolution in flight: a single type, or A and AAAA asked together
+ * for each candidate, as glibc's dns module asks them for AF_UNSPEC (the
+ * search stops at the first candidate where either has records).
+ */
 struct fetch {
 	struct fetch	*hnext;
 	struct dnssrc	*ds;
 	char		 key[PROTO_NAME_MAX + 2];	/* lowercased */
-	uint32_t	 kind;
-	uint16_t	 qtype;
+	uint32_t	 kind;		/* the single half's, or CACHE_KIND_PAIR */
 	int		 mode;				/* ANSWER_* */
 	uint8_t		 family;			/* for PTR */
 	uint8_t		 addr[16];
+	unsigned	 nhalf;
+	unsigned	 pending;	/* halves of this candidate not answered */
+	struct half	 half[2];
 	char		 cand[DNSSRC_NCAND][PROTO_NAME_MAX + 2];
 	int		 ncand;
 	int		 icand;
 	struct fwait	*waiters;
 	bool		 asis_first;	/* cand[0] is the name as asked */
-	int		 asis_status;	/* CACHE_*: how cand[0] ended */
+	int		 asis_outcome;	/* how cand[0] ended */
 	bool		 got_nodata;
 	bool		 got_servfail;
+	bool		 later_servfail;	/* after cand[0] */
 	bool		 any_negative;
 	bool		 neg_cacheable;
 	uint32_t	 neg_ttl;
@@ -82,8 +112,6 @@ struct dnssrc {
 	/* Cache hits of one peek, borrowed until the next dnssrc call. */
 	uint8_t			 hit[2][PROTO_FRAME_MAX];
 };
-
-static void fetch_next(struct fetch *);
 
 static void
 name_fold(char *dst, const char *src, size_t cap)
@@ -220,193 +248,364 @@ waiter_cancel(struct waiter *w)
 /* --- fetches ------------------------------------------------------------- */
 
 static void
+fetch_free(struct fetch *f)
+{
+	unsigned i;
+
+	for (i = 0; i < f->nhalf; i++)
+		free(f->half[i].body);
+	free(f);
+}
+
+/* Every waiter gets the fetch's results, one per half, and the fetch ends. */
+static void
 fetch_finish(struct fetch *f, const struct dns_result *r)
 {
 	struct dnssrc	*ds = f->ds;
 	struct fwait	*fw, *next;
+	unsigned	 i;
+	bool		 fresh = false;
 
 	fetch_unlink(f);
+	for (i = 0; i < f->nhalf; i++)
+		fresh |= r[i].status == CACHE_POSITIVE && r[i].source == PROTO_SRC_DNS;
 	/*
 	 * A prefetch nobody waited for: its answer is in the cache now, and
 	 * readers of the shared stores, who left the old one alone in its
 	 * last 10%, would go on asking the socket until it expired.
 	 */
-	if (f->waiters == NULL && r->status == CACHE_POSITIVE &&
-	    r->source == PROTO_SRC_DNS && ds->refreshed)
-		ds->refreshed(ds->refreshed_arg, f->mode, f->qtype, f->key, f->family,
-		    f->addr);
+	if (f->waiters == NULL && fresh && ds->refreshed)
+		ds->refreshed(ds->refreshed_arg, f->mode, f->nhalf == 2 ?
+		    PROTO_AF_UNSPEC : f->half[0].qtype == DNS_T_AAAA ? PROTO_AF_INET6 :
+		    f->mode == ANSWER_PTR ? f->family : PROTO_AF_INET, f->key, f->addr);
 	for (fw = f->waiters; fw; fw = next) {
 		next = fw->next;
-		waiter_set(ds, fw->w, fw->slot, r);
+		for (i = 0; i < f->nhalf; i++)
+			waiter_set(ds, fw->w, fw->slot + i, &r[i]);
 		free(fw);
 	}
-	free(f);
+	fetch_free(f);
 }
 
+/* Shutdown: every waiter is told once, and the fetch ends. */
 static void
-fetch_failed(struct fetch *f)
+fetch_cancel(struct fetch *f)
+{
+	struct fwait	*fw, *next;
+	unsigned	 i;
+
+	fetch_unlink(f);
+	for (fw = f->waiters; fw; fw = next) {
+		next = fw->next;
+		for (i = 0; i < f->nhalf; i++)
+			waiter_cancel(fw->w);
+		free(fw);
+	}
+	fetch_free(f);
+}
+
+/*
+ * Upstream failed for now: remembered for failure_ttl, and an expired
+ * answer is served stale if it may be (RFC 8767).  notfound: the search
+ * found nothing after its first query failed (glibc's NOTFOUND with
+ * TRY_AGAIN), which is what a client is told when nothing stale is there.
+ */
+static void
+fetch_failed(struct fetch *f, bool notfound)
 {
 	struct dnssrc		*ds = f->ds;
 	struct cache_hit	 hit;
-	struct dns_result	 r;
+	struct dns_result	 r[2];
+	unsigned		 i;
 
-	memset(&r, 0, sizeof(r));
-	cache_put_failure(ds->cache, f->key, f->kind);
-	cache_peek(ds->cache, f->key, f->kind, &hit);
-	if (hit.stale_ok) {
-		r.status = CACHE_POSITIVE;
-		r.source = PROTO_SRC_STALE;
-		r.ttl = DNSSRC_STALE_TTL;
-		r.data = hit.data;
-		r.len = hit.len;
-	} else {
-		r.status = CACHE_FAILED;
-		r.source = PROTO_SRC_DNS;
+	memset(r, 0, sizeof(r));
+	for (i = 0; i < f->nhalf; i++) {
+		cache_put_failure(ds->cache, f->key, f->half[i].kind, notfound);
+		cache_peek(ds->cache, f->key, f->half[i].kind, &hit);
+		if (hit.stale_ok) {
+			r[i].status = CACHE_POSITIVE;
+			r[i].source = PROTO_SRC_STALE;
+			r[i].ttl = DNSSRC_STALE_TTL;
+			r[i].data = hit.data;
+			r[i].len = hit.len;
+		} else {
+			r[i].status = notfound ? CACHE_NXDOMAIN : CACHE_FAILED;
+			r[i].after_failure = notfound;
+			r[i].source = PROTO_SRC_DNS;
+		}
 	}
-	fetch_finish(f, &r);
+	/* Stale data is served whole or not at all: never half a pair. */
+	if (f->nhalf == 2 && (r[0].source == PROTO_SRC_STALE) !=
+	    (r[1].source == PROTO_SRC_STALE))
+		for (i = 0; i < 2; i++)
+			if (r[i].source != PROTO_SRC_STALE) {
+				r[i].status = CACHE_NODATA;
+				r[i].source = PROTO_SRC_STALE;
+			}
+	fetch_finish(f, r);
 }
 
+/* The search is over with no records: as res_search reports it. */
 static void
 fetch_negative(struct fetch *f)
 {
 	struct dnssrc		*ds = f->ds;
-	struct dns_result	 r;
+	struct dns_result	 r[2];
+	int			 o;
+	unsigned		 i;
 
 	/*
-	 * As res_nsearch: when the name was tried as asked first, its failure
-	 * is the one reported; else NODATA from any, else a server failure.
+	 * When the name was tried as asked first, its outcome is the one
+	 * reported; else NODATA from any, else a server failure.  A first
+	 * query that failed for now (SERVFAIL, REFUSED) while every later
+	 * one was answered is glibc's NOTFOUND with TRY_AGAIN.
 	 */
-	memset(&r, 0, sizeof(r));
 	if (f->asis_first)
-		r.status = f->asis_status;
+		o = f->asis_outcome;
 	else if (f->got_nodata)
-		r.status = CACHE_NODATA;
+		o = O_NODATA;
 	else if (f->got_servfail)
-		r.status = CACHE_FAILED;
+		o = O_SERVFAIL;
 	else
-		r.status = CACHE_NXDOMAIN;
-	if (r.status == CACHE_FAILED) {
-		fetch_failed(f);
+		o = O_NXDOMAIN;
+	if (o == O_SERVFAIL) {
+		fetch_failed(f, f->asis_first && f->ncand > 1 && !f->later_servfail);
 		return;
 	}
-	r.source = PROTO_SRC_DNS;
-	r.ttl = cache_clamp_ttl(ds->cache, r.status, f->neg_ttl);
-	r.ttl_full = r.ttl;
-	/*
-	 * With no SOA to say for how long (from any candidate), a negative
-	 * answer is not kept, by the cache nor in the shared stores.
-	 */
-	if (f->neg_cacheable && f->any_negative) {
-		r.expires_ms = ds->now(ds->now_arg) + (int64_t)r.ttl * 1000;
-		cache_put(ds->cache, f->key, f->kind, r.status, f->neg_ttl, NULL, 0);
+	memset(r, 0, sizeof(r));
+	for (i = 0; i < f->nhalf; i++) {
+		r[i].status = o == O_NODATA ? CACHE_NODATA : CACHE_NXDOMAIN;
+		r[i].source = PROTO_SRC_DNS;
+		r[i].ttl = cache_clamp_ttl(ds->cache, r[i].status, f->neg_ttl);
+		r[i].ttl_full = r[i].ttl;
+		/*
+		 * With no SOA to say for how long (from any candidate), a
+		 * negative answer is not kept, by the cache nor in the stores.
+		 */
+		if (f->neg_cacheable && f->any_negative) {
+			r[i].expires_ms = ds->now(ds->now_arg) + (int64_t)r[i].ttl * 1000;
+			cache_put(ds->cache, f->key, f->half[i].kind, r[i].status,
+			    f->neg_ttl, NULL, 0);
+		}
 	}
-	fetch_finish(f, &r);
+	fetch_finish(f, r);
+}
+
+/* A candidate has records: each half's result is stored and given. */
+static void
+fetch_positive(struct fetch *f)
+{
+	struct dnssrc		*ds = f->ds;
+	struct dns_result	 r[2];
+	int64_t			 now = ds->now(ds->now_arg);
+	uint32_t		 pos_ttl = UINT32_MAX;
+	unsigned		 i;
+
+	memset(r, 0, sizeof(r));
+	for (i = 0; i < f->nhalf; i++)
+		if (f->half[i].outcome == O_POSITIVE && f->half[i].ans.ttl < pos_ttl)
+			pos_ttl = f->half[i].ans.ttl;
+	for (i = 0; i < f->nhalf; i++) {
+		struct half *h = &f->half[i];
+		uint32_t ttl;
+
+		r[i].source = PROTO_SRC_DNS;
+		switch (h->outcome) {
+		case O_POSITIVE:
+			r[i].status = CACHE_POSITIVE;
+			r[i].ttl = cache_clamp_ttl(ds->cache, CACHE_POSITIVE, h->ans.ttl);
+			r[i].data = h->body;
+			r[i].len = h->len;
+			cache_put(ds->cache, f->key, h->kind, CACHE_POSITIVE, h->ans.ttl,
+			    h->body, h->len);
+			break;
+		case O_NXDOMAIN:
+		case O_NODATA:
+			/*
+			 * The other type's records answer the pair: this one
+			 * has none there, for its SOA's time, or else for as
+			 * long as the records it came with.
+			 */
+			ttl = h->ans.cacheable ? h->ans.ttl : pos_ttl;
+			r[i].status = CACHE_NODATA;
+			r[i].ttl = cache_clamp_ttl(ds->cache, CACHE_NODATA, ttl);
+			cache_put(ds->cache, f->key, h->kind, CACHE_NODATA, ttl, NULL, 0);
+			break;
+		default:
+			/* Failed for now: the records of the other answer. */
+			r[i].status = CACHE_FAILED;
+			cache_put_failure(ds->cache, f->key, h->kind, false);
+			break;
+		}
+		r[i].ttl_full = r[i].ttl;
+		if (r[i].status != CACHE_FAILED)
+			r[i].expires_ms = now + (int64_t)r[i].ttl * 1000;
+	}
+	fetch_finish(f, r);
+}
+
+static void fetch_next(struct fetch *);
+
+/* Every half of the candidate is in: on to the next, or done. */
+static void
+fetch_weigh(struct fetch *f)
+{
+	struct dnssrc	*ds = f->ds;
+	unsigned	 i, bad = 0, failed = 0, pos = 0;
+	int		 o;
+
+	for (i = 0; i < f->nhalf; i++) {
+		switch (f->half[i].outcome) {
+		case O_CANCELED:
+			fetch_cancel(f);
+			return;
+		case O_POSITIVE:	pos++; break;
+		case O_BAD:		bad++; break;
+		case O_FAILED:		failed++; break;
+		}
+	}
+	ds->st.upstream_bad_replies += bad;
+	if (pos > 0) {
+		fetch_positive(f);
+		return;
+	}
+	if (bad > 0 || failed > 0) {
+		fetch_failed(f, false);
+		return;
+	}
+	/*
+	 * Nothing, and no failure that stops the search.  For a pair, as
+	 * glibc's __res_context_query reads the two replies: the A reply's
+	 * rcode unless it is NOERROR, else the AAAA reply's.
+	 */
+	o = f->half[0].outcome;
+	if (f->nhalf == 2 && o == O_NODATA)
+		o = f->half[1].outcome;
+	if (f->icand == 0)
+		f->asis_outcome = o;
+	if (o == O_SERVFAIL) {
+		f->got_servfail = true;
+		if (f->icand > 0)
+			f->later_servfail = true;
+	} else {
+		if (o == O_NODATA)
+			f->got_nodata = true;
+		for (i = 0; i < f->nhalf; i++) {
+			const struct half *h = &f->half[i];
+
+			if (h->outcome != O_NXDOMAIN && h->outcome != O_NODATA)
+				continue;
+			if (!h->ans.cacheable)
+				f->neg_cacheable = false;
+			else if (!f->any_negative || h->ans.ttl < f->neg_ttl)
+				f->neg_ttl = h->ans.ttl;
+			f->any_negative = true;
+		}
+	}
+	f->icand++;
+	fetch_next(f);
 }
 
 static void
-fetch_cb(void *arg, int status, const uint8_t *reply, size_t len)
+half_done(struct half *h, int outcome)
 {
-	struct fetch		*f = arg;
-	struct dnssrc		*ds = f->ds;
-	struct fwait		*fw, *next;
-	struct answer		 ans;
-	struct proto_wr		 w;
-	struct dns_result	 r;
+	h->outcome = outcome;
+	if (--h->f->pending == 0)
+		fetch_weigh(h->f);
+}
 
-	log_debug("upstream: %s type %u: %s", f->cand[f->icand], f->qtype,
+static void
+half_cb(void *arg, int status, const uint8_t *reply, size_t len)
+{
+	struct half	*h = arg;
+	struct fetch	*f = h->f;
+	struct dnssrc	*ds = f->ds;
+	struct proto_wr	 w;
+
+	log_debug("upstream: %s type %u: %s", f->cand[f->icand], h->qtype,
 	    status == 0 ? "reply" : strerror(-status));
-	if (status == -ECANCELED) {
-		fetch_unlink(f);
-		for (fw = f->waiters; fw; fw = next) {
-			next = fw->next;
-			waiter_cancel(fw->w);
-			free(fw);
-		}
-		free(f);
+	switch (status) {
+	case 0:
+		break;
+	case -ECANCELED:
+		half_done(h, O_CANCELED);
 		return;
-	}
-	if (status == 0) {
-		proto_wr_init(&w, ds->fetched, sizeof(ds->fetched));
-		if (answer_from_reply(reply, len, f->cand[f->icand], f->qtype,
-		    f->mode, f->family, f->addr, &w, &ans) < 0) {
-			ds->st.upstream_bad_replies++;
-			fetch_failed(f);
-			return;
-		}
-		if (ans.status == ANSWER_POSITIVE) {
-			memset(&r, 0, sizeof(r));
-			r.status = CACHE_POSITIVE;
-			r.source = PROTO_SRC_DNS;
-			r.ttl = cache_clamp_ttl(ds->cache, CACHE_POSITIVE, ans.ttl);
-			r.ttl_full = r.ttl;
-			r.expires_ms = ds->now(ds->now_arg) + (int64_t)r.ttl * 1000;
-			r.data = ds->fetched;
-			r.len = w.off;
-			cache_put(ds->cache, f->key, f->kind, CACHE_POSITIVE, ans.ttl,
-			    ds->fetched, w.off);
-			fetch_finish(f, &r);
-			return;
-		}
-		if (ans.status == ANSWER_NODATA)
-			f->got_nodata = true;
-		if (f->icand == 0)
-			f->asis_status = ans.status == ANSWER_NODATA ? CACHE_NODATA :
-			    CACHE_NXDOMAIN;
-		if (!ans.cacheable)
-			f->neg_cacheable = false;
-		else if (!f->any_negative || ans.ttl < f->neg_ttl)
-			f->neg_ttl = ans.ttl;
-		f->any_negative = true;
-		f->icand++;
-		fetch_next(f);
-		return;
-	}
-	if (status == -EIO || status == -ECONNREFUSED) {
+	case -EIO:
+	case -ECONNREFUSED:
 		/*
 		 * SERVFAIL or REFUSED (c-ares 1.18 reports a REFUSED rcode as
 		 * a refused connection): glibc tries the next search domain,
 		 * and so do we.
 		 */
-		f->got_servfail = true;
-		if (f->icand == 0)
-			f->asis_status = CACHE_FAILED;
-		f->icand++;
-		fetch_next(f);
+		half_done(h, O_SERVFAIL);
+		return;
+	default:
+		half_done(h, O_FAILED);
 		return;
 	}
-	fetch_failed(f);
+	proto_wr_init(&w, ds->fetched, sizeof(ds->fetched));
+	if (answer_from_reply(reply, len, f->cand[f->icand], h->qtype, f->mode,
+	    f->family, f->addr, &w, &h->ans) < 0) {
+		half_done(h, O_BAD);
+		return;
+	}
+	if (h->ans.status != ANSWER_POSITIVE) {
+		half_done(h, h->ans.status == ANSWER_NODATA ? O_NODATA : O_NXDOMAIN);
+		return;
+	}
+	free(h->body);
+	if ((h->body = malloc(w.off)) == NULL) {
+		h->len = 0;
+		half_done(h, O_FAILED);
+		return;
+	}
+	memcpy(h->body, ds->fetched, w.off);
+	h->len = w.off;
+	half_done(h, O_POSITIVE);
 }
 
+/* Asks the next candidate (each half of it), or ends the search. */
 static void
 fetch_next(struct fetch *f)
 {
+	unsigned i, n = f->nhalf;
+
 	if (f->icand >= f->ncand) {
 		fetch_negative(f);
 		return;
 	}
-	if (f->ds->up.query(f->ds->up.arg, f->cand[f->icand], f->qtype, fetch_cb,
-	    f) < 0)
-		fetch_failed(f);
+	f->pending = n;
+	for (i = 0; i < n; i++) {
+		struct half *h = &f->half[i];
+
+		h->outcome = O_FAILED;
+		if (f->ds->up.query(f->ds->up.arg, f->cand[f->icand], h->qtype,
+		    half_cb, h) < 0)
+			half_done(h, O_FAILED);	/* the last may weigh at once */
+	}
 }
 
 /*
- * The fetch for k: joined if in flight, else started.  With w set, w
- * waits on it in slot; without, it is a prefetch.  Returns 0, or -errno
- * when nothing could be started (w is then not attached).
+ * The fetch for question a's kind i (for a pair, both): joined if in
+ * flight, else started.  With w set, w waits on it from slot on (one slot
+ * per half); without, it is a prefetch.  Returns 0, or -errno when
+ * nothing could be started (w is then not attached).
  */
 static int
-fetch_join(struct dnssrc *ds, const struct dnssrc_kind *k, uint8_t family,
-    const uint8_t *addr, struct waiter *w, unsigned slot)
+fetch_join(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
+    struct waiter *w, unsigned slot)
 {
+	const struct dnssrc_kind *k = &a->k[a->pair ? 0 : i];
 	struct fetch	*f;
 	struct fwait	*fw = NULL;
 	char		 lkey[PROTO_NAME_MAX + 2];
-	unsigned	 b;
+	uint32_t	 kind = a->pair ? CACHE_KIND_PAIR : k->kind;
+	unsigned	 b, h;
 
 	name_fold(lkey, k->key, sizeof(lkey));
 	if (w && (fw = malloc(sizeof(*fw))) == NULL)
 		return -ENOMEM;
-	if ((f = fetch_find(ds, lkey, k->kind)) != NULL) {
+	if ((f = fetch_find(ds, lkey, kind)) != NULL) {
 		if (fw) {
 			fw->w = w;
 			fw->slot = slot;
@@ -426,12 +625,17 @@ fetch_join(struct dnssrc *ds, const struct dnssrc_kind *k, uint8_t family,
 	}
 	f->ds = ds;
 	memcpy(f->key, lkey, sizeof(f->key));
-	f->kind = k->kind;
-	f->qtype = k->qtype;
+	f->kind = kind;
 	f->mode = k->mode;
-	f->family = family;
-	if (addr)
-		memcpy(f->addr, addr, family == PROTO_AF_INET ? 4 : 16);
+	f->family = a->family;
+	if (a->addr)
+		memcpy(f->addr, a->addr, a->family == PROTO_AF_INET ? 4 : 16);
+	f->nhalf = a->pair ? 2 : 1;
+	for (h = 0; h < f->nhalf; h++) {
+		f->half[h].f = f;
+		f->half[h].qtype = a->k[a->pair ? h : i].qtype;
+		f->half[h].kind = a->k[a->pair ? h : i].kind;
+	}
 	f->neg_cacheable = true;
 	if (k->search)
 		f->ncand = dnssrc_candidates(ds, k->key, f->cand, &f->asis_first);
@@ -447,7 +651,7 @@ fetch_join(struct dnssrc *ds, const struct dnssrc_kind *k, uint8_t family,
 		f->waiters = fw;
 	} else
 		ds->st.prefetches++;
-	b = fetch_bucket(f->key, k->kind);
+	b = fetch_bucket(f->key, kind);
 	f->hnext = ds->fetches[b];
 	ds->fetches[b] = f;
 	ds->nfetches++;
@@ -460,14 +664,18 @@ fetch_join(struct dnssrc *ds, const struct dnssrc_kind *k, uint8_t family,
 void
 dnssrc_ask_name(struct dnssrc_ask *a, const char *name, uint8_t family)
 {
+	/* Both families are one search, under kinds of their own. */
+	uint32_t pair = family == PROTO_AF_UNSPEC ? CACHE_KIND_PAIR : 0;
+
 	memset(a, 0, sizeof(*a));
 	a->family = family;
+	a->pair = pair != 0;
 	if (family != PROTO_AF_INET6)
-		a->k[a->n++] = (struct dnssrc_kind){ name, DNS_T_A, DNS_T_A,
+		a->k[a->n++] = (struct dnssrc_kind){ name, pair | DNS_T_A, DNS_T_A,
 		    ANSWER_ADDR, true };
 	if (family != PROTO_AF_INET)
-		a->k[a->n++] = (struct dnssrc_kind){ name, DNS_T_AAAA, DNS_T_AAAA,
-		    ANSWER_ADDR, true };
+		a->k[a->n++] = (struct dnssrc_kind){ name, pair | DNS_T_AAAA,
+		    DNS_T_AAAA, ANSWER_ADDR, true };
 }
 
 void
@@ -515,6 +723,19 @@ from_cache(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
 
 	memset(r, 0, sizeof(*r));
 	cache_lookup(ds->cache, k->key, k->kind, &hit);
+	/*
+	 * A or AAAA alone: where the pair's search found records of this
+	 * type, this type's own search stops at the same name (every name
+	 * before it had neither), so those records answer it too.
+	 */
+	if (hit.state == CACHE_MISS && !a->pair && k->mode == ANSWER_ADDR) {
+		struct cache_hit ph;
+
+		cache_peek(ds->cache, k->key, CACHE_KIND_PAIR | k->qtype, &ph);
+		if ((ph.state == CACHE_FRESH || ph.state == CACHE_REFRESH) &&
+		    ph.status == CACHE_POSITIVE)
+			hit = ph;
+	}
 	switch (hit.state) {
 	case CACHE_FRESH:
 	case CACHE_REFRESH:
@@ -530,7 +751,8 @@ from_cache(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
 			r->source = PROTO_SRC_STALE;
 			r->ttl = DNSSRC_STALE_TTL;
 		} else {
-			r->status = CACHE_FAILED;
+			r->status = hit.failed_notfound ? CACHE_NXDOMAIN : CACHE_FAILED;
+			r->after_failure = hit.failed_notfound;
 			r->source = PROTO_SRC_CACHE;
 			ds->st.failures_remembered++;
 		}
@@ -546,7 +768,7 @@ from_cache(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
 	/* A refresh walk refreshes any live positive answer it finds. */
 	if ((hit.state == CACHE_REFRESH || (a->refresh && hit.state == CACHE_FRESH &&
 	    r->status == CACHE_POSITIVE)) && ds->prefetch)
-		fetch_join(ds, k, a->family, a->addr, NULL, 0);
+		fetch_join(ds, a, i, NULL, 0);
 	return true;
 }
 
@@ -559,6 +781,11 @@ dnssrc_peek(struct dnssrc *ds, const struct dnssrc_ask *a, struct dns_result now
 	for (i = 0; i < a->n; i++)
 		if ((wants[i] = !from_cache(ds, a, i, &now[i])))
 			need++;
+	/* A pair is fetched whole: half of it is as good as none. */
+	if (a->pair && need > 0) {
+		wants[0] = wants[1] = true;
+		need = 2;
+	}
 	return need;
 }
 
@@ -581,15 +808,18 @@ dnssrc_wait(struct dnssrc *ds, const struct dnssrc_ask *a,
 	for (i = 0; i < a->n; i++)
 		if (!wants[i])
 			waiter_set(ds, w, i, &now[i]);
-	for (i = 0; i < a->n; i++) {
+	for (i = 0; i < a->n; i += a->pair ? 2 : 1) {
+		unsigned j, nslot = a->pair ? 2 : 1;
+
 		if (!wants[i])
 			continue;
-		if ((r = fetch_join(ds, &a->k[i], a->family, a->addr, w, i)) < 0) {
+		if ((r = fetch_join(ds, a, i, w, i)) < 0) {
 			/* Too many in flight: BUSY, not a failure of upstream. */
 			if (r == -EBUSY)
 				w->busy = true;
-			waiter_set(ds, w, i, &(struct dns_result){
-			    .status = CACHE_FAILED });
+			for (j = 0; j < nslot; j++)
+				waiter_set(ds, w, i + j, &(struct dns_result){
+				    .status = CACHE_FAILED });
 		}
 	}
 	return 0;

@@ -55,6 +55,7 @@ struct dnssrc_kind {
 struct dnssrc_ask {
 	unsigned		 n;
 	struct dnssrc_kind	 k[2];
+	bool			 pair;		/* A and AAAA searched together */
 	uint8_t			 family;	/* PTR: the address's family */
 	const uint8_t		*addr;		/* PTR: 4 or 16 bytes */
 	bool			 refresh;	/* refresh any live answer found */
@@ -71,11 +72,12 @@ typedef void dnssrc_done_fn(void *arg, int status, const struct dns_result *r,
 
 /*
  * A fetch nobody waited for (a prefetch) has brought a fresh answer: the
- * caller may publish again what rests on it.  mode, qtype and key (the
- * name lowercased) or family and addr (PTR) say which.
+ * caller may publish again what rests on it.  For ANSWER_ADDR, key (the
+ * name lowercased) and the family it answers (PROTO_AF_UNSPEC: the pair);
+ * for ANSWER_PTR, family and addr.
  */
-typedef void dnssrc_refreshed_fn(void *arg, int mode, uint16_t qtype,
-    const char *key, uint8_t family, const uint8_t *addr);
+typedef void dnssrc_refreshed_fn(void *arg, int mode, uint8_t family,
+    const char *key, const uint8_t *addr);
 
 struct dnssrc_stats {
 	uint64_t	coalesced;		/* joined a fetch in flight */
@@ -95,7 +97,12 @@ void	 dnssrc_set_prefetch(struct dnssrc *, bool);
 void	 dnssrc_set_max_fetches(struct dnssrc *, unsigned n);
 void	 dnssrc_on_refreshed(struct dnssrc *, dnssrc_refreshed_fn *, void *arg);
 
-/* The question for a name of family (A, AAAA or both), with the search list. */
+/*
+ * The question for a name of family, with the search list: A, AAAA, or
+ * for AF_UNSPEC both as one search (each candidate asked for both, the
+ * first with either's records ending it, as glibc's dns module does),
+ * cached under CACHE_KIND_PAIR | type.
+ */
 void	 dnssrc_ask_name(struct dnssrc_ask *ret, const char *name, uint8_t family);
 /*
  * The question for an address: PTR, a v4-mapped or v4-compatible IPv6

@@ -374,36 +374,27 @@ walk_addr(struct lookup *lk, struct server_req *req, uint8_t family, const void 
 
 /*
  * A prefetch brought a fresh answer: walk again, with nobody waiting,
- * every published key it answers ((name, its family and AF_UNSPEC) for
- * A or AAAA, the address for PTR), so the stores hold what a client
- * asking now would be told.
+ * the key it answers ((name, family) for A, AAAA or the pair, the
+ * address for PTR), so the stores hold what a client asking now would
+ * be told.
  */
 static void
-refreshed(void *arg, int mode, uint16_t qtype, const char *key, uint8_t family,
+refreshed(void *arg, int mode, uint8_t family, const char *key,
     const uint8_t *addr)
 {
 	struct lookup	*lk = arg;
-	struct walk	*wk;
-	uint8_t		 fams[2];
-	unsigned	 i;
+	struct walk	*wk = NULL;
 
 	if (!publish_enabled(lk->pub))
 		return;
-	if (mode == ANSWER_PTR) {
-		if ((wk = walk_addr(lk, NULL, family, addr)) != NULL)
-			walk_run(wk);
+	if (mode == ANSWER_PTR)
+		wk = walk_addr(lk, NULL, family, addr);
+	else if (mode == ANSWER_ADDR)
+		wk = walk_name(lk, NULL, family, key, strlen(key));
+	if (wk == NULL)
 		return;
-	}
-	if (mode != ANSWER_ADDR)
-		return;
-	fams[0] = qtype == DNS_T_A ? PROTO_AF_INET : PROTO_AF_INET6;
-	fams[1] = PROTO_AF_UNSPEC;
-	for (i = 0; i < 2; i++) {
-		if ((wk = walk_name(lk, NULL, fams[i], key, strlen(key))) == NULL)
-			return;
-		lk->st.republished++;
-		walk_run(wk);
-	}
+	lk->st.republished++;
+	walk_run(wk);
 }
 
 void

@@ -45,7 +45,8 @@ nsw_of(uint16_t status)
 	switch (status) {
 	case PROTO_OK:		return NSW_SUCCESS;
 	case PROTO_NOTFOUND:
-	case PROTO_NODATA:	return NSW_NOTFOUND;
+	case PROTO_NODATA:
+	case PROTO_NOTFOUND_TRYAGAIN:	return NSW_NOTFOUND;
 	case PROTO_TRYAGAIN:	return NSW_TRYAGAIN;
 	default:		return NSW_UNAVAIL;
 	}
@@ -160,11 +161,16 @@ reply_dns(struct reply *rp, const struct reply_to *to,
 	if (npos > 0)
 		status = PROTO_OK;
 	else {
-		/* Nothing positive: a failure wins, then NODATA, then NXDOMAIN. */
+		/* Nothing positive: a failure wins, then NODATA, then NXDOMAIN;
+		 * nothing found after a failure is glibc's NOTFOUND with
+		 * TRY_AGAIN. */
 		status = PROTO_NOTFOUND;
 		for (i = 0; i < n; i++)
 			if (r[i].status == CACHE_NODATA)
 				status = PROTO_NODATA;
+		for (i = 0; i < n; i++)
+			if (r[i].after_failure)
+				status = PROTO_NOTFOUND_TRYAGAIN;
 		for (i = 0; i < n; i++)
 			if (r[i].status == CACHE_FAILED)
 				status = PROTO_TRYAGAIN;

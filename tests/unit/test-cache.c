@@ -379,7 +379,7 @@ test_stale(void **state)
 	expect(c, "www.example", DNS_T_A, CACHE_EXPIRED, 0, false);
 	at(10001);
 	expect(c, "www.example", DNS_T_A, CACHE_EXPIRED, 0, false);
-	assert_int_equal(cache_put_failure(c, "www.example", DNS_T_A), 0);
+	assert_int_equal(cache_put_failure(c, "www.example", DNS_T_A, false), 0);
 	expect(c, "www.example", DNS_T_A, CACHE_FAILING, 0, false);
 	cache_free(c);
 
@@ -410,7 +410,7 @@ test_failure(void **state)
 	c = new_cache(&lim);
 
 	/* Nothing known before: FAILING with no data, never stale. */
-	assert_int_equal(cache_put_failure(c, "down.example", DNS_T_A), 0);
+	assert_int_equal(cache_put_failure(c, "down.example", DNS_T_A, false), 0);
 	assert_int_equal(cache_count(c), 1);
 	cache_peek(c, "down.example", DNS_T_A, &h);
 	assert_int_equal(h.state, CACHE_FAILING);
@@ -425,7 +425,7 @@ test_failure(void **state)
 	cache_peek(c, "down.example", DNS_T_A, &h);
 	assert_int_equal(h.status, CACHE_FAILED);
 	/* Failing again: another failure_ttl. */
-	assert_int_equal(cache_put_failure(c, "down.example", DNS_T_A), 0);
+	assert_int_equal(cache_put_failure(c, "down.example", DNS_T_A, false), 0);
 	assert_int_equal(cache_count(c), 1);
 	at(9999);
 	expect(c, "down.example", DNS_T_A, CACHE_FAILING, 0, false);
@@ -439,12 +439,12 @@ test_failure(void **state)
 	c = new_cache(&lim);
 	put(c, "www.example", DNS_T_A, CACHE_POSITIVE, 10, "old");
 	at(2000);
-	assert_int_equal(cache_put_failure(c, "www.example", DNS_T_A), 0);
+	assert_int_equal(cache_put_failure(c, "www.example", DNS_T_A, false), 0);
 	expect(c, "www.example", DNS_T_A, CACHE_FRESH, 8, false);
 	expect_data(c, "www.example", DNS_T_A, CACHE_POSITIVE, "old");
 	at(9100);
 	expect(c, "www.example", DNS_T_A, CACHE_REFRESH, 1, false);
-	assert_int_equal(cache_put_failure(c, "www.example", DNS_T_A), 0);
+	assert_int_equal(cache_put_failure(c, "www.example", DNS_T_A, false), 0);
 	/* Its prefetch failed: not REFRESH again, so it is not asked again. */
 	expect(c, "www.example", DNS_T_A, CACHE_FRESH, 1, false);
 	at(9999);
@@ -465,8 +465,8 @@ test_failure(void **state)
 	put(c, "nx.example", DNS_T_A, CACHE_NXDOMAIN, 10, NULL);
 	at(12000);
 	expect(c, "www.example", DNS_T_A, CACHE_EXPIRED, 0, true);
-	assert_int_equal(cache_put_failure(c, "www.example", DNS_T_A), 0);
-	assert_int_equal(cache_put_failure(c, "nx.example", DNS_T_A), 0);
+	assert_int_equal(cache_put_failure(c, "www.example", DNS_T_A, false), 0);
+	assert_int_equal(cache_put_failure(c, "nx.example", DNS_T_A, false), 0);
 	assert_int_equal(cache_count(c), 2);
 	expect(c, "www.example", DNS_T_A, CACHE_FAILING, 0, true);
 	expect_data(c, "www.example", DNS_T_A, CACHE_POSITIVE, "old");
@@ -480,7 +480,7 @@ test_failure(void **state)
 	expect(c, "nx.example", DNS_T_A, CACHE_EXPIRED, 0, false);
 	/* Failing past serve_stale: FAILING, and nothing to serve. */
 	at(39000);
-	assert_int_equal(cache_put_failure(c, "www.example", DNS_T_A), 0);
+	assert_int_equal(cache_put_failure(c, "www.example", DNS_T_A, false), 0);
 	at(40000);
 	expect(c, "www.example", DNS_T_A, CACHE_FAILING, 0, true);
 	at(40001);
@@ -493,14 +493,14 @@ test_failure(void **state)
 	/* failure_ttl = 0: nothing is remembered. */
 	lim.failure_ttl = 0;
 	c = new_cache(&lim);
-	assert_int_equal(cache_put_failure(c, "down.example", DNS_T_A), 0);
+	assert_int_equal(cache_put_failure(c, "down.example", DNS_T_A, false), 0);
 	expect(c, "down.example", DNS_T_A, CACHE_EXPIRED, 0, false);
 
 	/* Bad names. */
 	memset(longname, 'a', 256);
 	longname[256] = '\0';
-	assert_int_equal(cache_put_failure(c, "", DNS_T_A), -EINVAL);
-	assert_int_equal(cache_put_failure(c, longname, DNS_T_A), -EINVAL);
+	assert_int_equal(cache_put_failure(c, "", DNS_T_A, false), -EINVAL);
+	assert_int_equal(cache_put_failure(c, longname, DNS_T_A, false), -EINVAL);
 	assert_int_equal(cache_count(c), 1);
 	cache_free(c);
 }
@@ -597,7 +597,7 @@ test_set_limits(void **state)
 	assert_int_equal(cache_count(c), 0);
 	assert_int_equal(cache_put(c, "x.example", DNS_T_A, CACHE_POSITIVE, 1,
 	    "x", 1), -EINVAL);
-	assert_int_equal(cache_put_failure(c, "x.example", DNS_T_A), -EINVAL);
+	assert_int_equal(cache_put_failure(c, "x.example", DNS_T_A, false), -EINVAL);
 	assert_int_equal(cache_count(c), 0);
 	expect_stats(c, 1, 0, 10, 10);
 	lim.max_entries = 1;
@@ -702,7 +702,7 @@ test_invalidate(void **state)
 	put(c, "www.example.com", DNS_T_AAAA, CACHE_POSITIVE, 60, "aaaa");
 	put(c, "www.example.com", DNS_T_PTR, CACHE_NXDOMAIN, 60, NULL);
 	put(c, "www.example.com", CACHE_KIND_RR | DNS_T_MX, CACHE_POSITIVE, 60, "mx");
-	assert_int_equal(cache_put_failure(c, "www.example.com", DNS_T_TXT), 0);
+	assert_int_equal(cache_put_failure(c, "www.example.com", DNS_T_TXT, false), 0);
 	put(c, "www.example.co", DNS_T_A, CACHE_POSITIVE, 60, "x");
 	put(c, "www.example.comm", DNS_T_A, CACHE_POSITIVE, 60, "x");
 	put(c, "xwww.example.com", DNS_T_A, CACHE_POSITIVE, 60, "x");
@@ -879,12 +879,12 @@ test_stats(void **state)
 	cache_lookup(c, "a.example", DNS_T_A, &h);		/* expired: miss */
 	assert_int_equal(h.state, CACHE_EXPIRED);
 	expect_stats(c, 2, 2, 0, 1);
-	assert_int_equal(cache_put_failure(c, "a.example", DNS_T_A), 0);
+	assert_int_equal(cache_put_failure(c, "a.example", DNS_T_A, false), 0);
 	expect_stats(c, 2, 2, 0, 1);
 	cache_lookup(c, "a.example", DNS_T_A, &h);		/* failing: hit */
 	assert_int_equal(h.state, CACHE_FAILING);
 	expect_stats(c, 3, 2, 0, 1);
-	assert_int_equal(cache_put_failure(c, "b.example", DNS_T_A), 0);
+	assert_int_equal(cache_put_failure(c, "b.example", DNS_T_A, false), 0);
 	expect_stats(c, 3, 2, 0, 2);
 	at(15000);
 	cache_lookup(c, "b.example", DNS_T_A, &h);		/* failure over: miss */

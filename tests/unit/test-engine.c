@@ -738,7 +738,7 @@ static const char *const status_names[] = {
 	[PROTO_OK] = "ok", [PROTO_NOTFOUND] = "notfound", [PROTO_NODATA] = "nodata",
 	[PROTO_TRYAGAIN] = "tryagain", [PROTO_UNAVAIL] = "unavail",
 	[PROTO_BUSY] = "busy", [PROTO_TOOBIG] = "toobig",
-	[PROTO_INTERNAL] = "internal",
+	[PROTO_INTERNAL] = "internal", [PROTO_NOTFOUND_TRYAGAIN] = "notfound_tryagain",
 };
 
 static const char *
