@@ -27,6 +27,7 @@
 #include <sys/random.h>
 
 #include "cache.h"
+#include "name.h"
 
 #define DATA_MAX	65536
 
@@ -123,15 +124,7 @@ key_hash(const struct cache *c, const char *name, size_t len, uint32_t kind)
 static bool
 name_eq(const char *lowered, const char *name, size_t len)
 {
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		unsigned char ch = (unsigned char)name[i];
-
-		if ((ch >= 'A' && ch <= 'Z' ? ch + 32 : ch) != (unsigned char)lowered[i])
-			return false;
-	}
-	return lowered[len] == '\0';
+	return name_eq_fold(lowered, name, len) && lowered[len] == '\0';
 }
 
 static uint8_t *
@@ -365,7 +358,7 @@ int
 cache_put(struct cache *c, const char *name, uint32_t kind, int status,
     uint32_t ttl, const void *data, size_t len)
 {
-	size_t		 nlen = strlen(name), i;
+	size_t		 nlen = strlen(name);
 	uint64_t	 h;
 	struct centry	**pp, *e, *old;
 
@@ -383,11 +376,7 @@ cache_put(struct cache *c, const char *name, uint32_t kind, int status,
 	e->kind = kind;
 	e->status = (uint8_t)status;
 	e->name_len = (uint8_t)nlen;
-	for (i = 0; i < nlen; i++) {
-		unsigned char ch = (unsigned char)name[i];
-
-		e->name[i] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
-	}
+	name_fold(e->name, name, nlen);
 	e->name[nlen] = '\0';
 	e->len = (uint32_t)len;
 	if (len)

@@ -51,6 +51,7 @@
 #include <unistd.h>
 
 #include "hosts.h"
+#include "name.h"
 #include "proto.h"
 #include "shmfmt.h"
 
@@ -93,24 +94,6 @@ blank(char c)
 	    c == '\r';
 }
 
-static unsigned char
-lower(unsigned char c)
-{
-	return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
-}
-
-static int
-casecmp(const char *a, const char *b)
-{
-	unsigned char x, y;
-
-	do {
-		x = lower((unsigned char)*a++);
-		y = lower((unsigned char)*b++);
-	} while (x && x == y);
-	return x - y;
-}
-
 static uint64_t
 mix(uint64_t h)
 {
@@ -128,7 +111,7 @@ hash_name(const char *s)
 	uint64_t h = 0xcbf29ce484222325ULL;
 
 	for (; *s; s++)
-		h = (h ^ lower((unsigned char)*s)) * 0x100000001b3ULL;
+		h = (h ^ name_fold_char((uint8_t)*s)) * 0x100000001b3ULL;
 	return mix(h);
 }
 
@@ -377,7 +360,7 @@ name_slot(const struct hosts *h, const char *text, const char *name,
 	uint16_t tag = (uint16_t)(hash >> 48);
 
 	while (h->nslot[i].key != EMPTY && (h->ntag[i] != tag ||
-	    casecmp(text + h->nslot[i].key, name) != 0))
+	    !name_streq_fold(text + h->nslot[i].key, name)))
 		i = (i + 1) & h->nmask;
 	*ret_tag = tag;
 	return i;
@@ -415,7 +398,7 @@ name_insert(struct bslot *b, uint32_t mask, const char *text,
 
 	for (slot = (uint32_t)p->hash & mask; b[slot].key != EMPTY;
 	    slot = (slot + 1) & mask)
-		if (b[slot].tag == tag && casecmp(text + b[slot].key, p->s) == 0)
+		if (b[slot].tag == tag && name_streq_fold(text + b[slot].key, p->s))
 			break;
 	if (b[slot].key == EMPTY) {
 		b[slot].key = (uint32_t)(p->s - text);

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "name.h"
 #include "nscd.h"
 #include "nscdmap.h"
 
@@ -577,7 +578,7 @@ name_key_matches(const struct nscdmap *m, const struct rec *r, const char *name,
 		klen--;
 	if (len > 0 && name[len - 1] == '.')
 		len--;
-	return klen == len && strncasecmp(k, name, len) == 0;
+	return klen == len && name_eq_fold(k, name, len);
 }
 
 int

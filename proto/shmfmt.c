@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "name.h"
 #include "shmfmt.h"
 
 #define SLOT_TAG_BITS	24
@@ -62,17 +63,16 @@ shm_key_hash(const uint64_t k[2], uint8_t kind, uint8_t family, const void *key,
     size_t len)
 {
 	uint8_t		buf[2 + 256];
-	const uint8_t	*p = key;
-	size_t		i;
 
 	/* Long keys never match (names stop at 254): hash them anyhow. */
 	if (len > 256)
 		len = 256;
 	buf[0] = kind;
 	buf[1] = family;
-	for (i = 0; i < len; i++)
-		buf[2 + i] = kind == SHM_NAME && p[i] >= 'A' && p[i] <= 'Z' ?
-		    p[i] + 32 : p[i];
+	if (kind == SHM_NAME)
+		name_fold(buf + 2, key, len);
+	else
+		memcpy(buf + 2, key, len);
 	return shm_siphash(k, buf, 2 + len);
 }
 
@@ -139,18 +139,7 @@ shm_check(const void *base, size_t len)
 static bool
 key_eq(const uint8_t *a, const uint8_t *b, size_t len, bool fold)
 {
-	size_t i;
-
-	if (!fold)
-		return memcmp(a, b, len) == 0;
-	for (i = 0; i < len; i++) {
-		uint8_t x = a[i] >= 'A' && a[i] <= 'Z' ? a[i] + 32 : a[i];
-		uint8_t y = b[i] >= 'A' && b[i] <= 'Z' ? b[i] + 32 : b[i];
-
-		if (x != y)
-			return false;
-	}
-	return true;
+	return fold ? name_eq_fold(a, b, len) : memcmp(a, b, len) == 0;
 }
 
 const struct shm_rec *
