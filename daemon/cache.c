@@ -20,6 +20,7 @@
  * them in recency order, and the least recently used goes first when the
  * cache is full.
  */
+#include <assert.h>
 #include <errno.h>
 #include <malloc.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@
 #include <sys/random.h>
 
 #include "cache.h"
+#include "hash.h"
 #include "name.h"
 
 #define DATA_MAX	65536
@@ -58,67 +60,23 @@ struct cache {
 	size_t			 bytes;		/* entries' allocations */
 	struct centry		*head;		/* most recently used */
 	struct centry		*tail;
-	uint64_t		 k0, k1;	/* SipHash key */
+	uint64_t		 key[2];	/* SipHash key */
 	struct cache_stats	 stats;
 };
 
-static inline uint64_t
-rotl(uint64_t x, int b)
-{
-	return (x << b) | (x >> (64 - b));
-}
-
-#define SIPROUND do {						\
-	v0 += v1; v1 = rotl(v1, 13); v1 ^= v0; v0 = rotl(v0, 32);	\
-	v2 += v3; v3 = rotl(v3, 16); v3 ^= v2;				\
-	v0 += v3; v3 = rotl(v3, 21); v3 ^= v0;				\
-	v2 += v1; v1 = rotl(v1, 17); v1 ^= v2; v2 = rotl(v2, 32);	\
-} while (0)
-
-/* SipHash-1-3 of the lowercased name and the kind. */
+/* SipHash-1-3 of the kind (four bytes, big-endian) and the lowercased name. */
 static uint64_t
 key_hash(const struct cache *c, const char *name, size_t len, uint32_t kind)
 {
-	uint64_t	v0 = 0x736f6d6570736575ULL ^ c->k0;
-	uint64_t	v1 = 0x646f72616e646f6dULL ^ c->k1;
-	uint64_t	v2 = 0x6c7967656e657261ULL ^ c->k0;
-	uint64_t	v3 = 0x7465646279746573ULL ^ c->k1;
-	uint64_t	m, b = (uint64_t)(len + 4) << 56;
-	uint8_t		buf[8];
-	size_t		i = 0, j;
+	uint8_t buf[4 + 255];
 
-	/* The kind goes first, as four bytes of the message. */
-	for (;;) {
-		for (j = 0; j < 8; j++, i++) {
-			if (i >= len + 4)
-				break;
-			if (i < 4)
-				buf[j] = (uint8_t)(kind >> (24 - 8 * i));
-			else {
-				unsigned char ch = (unsigned char)name[i - 4];
-
-				buf[j] = ch >= 'A' && ch <= 'Z' ? ch + 32 : ch;
-			}
-		}
-		if (j < 8)
-			break;
-		memcpy(&m, buf, 8);
-		v3 ^= m;
-		SIPROUND;
-		v0 ^= m;
-	}
-	/* The last block: the bytes left, zero-padded, and the length on top. */
-	memset(buf + j, 0, 8 - j);
-	memcpy(&m, buf, 8);
-	m |= b;
-	v3 ^= m;
-	SIPROUND;
-	v0 ^= m;
-	v2 ^= 0xff;
-	SIPROUND;
-	SIPROUND;
-	SIPROUND;
-	return v0 ^ v1 ^ v2 ^ v3;
+	assert(len <= 255);
+	buf[0] = (uint8_t)(kind >> 24);
+	buf[1] = (uint8_t)(kind >> 16);
+	buf[2] = (uint8_t)(kind >> 8);
+	buf[3] = (uint8_t)kind;
+	name_fold(buf + 4, name, len);
+	return hash_siphash13(c->key, buf, 4 + len);
 }
 
 static bool
@@ -240,11 +198,10 @@ cache_new(const struct cache_limits *lim, cache_clock_fn *now, void *arg)
 		free(c);
 		return NULL;
 	}
-	if (getrandom(&c->k0, sizeof(c->k0), GRND_NONBLOCK) != sizeof(c->k0) ||
-	    getrandom(&c->k1, sizeof(c->k1), GRND_NONBLOCK) != sizeof(c->k1)) {
+	if (getrandom(c->key, sizeof(c->key), GRND_NONBLOCK) != sizeof(c->key)) {
 		/* Early boot: a weaker key beats no cache. */
-		c->k0 = (uint64_t)(uintptr_t)c ^ (uint64_t)now(arg);
-		c->k1 = (uint64_t)(uintptr_t)&c ^ 0x9e3779b97f4a7c15ULL;
+		c->key[0] = (uint64_t)(uintptr_t)c ^ (uint64_t)now(arg);
+		c->key[1] = (uint64_t)(uintptr_t)&c ^ 0x9e3779b97f4a7c15ULL;
 	}
 	return c;
 }

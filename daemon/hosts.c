@@ -50,10 +50,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hash.h"
 #include "hosts.h"
 #include "name.h"
 #include "proto.h"
-#include "shmfmt.h"
 
 #define EMPTY		UINT32_MAX
 #define V6KEY		0x80000000u
@@ -597,7 +597,7 @@ hosts_parse(char *data, size_t len, unsigned flags, struct hosts **ret_hosts)
 	h->text = d;
 	h->info.flags = flags;
 	/* Before parsing, which rewrites the text in place. */
-	h->info.digest = shm_siphash(digest_key, d, len);
+	h->info.digest = hash_siphash13(digest_key, d, len);
 	if ((tokens = parse_lines(h, d, len)) < 0) {
 		r = (int)tokens;
 		goto fail;
