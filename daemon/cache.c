@@ -7,7 +7,9 @@
  *
  * Expiry model.  An entry stores the absolute time it expires and the TTL
  * it was given.  Before expiry it is served, counting down; in the last
- * 10% of its TTL a lookup also says "refresh" (prefetch, so popular names
+ * 10% of its TTL (ttl_refresh_due, the rule the shared segment's readers
+ * and the nscd map's sweeper follow too) a positive entry's lookup also
+ * says "refresh" (prefetch, so popular names
  * never miss).  After expiry it is never served while upstream answers:
  * the lookup says "expired", the caller asks upstream, and only if that
  * fails may the old answer be served, for at most serve_stale seconds
@@ -30,6 +32,7 @@
 #include "cache.h"
 #include "hash.h"
 #include "name.h"
+#include "ttl.h"
 
 #define DATA_MAX	65536
 
@@ -294,8 +297,9 @@ lookup(struct cache *c, const char *name, uint32_t kind, struct cache_hit *ret,
 	}
 	st->hits++;
 	/* In the last 10% of its TTL: serve, and refresh in the background. */
-	ret->state = left * 10 <= (int64_t)e->ttl * 1000 &&
-	    e->status == CACHE_POSITIVE ? CACHE_REFRESH : CACHE_FRESH;
+	ret->state = e->status == CACHE_POSITIVE &&
+	    ttl_refresh_due(left * TTL_NS_PER_MS, e->ttl, 0) ?
+	    CACHE_REFRESH : CACHE_FRESH;
 }
 
 uint32_t
