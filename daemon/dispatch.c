@@ -275,9 +275,7 @@ admin(struct daemon *d, struct server_req *req)
 	switch (req->hdr.type) {
 	case PROTO_FLUSH_CACHES:
 		count.key = "flushed";
-		count.n = cache_count(lookup_cache(d->lookup));
-		cache_flush(lookup_cache(d->lookup));
-		d->shared_reset();
+		count.n = d->flush();
 		log_info("cache flushed by pid %d: %llu entries", (int)req->cred.pid,
 		    (unsigned long long)count.n);
 		break;

@@ -22,7 +22,6 @@
 
 #include <event2/event.h>
 
-#include "cache.h"
 #include "config.h"
 #include "daemon.h"
 #include "log.h"
@@ -123,10 +122,10 @@ invalidate(struct nscdsrv *ns, struct server_req *req)
 		goto out;
 	}
 	if (strcmp((const char *)req->body, "hosts") == 0) {
+		size_t n = d->flush();
+
 		log_info("nscd: hosts invalidated by pid %d: %zu entries",
-		    (int)req->cred.pid, cache_count(lookup_cache(d->lookup)));
-		cache_flush(lookup_cache(d->lookup));
-		d->shared_reset();
+		    (int)req->cred.pid, n);
 		resp = 0;
 		goto out;
 	}
