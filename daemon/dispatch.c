@@ -50,10 +50,7 @@ bad_request(struct daemon *d, struct server_req *req, int r, const char *why)
 static bool
 allowed(struct daemon *d, struct server_req *req)
 {
-	if (req->cred.uid == 0)
-		return true;
-	if (d->config->admin_group[0] != '\0' &&
-	    server_peer_in_group(req, d->config->admin_gid))
+	if (server_peer_is_admin(req, d->config->admin_gid))
 		return true;
 	log_info("client pid %d uid %u: admin request refused", (int)req->cred.pid,
 	    (unsigned)req->cred.uid);

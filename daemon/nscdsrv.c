@@ -60,15 +60,6 @@ xlate(void *arg, const uint8_t *hdr, const uint8_t *key, const void *frame,
 	return nscd_refusal(type, out);
 }
 
-static bool
-admin(struct nscdsrv *ns, const struct server_req *req)
-{
-	const struct config *c = ns->d->config;
-
-	return req->cred.uid == 0 || (c->admin_group[0] != '\0' &&
-	    server_peer_in_group(req, c->admin_gid));
-}
-
 static void
 send_fd(struct nscdsrv *ns, struct server_req *req)
 {
@@ -114,7 +105,7 @@ invalidate(struct nscdsrv *ns, struct server_req *req)
 
 	if (req->body_len == 0 || req->body[req->body_len - 1] != '\0')
 		goto out;
-	if (!admin(ns, req)) {
+	if (!server_peer_is_admin(req, d->config->admin_gid)) {
 		ns->st.denied++;
 		log_info("nscd client pid %d uid %u: invalidate refused",
 		    (int)req->cred.pid, (unsigned)req->cred.uid);
