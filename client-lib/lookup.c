@@ -14,6 +14,7 @@
 
 #include "client.h"
 #include "decode.h"
+#include "hash.h"
 #include "proto.h"
 #include "shared.h"
 #include "shmfmt.h"
@@ -40,10 +41,8 @@ static void
 pool_follow(const char *path)
 {
 	static uint64_t	last;	/* atomic: FNV-1a of the path last used */
-	uint64_t	h = 1469598103934665603ULL;
+	uint64_t	h = hash_fnv1a(HASH_FNV1A_INIT, path, strlen(path));
 
-	for (; *path; path++)
-		h = (h ^ (uint8_t)*path) * 1099511628211ULL;
 	if (__atomic_exchange_n(&last, h, __ATOMIC_RELAXED) != h)
 		ncc_pool_clear();
 }

@@ -52,6 +52,7 @@
 #include "proto.h"
 #include "shared.h"
 #include "shmfmt.h"
+#include "ttl.h"
 
 #define NMAPS		8
 #define RETRY_NS	1000000000LL
@@ -289,11 +290,12 @@ ncc_shared_lookup(const char *sockpath, uint8_t kind, uint8_t family,
 	r = shm_find(m->base, m->len, kind, family, key, key_len);
 	left = r ? r->expires_ns - now : 0;
 	/*
-	 * Expired, or in the last 10% of its TTL: the socket answers, and the
-	 * daemon refreshes it (so popular names never expire for readers).
+	 * Expired, or in the last 10% of its TTL (the daemon's cache's rule):
+	 * the socket answers, and the daemon refreshes it (so popular names
+	 * never expire for readers).
 	 */
 	if (r == NULL || left <= 0 || (r->expires_ns != SHM_FOREVER &&
-	    left / 100000000 < (int64_t)r->ttl)) {
+	    ttl_refresh_due(left, r->ttl, 0))) {
 		put(m);
 		errno = saved;
 		return 0;

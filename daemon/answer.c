@@ -13,9 +13,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "answer.h"
+#include "name.h"
 #include "proto.h"
 
 #define DNS_CLASS_IN	1
@@ -270,12 +270,6 @@ label_start(const char *s, size_t i)
 	return bs % 2 == 0;
 }
 
-static char
-fold(char c)
-{
-	return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
-}
-
 /*
  * The length of the longest tail of a, starting at a label, that equals a
  * tail of b starting at a label, ignoring case and one trailing dot.
@@ -289,7 +283,8 @@ common_tail(const char *a, size_t al, const char *b, size_t bl)
 		al--;
 	if (bl && b[bl - 1] == '.')
 		bl--;
-	while (n < al && n < bl && fold(a[al - 1 - n]) == fold(b[bl - 1 - n])) {
+	while (n < al && n < bl && name_fold_char((uint8_t)a[al - 1 - n]) ==
+	    name_fold_char((uint8_t)b[bl - 1 - n])) {
 		n++;
 		if (label_start(a, al - n) && label_start(b, bl - n))
 			best = n;
@@ -366,12 +361,12 @@ answer_respell_whole(const uint8_t *body, size_t len, const char *asked,
 
 	if (proto_answer_decode(body, len, &a) < 0)
 		return -EINVAL;
-	s = a.canon_len == al && strncasecmp(a.canon, asked, al) == 0 ? asked : a.canon;
+	s = a.canon_len == al && name_eq_fold(a.canon, asked, al) ? asked : a.canon;
 	proto_answer_begin(&aw, w, a.ttl, a.source, s, a.canon_len);
 	for (cur = 0; proto_answer_next_addr(&a, &cur, &fam, &addr); )
 		proto_answer_addr(&aw, fam, addr);
 	for (cur = 0; proto_answer_next_alias(&a, &cur, &s, &sl); )
-		proto_answer_alias(&aw, sl == al && strncasecmp(s, asked, al) == 0 ?
+		proto_answer_alias(&aw, sl == al && name_eq_fold(s, asked, al) ?
 		    asked : s, sl);
 	if (proto_answer_end(&aw) < 0)
 		return -EMSGSIZE;

@@ -7,7 +7,9 @@
  *
  * Expiry model.  An entry stores the absolute time it expires and the TTL
  * it was given.  Before expiry it is served, counting down; in the last
- * 10% of its TTL a lookup also says "refresh" (prefetch, so popular names
+ * 10% of its TTL (ttl_refresh_due, the rule the shared segment's readers
+ * and the nscd map's sweeper follow too) a positive entry's lookup also
+ * says "refresh" (prefetch, so popular names
  * never miss).  After expiry it is never served while upstream answers:
  * the lookup says "expired", the caller asks upstream, and only if that
  * fails may the old answer be served, for at most serve_stale seconds
@@ -20,6 +22,7 @@
  * them in recency order, and the least recently used goes first when the
  * cache is full.
  */
+#include <assert.h>
 #include <errno.h>
 #include <malloc.h>
 #include <stdlib.h>
@@ -27,6 +30,9 @@
 #include <sys/random.h>
 
 #include "cache.h"
+#include "hash.h"
+#include "name.h"
+#include "ttl.h"
 
 #define DATA_MAX	65536
 
@@ -58,81 +64,29 @@ struct cache {
 	size_t			 bytes;		/* entries' allocations */
 	struct centry		*head;		/* most recently used */
 	struct centry		*tail;
-	uint64_t		 k0, k1;	/* SipHash key */
+	uint64_t		 key[2];	/* SipHash key */
 	struct cache_stats	 stats;
 };
 
-static inline uint64_t
-rotl(uint64_t x, int b)
-{
-	return (x << b) | (x >> (64 - b));
-}
-
-#define SIPROUND do {						\
-	v0 += v1; v1 = rotl(v1, 13); v1 ^= v0; v0 = rotl(v0, 32);	\
-	v2 += v3; v3 = rotl(v3, 16); v3 ^= v2;				\
-	v0 += v3; v3 = rotl(v3, 21); v3 ^= v0;				\
-	v2 += v1; v1 = rotl(v1, 17); v1 ^= v2; v2 = rotl(v2, 32);	\
-} while (0)
-
-/* SipHash-1-3 of the lowercased name and the kind. */
+/* SipHash-1-3 of the kind (four bytes, big-endian) and the lowercased name. */
 static uint64_t
 key_hash(const struct cache *c, const char *name, size_t len, uint32_t kind)
 {
-	uint64_t	v0 = 0x736f6d6570736575ULL ^ c->k0;
-	uint64_t	v1 = 0x646f72616e646f6dULL ^ c->k1;
-	uint64_t	v2 = 0x6c7967656e657261ULL ^ c->k0;
-	uint64_t	v3 = 0x7465646279746573ULL ^ c->k1;
-	uint64_t	m, b = (uint64_t)(len + 4) << 56;
-	uint8_t		buf[8];
-	size_t		i = 0, j;
+	uint8_t buf[4 + 255];
 
-	/* The kind goes first, as four bytes of the message. */
-	for (;;) {
-		for (j = 0; j < 8; j++, i++) {
-			if (i >= len + 4)
-				break;
-			if (i < 4)
-				buf[j] = (uint8_t)(kind >> (24 - 8 * i));
-			else {
-				unsigned char ch = (unsigned char)name[i - 4];
-
-				buf[j] = ch >= 'A' && ch <= 'Z' ? ch + 32 : ch;
-			}
-		}
-		if (j < 8)
-			break;
-		memcpy(&m, buf, 8);
-		v3 ^= m;
-		SIPROUND;
-		v0 ^= m;
-	}
-	/* The last block: the bytes left, zero-padded, and the length on top. */
-	memset(buf + j, 0, 8 - j);
-	memcpy(&m, buf, 8);
-	m |= b;
-	v3 ^= m;
-	SIPROUND;
-	v0 ^= m;
-	v2 ^= 0xff;
-	SIPROUND;
-	SIPROUND;
-	SIPROUND;
-	return v0 ^ v1 ^ v2 ^ v3;
+	assert(len <= 255);
+	buf[0] = (uint8_t)(kind >> 24);
+	buf[1] = (uint8_t)(kind >> 16);
+	buf[2] = (uint8_t)(kind >> 8);
+	buf[3] = (uint8_t)kind;
+	name_fold(buf + 4, name, len);
+	return hash_siphash13(c->key, buf, 4 + len);
 }
 
 static bool
 name_eq(const char *lowered, const char *name, size_t len)
 {
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		unsigned char ch = (unsigned char)name[i];
-
-		if ((ch >= 'A' && ch <= 'Z' ? ch + 32 : ch) != (unsigned char)lowered[i])
-			return false;
-	}
-	return lowered[len] == '\0';
+	return name_eq_fold(lowered, name, len) && lowered[len] == '\0';
 }
 
 static uint8_t *
@@ -248,11 +202,10 @@ cache_new(const struct cache_limits *lim, cache_clock_fn *now, void *arg)
 		free(c);
 		return NULL;
 	}
-	if (getrandom(&c->k0, sizeof(c->k0), GRND_NONBLOCK) != sizeof(c->k0) ||
-	    getrandom(&c->k1, sizeof(c->k1), GRND_NONBLOCK) != sizeof(c->k1)) {
+	if (getrandom(c->key, sizeof(c->key), GRND_NONBLOCK) != sizeof(c->key)) {
 		/* Early boot: a weaker key beats no cache. */
-		c->k0 = (uint64_t)(uintptr_t)c ^ (uint64_t)now(arg);
-		c->k1 = (uint64_t)(uintptr_t)&c ^ 0x9e3779b97f4a7c15ULL;
+		c->key[0] = (uint64_t)(uintptr_t)c ^ (uint64_t)now(arg);
+		c->key[1] = (uint64_t)(uintptr_t)&c ^ 0x9e3779b97f4a7c15ULL;
 	}
 	return c;
 }
@@ -346,8 +299,9 @@ lookup(struct cache *c, const char *name, uint32_t kind, struct cache_hit *ret,
 	}
 	st->hits++;
 	/* In the last 10% of its TTL: serve, and refresh in the background. */
-	ret->state = left * 10 <= (int64_t)e->ttl * 1000 &&
-	    e->status == CACHE_POSITIVE ? CACHE_REFRESH : CACHE_FRESH;
+	ret->state = e->status == CACHE_POSITIVE &&
+	    ttl_refresh_due(left * TTL_NS_PER_MS, e->ttl, 0) ?
+	    CACHE_REFRESH : CACHE_FRESH;
 }
 
 uint32_t
@@ -367,7 +321,7 @@ int
 cache_put(struct cache *c, const char *name, uint32_t kind, int status,
     uint32_t ttl, const void *data, size_t len)
 {
-	size_t		 nlen = strlen(name), i;
+	size_t		 nlen = strlen(name);
 	uint64_t	 h;
 	struct centry	**pp, *e, *old;
 
@@ -385,11 +339,7 @@ cache_put(struct cache *c, const char *name, uint32_t kind, int status,
 	e->kind = kind;
 	e->status = (uint8_t)status;
 	e->name_len = (uint8_t)nlen;
-	for (i = 0; i < nlen; i++) {
-		unsigned char ch = (unsigned char)name[i];
-
-		e->name[i] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
-	}
+	name_fold(e->name, name, nlen);
 	e->name[nlen] = '\0';
 	e->len = (uint32_t)len;
 	if (len)

@@ -89,6 +89,7 @@ config_new(void)
 	c->nss_negative_ttl = 5;
 	c->upstream = strdup("");
 	c->admin_group = strdup("");
+	c->admin_gid = (gid_t)-1;	/* SERVER_NO_GROUP: none */
 	c->cache_size = 100000;
 	c->cache_size_mb = 64;
 	c->min_ttl = 0;
@@ -285,7 +286,9 @@ config_set(struct config *c, const char *key, const char *value, char **ret_err)
 			return -EINVAL;
 		break;
 	case K_GROUP:
-		if (value[0] != '\0') {
+		if (value[0] == '\0')
+			c->admin_gid = (gid_t)-1;	/* none */
+		else {
 			errno = 0;
 			if ((gr = getgrnam(value)) == NULL) {
 				*ret_err = fmt("admin_group: no group '%s'", value);

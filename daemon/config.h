@@ -43,7 +43,8 @@ struct config {
 	unsigned	 max_clients;
 	unsigned	 idle_timeout;	/* seconds a silent connection is kept */
 	char		*admin_group;
-	gid_t		 admin_gid;	/* valid when admin_group is set */
+	gid_t		 admin_gid;	/* SERVER_NO_GROUP ((gid_t)-1) when
+					   admin_group is empty */
 	int		 log_level;
 };
 

@@ -34,6 +34,8 @@ struct daemon {
 	struct server		*server;
 	void			(*reload)(void);	/* as SIGHUP */
 	void			(*shared_reset)(void);	/* published answers go */
+	size_t			(*flush)(void);		/* every answer goes: the cache
+							   too; returns its count */
 	struct stats		 stats;
 	struct timespec		 started;	/* CLOCK_MONOTONIC */
 };

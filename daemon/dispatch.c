@@ -50,10 +50,7 @@ bad_request(struct daemon *d, struct server_req *req, int r, const char *why)
 static bool
 allowed(struct daemon *d, struct server_req *req)
 {
-	if (req->cred.uid == 0)
-		return true;
-	if (d->config->admin_group[0] != '\0' &&
-	    server_peer_in_group(req, d->config->admin_gid))
+	if (server_peer_is_admin(req, d->config->admin_gid))
 		return true;
 	log_info("client pid %d uid %u: admin request refused", (int)req->cred.pid,
 	    (unsigned)req->cred.uid);
@@ -259,9 +256,7 @@ admin(struct daemon *d, struct server_req *req)
 	switch (req->hdr.type) {
 	case PROTO_FLUSH_CACHES:
 		count.key = "flushed";
-		count.n = cache_count(lookup_cache(d->lookup));
-		cache_flush(lookup_cache(d->lookup));
-		d->shared_reset();
+		count.n = d->flush();
 		log_info("cache flushed by pid %d: %llu entries", (int)req->cred.pid,
 		    (unsigned long long)count.n);
 		break;

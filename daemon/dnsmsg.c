@@ -31,6 +31,7 @@
 #include <strings.h>
 
 #include "dnsmsg.h"
+#include "name.h"
 
 #define DNS_HDR_LEN	12
 
@@ -336,27 +337,10 @@ name_len_nodot(const char *s)
 	return bs % 2 ? n : n - 1;
 }
 
-static unsigned char
-lower(unsigned char c)
-{
-	return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
-}
-
 int
 dnsmsg_name_cmp(const char *a, const char *b)
 {
-	size_t		na = name_len_nodot(a), nb = name_len_nodot(b), i;
-	unsigned char	x, y;
-
-	for (i = 0; i < na && i < nb; i++) {
-		x = lower((unsigned char)a[i]);
-		y = lower((unsigned char)b[i]);
-		if (x != y)
-			return x < y ? -1 : 1;
-	}
-	if (na == nb)
-		return 0;
-	return na < nb ? -1 : 1;
+	return name_cmp_fold(a, name_len_nodot(a), b, name_len_nodot(b));
 }
 
 /*

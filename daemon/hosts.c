@@ -50,9 +50,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hash.h"
 #include "hosts.h"
+#include "name.h"
 #include "proto.h"
-#include "shmfmt.h"
 
 #define EMPTY		UINT32_MAX
 #define V6KEY		0x80000000u
@@ -93,24 +94,6 @@ blank(char c)
 	    c == '\r';
 }
 
-static unsigned char
-lower(unsigned char c)
-{
-	return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
-}
-
-static int
-casecmp(const char *a, const char *b)
-{
-	unsigned char x, y;
-
-	do {
-		x = lower((unsigned char)*a++);
-		y = lower((unsigned char)*b++);
-	} while (x && x == y);
-	return x - y;
-}
-
 static uint64_t
 mix(uint64_t h)
 {
@@ -122,24 +105,18 @@ mix(uint64_t h)
 	return h;
 }
 
+/* FNV-1a: the file is the host's own, and a load of 1,000,000 names
+ * counts every cycle; mix() spreads it over the slot and the tag bits. */
 static uint64_t
 hash_name(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++)
-		h = (h ^ lower((unsigned char)*s)) * 0x100000001b3ULL;
-	return mix(h);
+	return mix(hash_fnv1a_fold(HASH_FNV1A_INIT, s, strlen(s)));
 }
 
 static uint64_t
 hash_addr(const uint8_t *a, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ULL ^ len;
-
-	while (len--)
-		h = (h ^ *a++) * 0x100000001b3ULL;
-	return mix(h);
+	return mix(hash_fnv1a(HASH_FNV1A_INIT ^ len, a, len));
 }
 
 static bool
@@ -377,7 +354,7 @@ name_slot(const struct hosts *h, const char *text, const char *name,
 	uint16_t tag = (uint16_t)(hash >> 48);
 
 	while (h->nslot[i].key != EMPTY && (h->ntag[i] != tag ||
-	    casecmp(text + h->nslot[i].key, name) != 0))
+	    !name_streq_fold(text + h->nslot[i].key, name)))
 		i = (i + 1) & h->nmask;
 	*ret_tag = tag;
 	return i;
@@ -415,7 +392,7 @@ name_insert(struct bslot *b, uint32_t mask, const char *text,
 
 	for (slot = (uint32_t)p->hash & mask; b[slot].key != EMPTY;
 	    slot = (slot + 1) & mask)
-		if (b[slot].tag == tag && casecmp(text + b[slot].key, p->s) == 0)
+		if (b[slot].tag == tag && name_streq_fold(text + b[slot].key, p->s))
 			break;
 	if (b[slot].key == EMPTY) {
 		b[slot].key = (uint32_t)(p->s - text);
@@ -614,7 +591,7 @@ hosts_parse(char *data, size_t len, unsigned flags, struct hosts **ret_hosts)
 	h->text = d;
 	h->info.flags = flags;
 	/* Before parsing, which rewrites the text in place. */
-	h->info.digest = shm_siphash(digest_key, d, len);
+	h->info.digest = hash_siphash13(digest_key, d, len);
 	if ((tokens = parse_lines(h, d, len)) < 0) {
 		r = (int)tokens;
 		goto fail;

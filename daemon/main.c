@@ -155,16 +155,30 @@ shared_reset(void)
 		nscdmap_reset(nscdsrv_map(daemon_ctx.nscd));
 }
 
+/*
+ * A flush: every answer goes, from the cache and from what clients map
+ * (the shared segment, the nscd map).  For namecachectl flush-caches,
+ * nscd's INVALIDATE of hosts, a new search list.  Returns the number of
+ * answers the cache held.
+ */
+static size_t
+flush(void)
+{
+	struct cache	*c = lookup_cache(daemon_ctx.lookup);
+	size_t		 n = cache_count(c);
+
+	cache_flush(c);
+	shared_reset();
+	return n;
+}
+
 /* Answers found through the old search list may no longer be what it finds. */
 static void
 search_changed(void *arg)
 {
-	struct cache *c = lookup_cache(arg);
+	size_t n = flush();
 
-	log_info("search list or ndots changed: flushing %zu cached answers",
-	    cache_count(c));
-	cache_flush(c);
-	shared_reset();
+	log_info("search list or ndots changed: flushed %zu cached answers", n);
 }
 
 static void
@@ -595,6 +609,7 @@ main(int argc, char **argv)
 	}
 	daemon_ctx.reload = reload;
 	daemon_ctx.shared_reset = shared_reset;
+	daemon_ctx.flush = flush;
 	if ((daemon_ctx.hosts = hostsrc_new(daemon_ctx.base, &daemon_ctx.stats)) == NULL ||
 	    (daemon_ctx.server = server_new(daemon_ctx.base, &daemon_ctx.stats,
 	    dispatch_request, &daemon_ctx)) == NULL ||

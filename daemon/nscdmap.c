@@ -41,13 +41,22 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "name.h"
 #include "nscd.h"
 #include "nscdmap.h"
+#include "ttl.h"
 
 #define MARK		0x6e636d31u	/* extra_data[1]: "ncm1", our file */
 #define INITIAL_SIZE	(1u << 20)
 #define REC_ALIGN	8
 #define FILE_MAX	((size_t)INT32_MAX)
+/*
+ * The sweeper looks once a second: a record whose last tenth is shorter
+ * (a TTL under 15 s) could expire between two ticks with no refresh
+ * asked, so its window is the last 1.5 s, which a tick always falls in.
+ * The cache and the segment's readers look at every lookup and need none.
+ */
+#define TICK_WINDOW_NS	(1500 * TTL_NS_PER_MS)
 
 struct rec {
 	uint32_t	 off;		/* of the datahead: the record's start */
@@ -577,7 +586,7 @@ name_key_matches(const struct nscdmap *m, const struct rec *r, const char *name,
 		klen--;
 	if (len > 0 && name[len - 1] == '.')
 		len--;
-	return klen == len && strncasecmp(k, name, len) == 0;
+	return klen == len && name_eq_fold(k, name, len);
 }
 
 int
@@ -624,13 +633,12 @@ nscdmap_tick(struct nscdmap *m, int64_t now)
 			continue;
 		}
 		/*
-		 * In the last tenth of its lifetime, or its last 1.5 s (so
-		 * that a tick falls in it): the refresh walk asks upstream.
+		 * In the last tenth of its lifetime (the cache's rule), or its
+		 * last TICK_WINDOW: the refresh walk asks upstream.
 		 */
 		if (m->refresh && !r->refreshing && r->reloads < m->reloads &&
-		    ((r->expires - now) * 10 <= (int64_t)r->ttl * 1000 ||
-		    r->expires - now <= 1500) &&
-		    ndue < NSCDMAP_REFRESH_MAX) {
+		    ttl_refresh_due((r->expires - now) * TTL_NS_PER_MS, r->ttl,
+		    TICK_WINDOW_NS) && ndue < NSCDMAP_REFRESH_MAX) {
 			struct nscd_hashentry *he = he_at(m, r->he);
 
 			if (due == NULL &&

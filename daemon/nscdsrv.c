@@ -22,7 +22,6 @@
 
 #include <event2/event.h>
 
-#include "cache.h"
 #include "config.h"
 #include "daemon.h"
 #include "log.h"
@@ -61,15 +60,6 @@ xlate(void *arg, const uint8_t *hdr, const uint8_t *key, const void *frame,
 	ns->st.refused++;
 	ns->st.refused_hosts++;
 	return nscd_refusal(req.type, out);
-}
-
-static bool
-admin(struct nscdsrv *ns, const struct server_req *req)
-{
-	const struct config *c = ns->d->config;
-
-	return req->cred.uid == 0 || (c->admin_group[0] != '\0' &&
-	    server_peer_in_group(req, c->admin_gid));
 }
 
 static void
@@ -117,7 +107,7 @@ invalidate(struct nscdsrv *ns, struct server_req *req)
 
 	if (req->body_len == 0 || req->body[req->body_len - 1] != '\0')
 		goto out;
-	if (!admin(ns, req)) {
+	if (!server_peer_is_admin(req, d->config->admin_gid)) {
 		ns->st.denied++;
 		log_info("nscd client pid %d uid %u: invalidate refused",
 		    (int)req->cred.pid, (unsigned)req->cred.uid);
@@ -125,10 +115,10 @@ invalidate(struct nscdsrv *ns, struct server_req *req)
 		goto out;
 	}
 	if (strcmp((const char *)req->body, "hosts") == 0) {
+		size_t n = d->flush();
+
 		log_info("nscd: hosts invalidated by pid %d: %zu entries",
-		    (int)req->cred.pid, cache_count(lookup_cache(d->lookup)));
-		cache_flush(lookup_cache(d->lookup));
-		d->shared_reset();
+		    (int)req->cred.pid, n);
 		resp = 0;
 		goto out;
 	}

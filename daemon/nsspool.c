@@ -27,14 +27,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/eventfd.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
 
+#include "hash.h"
 #include "log.h"
 #include "nsspool.h"
 #include "nsswitch.h"
@@ -124,6 +125,7 @@ struct nsspool {
 	unsigned	 pending;
 	unsigned	 stuck;
 	struct job	*table[BUCKETS];
+	uint64_t	 hkey[2];	/* SipHash key of the table */
 	unsigned	 nmods;
 	struct module	 mods[NSSPOOL_MODULES_MAX];
 };
@@ -511,28 +513,24 @@ worker(void *arg)
 
 /* --- on the loop -------------------------------------------------------- */
 
+/*
+ * Calls are shared by the exact bytes of their key: a module may tell
+ * spellings apart (nss-myhostname answers "vm" and not "VM"), so "VM"
+ * must not wait on the call for "vm".  Keyed: clients choose the names.
+ */
 static unsigned
-bucket(int mod, int op, uint8_t family, const uint8_t *key, size_t len)
+bucket(const struct nsspool *p, int mod, int op, uint8_t family, const uint8_t *key,
+    size_t len)
 {
-	uint32_t	h = 2166136261u ^ (uint32_t)(mod << 12 | op << 8 | family);
-	size_t		i;
+	uint64_t h = hash_siphash13(p->hkey, key, len);
 
-	for (i = 0; i < len; i++) {
-		uint8_t c = key[i] >= 'A' && key[i] <= 'Z' ? key[i] + 32 : key[i];
-
-		h = (h ^ c) * 16777619u;
-	}
-	return (h ^ (h >> 15)) % BUCKETS;
+	return (unsigned)((h ^ (uint64_t)(mod << 12 | op << 8 | family)) % BUCKETS);
 }
 
 static bool
-same_key(const struct job *j, int op, const uint8_t *key, size_t len)
+same_key(const struct job *j, const uint8_t *key, size_t len)
 {
-	if (j->key_len != len)
-		return false;
-	if (op == NSSPOOL_NAME)
-		return strncasecmp((const char *)j->key, (const char *)key, len) == 0;
-	return memcmp(j->key, key, len) == 0;
+	return j->key_len == len && memcmp(j->key, key, len) == 0;
 }
 
 static void
@@ -543,7 +541,7 @@ unlink_job(struct job *j)
 
 	if (!j->linked)
 		return;
-	pp = &p->table[bucket(j->mod, j->op, j->family, j->key, j->key_len)];
+	pp = &p->table[bucket(p, j->mod, j->op, j->family, j->key, j->key_len)];
 	while (*pp != j)
 		pp = &(*pp)->hnext;
 	*pp = j->hnext;
@@ -674,10 +672,10 @@ nsspool_call(struct nsspool *p, int mod, int op, uint8_t family, const void *key
 		return -ENOMEM;
 	w->fn = fn;
 	w->arg = arg;
-	b = bucket(mod, op, family, key, key_len);
+	b = bucket(p, mod, op, family, key, key_len);
 	for (j = p->table[b]; j; j = j->hnext)
 		if (j->mod == mod && j->op == op && j->family == family &&
-		    same_key(j, op, key, key_len))
+		    same_key(j, key, key_len))
 			break;
 	if (j) {
 		w->next = j->waiters;
@@ -791,6 +789,11 @@ nsspool_new(struct event_base *base, unsigned workers, unsigned timeout_ms)
 	p->workers = workers ? workers : 1;
 	p->timeout_ms = timeout_ms ? timeout_ms : 1;
 	p->qtail = &p->qhead;
+	if (getrandom(p->hkey, sizeof(p->hkey), GRND_NONBLOCK) != sizeof(p->hkey)) {
+		/* Early boot: a weaker key beats no pool. */
+		p->hkey[0] = (uint64_t)(uintptr_t)p ^ (uint64_t)now_usec();
+		p->hkey[1] = (uint64_t)(uintptr_t)&p ^ 0x9e3779b97f4a7c15ULL;
+	}
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->work, NULL);
 	pthread_cond_init(&p->gone, NULL);

@@ -67,9 +67,10 @@ bool	nsspool_missing(struct nsspool *, int id);
  * gethostbyname4_r when it has one, else gethostbyname3_r (or _2_r) for
  * AF_INET6 then AF_INET, the statuses combined as getaddrinfo does;
  * NSSPOOL_ADDR through gethostbyaddr2_r or gethostbyaddr_r.  Calls for the
- * same (module, op, family, key) share one call in flight.  fn is called on
- * the loop, never from inside nsspool_call.  Returns 0, or -EBUSY when
- * NSSPOOL_PENDING_MAX calls are in flight, -ENOMEM.
+ * same (module, op, family, key) share one call in flight: the same key
+ * is the same bytes, case included, as a module may tell case apart.
+ * fn is called on the loop, never from inside nsspool_call.  Returns 0,
+ * or -EBUSY when NSSPOOL_PENDING_MAX calls are in flight, -ENOMEM.
  */
 int	nsspool_call(struct nsspool *, int id, int op, uint8_t family,
 	    const void *key, size_t key_len, nsspool_fn *fn, void *arg);

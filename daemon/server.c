@@ -886,6 +886,15 @@ server_peer_in_group(const struct server_req *req, gid_t gid)
 	return false;
 }
 
+bool
+server_peer_is_admin(const struct server_req *req, gid_t admin_gid)
+{
+	/* A failed SO_PEERCRED leaves -1s: never root, never in a group. */
+	if (req->cred.uid == 0)
+		return true;
+	return admin_gid != SERVER_NO_GROUP && server_peer_in_group(req, admin_gid);
+}
+
 void *
 server_scratch(struct server *srv, size_t *ret_cap)
 {

@@ -82,6 +82,16 @@ int	 server_activated_path(const struct server *, char *buf, size_t len);
 /* Whether the request's client is in group gid (primary or supplementary). */
 bool	 server_peer_in_group(const struct server_req *, gid_t gid);
 
+#define SERVER_NO_GROUP	((gid_t)-1)
+
+/*
+ * Whether the request's client may run admin operations (SPEC: flush,
+ * invalidate, reload, reset statistics, monitor): uid 0, or a member of
+ * admin_gid (config's admin_gid; SERVER_NO_GROUP: no admin group), by
+ * SO_PEERCRED.  The one check for every socket that takes them.
+ */
+bool	 server_peer_is_admin(const struct server_req *, gid_t admin_gid);
+
 /* A 64 KiB buffer to build one reply frame in; borrowed until the next call. */
 void	*server_scratch(struct server *, size_t *ret_cap);
 

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "name.h"
 #include "proto.h"
 #include "shm.h"
 #include "shmfmt.h"
@@ -444,12 +445,6 @@ shm_reset(struct shm *s)
 	return r;
 }
 
-static uint8_t
-fold(uint8_t c)
-{
-	return c >= 'A' && c <= 'Z' ? c + 32 : c;
-}
-
 /*
  * The record a new one replaces: the same address, or the same name in
  * any spelling.  One record per case-folded name, whatever either's
@@ -461,17 +456,11 @@ static bool
 same_key(const struct shm_rec *r, uint8_t kind, uint8_t family, const void *key,
     size_t key_len)
 {
-	const uint8_t	*a = shm_rec_key(r), *b = key;
-	size_t		 i;
-
 	if (r->kind != kind || r->family != family || r->key_len != key_len)
 		return false;
 	if (kind != SHM_NAME)
-		return memcmp(a, b, key_len) == 0;
-	for (i = 0; i < key_len; i++)
-		if (fold(a[i]) != fold(b[i]))
-			return false;
-	return true;
+		return memcmp(shm_rec_key(r), key, key_len) == 0;
+	return name_eq_fold(shm_rec_key(r), key, key_len);
 }
 
 int

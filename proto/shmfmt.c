@@ -10,70 +10,29 @@
 #include <errno.h>
 #include <string.h>
 
+#include "hash.h"
+#include "name.h"
 #include "shmfmt.h"
 
 #define SLOT_TAG_BITS	24
 #define SLOT_TAG_MASK	((1ULL << SLOT_TAG_BITS) - 1)
-
-static inline uint64_t
-rotl(uint64_t x, int b)
-{
-	return (x << b) | (x >> (64 - b));
-}
-
-#define SIPROUND do {						\
-	v0 += v1; v1 = rotl(v1, 13); v1 ^= v0; v0 = rotl(v0, 32);	\
-	v2 += v3; v3 = rotl(v3, 16); v3 ^= v2;				\
-	v0 += v3; v3 = rotl(v3, 21); v3 ^= v0;				\
-	v2 += v1; v1 = rotl(v1, 17); v1 ^= v2; v2 = rotl(v2, 32);	\
-} while (0)
-
-uint64_t
-shm_siphash(const uint64_t k[2], const void *data, size_t len)
-{
-	const uint8_t	*p = data, *end = p + (len & ~(size_t)7);
-	uint64_t	 v0 = 0x736f6d6570736575ULL ^ k[0];
-	uint64_t	 v1 = 0x646f72616e646f6dULL ^ k[1];
-	uint64_t	 v2 = 0x6c7967656e657261ULL ^ k[0];
-	uint64_t	 v3 = 0x7465646279746573ULL ^ k[1];
-	uint64_t	 m, b = (uint64_t)len << 56;
-	size_t		 i;
-
-	for (; p < end; p += 8) {
-		memcpy(&m, p, 8);
-		v3 ^= m;
-		SIPROUND;
-		v0 ^= m;
-	}
-	for (i = 0; i < (len & 7); i++)
-		b |= (uint64_t)p[i] << (8 * i);
-	v3 ^= b;
-	SIPROUND;
-	v0 ^= b;
-	v2 ^= 0xff;
-	SIPROUND;
-	SIPROUND;
-	SIPROUND;
-	return v0 ^ v1 ^ v2 ^ v3;
-}
 
 uint64_t
 shm_key_hash(const uint64_t k[2], uint8_t kind, uint8_t family, const void *key,
     size_t len)
 {
 	uint8_t		buf[2 + 256];
-	const uint8_t	*p = key;
-	size_t		i;
 
 	/* Long keys never match (names stop at 254): hash them anyhow. */
 	if (len > 256)
 		len = 256;
 	buf[0] = kind;
 	buf[1] = family;
-	for (i = 0; i < len; i++)
-		buf[2 + i] = kind == SHM_NAME && p[i] >= 'A' && p[i] <= 'Z' ?
-		    p[i] + 32 : p[i];
-	return shm_siphash(k, buf, 2 + len);
+	if (kind == SHM_NAME)
+		name_fold(buf + 2, key, len);
+	else
+		memcpy(buf + 2, key, len);
+	return hash_siphash13(k, buf, 2 + len);
 }
 
 int
@@ -139,18 +98,7 @@ shm_check(const void *base, size_t len)
 static bool
 key_eq(const uint8_t *a, const uint8_t *b, size_t len, bool fold)
 {
-	size_t i;
-
-	if (!fold)
-		return memcmp(a, b, len) == 0;
-	for (i = 0; i < len; i++) {
-		uint8_t x = a[i] >= 'A' && a[i] <= 'Z' ? a[i] + 32 : a[i];
-		uint8_t y = b[i] >= 'A' && b[i] <= 'Z' ? b[i] + 32 : b[i];
-
-		if (x != y)
-			return false;
-	}
-	return true;
+	return fold ? name_eq_fold(a, b, len) : memcmp(a, b, len) == 0;
 }
 
 const struct shm_rec *

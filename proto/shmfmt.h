@@ -97,10 +97,8 @@ struct shm_rec {
 /* The segment of the daemon listening at sockpath: its folder's "cache". */
 int	 shm_path(const char *sockpath, char *buf, size_t len);
 
-/* SipHash-1-3 of data with key k. */
-uint64_t shm_siphash(const uint64_t k[2], const void *data, size_t len);
-
-/* The hash a key is placed by: names are case-folded (ASCII). */
+/* The hash a key is placed by: SipHash-1-3 (hash_siphash13) with the
+ * segment's key, of kind, family and key; names case-folded (name_fold). */
 uint64_t shm_key_hash(const uint64_t k[2], uint8_t kind, uint8_t family,
 	    const void *key, size_t len);
 

@@ -38,6 +38,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
+#include "hash.h"		/* proto's, inline: FNV-1a */
 #include "namecache.h"
 
 /* The library's default: the daemon answers TRYAGAIN well before it. */
@@ -181,11 +182,10 @@ template(const char *port, int socktype, int protocol, int numserv, struct req *
 	    .ai_protocol = protocol, .ai_flags = AI_NUMERICHOST | numserv };
 	struct addrinfo	*res = NULL, *ai;
 	struct tmpl	*t;
-	uint32_t	 h = 2166136261u ^ (uint32_t)socktype * 31u ^ (uint32_t)protocol ^
-	    (uint32_t)numserv;
+	uint64_t	 h = hash_fnv1a(HASH_FNV1A_INIT ^ (uint64_t)socktype * 31u ^
+	    (uint64_t)protocol ^ (uint64_t)numserv, port ? port : "",
+	    port ? strlen(port) : 0);
 
-	for (const char *p = port ? port : ""; *p; p++)
-		h = (h ^ (uint8_t)*p) * 16777619u;
 	t = &tmpls[h % NTMPL];
 	if (!(t->used && t->has_port == (port != NULL) && t->socktype == socktype &&
 	    t->protocol == protocol && t->numserv == numserv &&

@@ -29,14 +29,9 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "name.h"
 #include "proto.h"
 #include "shmfmt.h"
-
-static uint8_t
-fold(uint8_t c)
-{
-	return c >= 'A' && c <= 'Z' ? (uint8_t)(c + 32) : c;
-}
 
 /* shm_find, and every promise it makes about a record it returns. */
 static void
@@ -69,7 +64,7 @@ find(const uint8_t *base, size_t len, uint8_t kind, uint8_t family,
 	FUZZ_CHECK(r->kind == kind && r->family == family && r->key_len == key_len);
 	for (i = 0; i < key_len; i++) {
 		if (kind == SHM_NAME && !(r->flags & SHM_EXACT))
-			FUZZ_CHECK(fold(rk[i]) == fold(key[i]));
+			FUZZ_CHECK(name_fold_char(rk[i]) == name_fold_char(key[i]));
 		else
 			FUZZ_CHECK(rk[i] == key[i]);
 	}

@@ -15,6 +15,8 @@ only); the daemon finds it through LD_LIBRARY_PATH, the clients never do.
     family with AI_CANONNAME (the EAI code when it fails), gethostbyname2
     (h_errno), gethostbyaddr, and getent's four databases, equal;
   * one module call for 50 clients asking at once (coalescing);
+  * calls in flight coalesced by exact spelling: a module that knows one
+    spelling only answers it, and not the others asked at the same time;
   * a stuck module: TRYAGAIN after nss_timeout, the pool bounded at
     nss_workers, stuck workers in status, hosts and cached names answered
     meanwhile;
@@ -80,8 +82,8 @@ class Env:
         self.servers = []
         self.log = os.path.join(tmp, "calls")
 
-    def daemon(self, line, conf="", hosts=HOSTS):
-        env = dict(os.environ)
+    def daemon(self, line, conf="", hosts=HOSTS, extra_env=None):
+        env = dict(os.environ, **(extra_env or {}))
         env["LD_LIBRARY_PATH"] = os.path.join(BUILD, "tests", "nss")
         env["NCTEST_LOG"] = self.log
         env["NCTEST_SLOW_MS"] = "1500"
@@ -260,6 +262,49 @@ def one_call_for_many_clients(env):
     assert len(calls) == 1, calls
     st = d.ctl_json("statistics")
     assert st["nss_nctest_calls"] == 1 and st["nss_answers"] >= 1, st
+
+
+@test
+def spellings_in_flight_are_not_coalesced(env):
+    """A module may tell spellings apart (nss-myhostname answers "vm" and not
+    "VM"); nss_nctest knows "Case-1.nct" and no other spelling of it.  Three
+    spellings asked while the first one's call is in the module: glibc would
+    find exactly the first, so must the daemon, on the miss and from the
+    cache.  The module holds each case-N call until three are in it (or
+    NCTEST_SLOW_MS), so the calls overlap whatever the machine's speed."""
+    d = env.daemon("nctest", conf="nss_workers = 4\n", extra_env={"NCTEST_GATHER": "3"})
+    names = ["Case-1.nct", "case-1.nct", "CASE-1.NCT"]
+    mine = lambda: [c.split()[1] for c in env.calls() if "case-1.nct" in c.lower()]
+    for rnd in ("miss", "cached"):
+        got = {}
+        before = len(mine())
+
+        def one(name):
+            got[name] = ask(d, name)[0]
+
+        first = threading.Thread(target=one, args=(names[0],))
+        first.start()
+        if rnd == "miss":
+            # The others go once the first one's call is in the module.
+            assert nclib.wait_for(lambda: mine(), 10.0) is not None
+        rest = [threading.Thread(target=one, args=(n,)) for n in names[1:]]
+        for t in rest:
+            t.start()
+        for t in [first] + rest:
+            t.join()
+        print("%s round: %s; module calls %s" % (rnd, ", ".join(
+            "%s %s" % (n, "found" if got[n] == nclib.OK else "status %d" % got[n])
+            for n in names), mine()[before:]))
+        assert got == {names[0]: nclib.OK, names[1]: nclib.NOTFOUND,
+                       names[2]: nclib.NOTFOUND}, (rnd, got)
+        if rnd == "miss":
+            # One call per spelling, each with its own spelling.
+            assert sorted(mine()) == sorted(names), mine()
+        else:
+            assert len(mine()) == before, mine()    # all three from the cache
+    # Through the NSS module (the shared segment, then the socket): the same.
+    assert [d.getent("ahosts", n).returncode for n in names] == [0, 2, 2]
+    assert len(mine()) == 3, mine()
 
 
 @test

@@ -16,6 +16,13 @@
  *	unavail-N  UNAVAIL, h_errno NO_RECOVERY, errno ENOENT
  *	slow-N     ok-N after NCTEST_SLOW_MS (default 1500) milliseconds
  *	stuck-N    ok-N after 8 seconds
+ *	Case-N     ok-N for this spelling only ("Case-N.nct", byte for byte):
+ *	           any other (case-N.nct, CASE-N.NCT) NOTFOUND, HOST_NOT_FOUND,
+ *	           as modules that tell spellings apart (nss-myhostname).
+ *	           Each call first waits in the module until NCTEST_GATHER
+ *	           case-N calls (default 1) are in it at once, so a test knows
+ *	           they overlapped; at most NCTEST_SLOW_MS, so a missing call
+ *	           shows as a wrong count, not as a hang
  *	anything else: NOTFOUND, HOST_NOT_FOUND
  *
  * By address: 198.51.100.N and 2001:db8::N are host-N.nct (alias
@@ -28,6 +35,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <nss.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +51,7 @@
 #define EXPORT	__attribute__((visibility("default")))
 
 enum kind { K_NONE, K_OK, K_V4, K_V6, K_TTL, K_BIG, K_TRYAGAIN, K_UNAVAIL,
-	K_SLOW, K_STUCK };
+	K_SLOW, K_STUCK, K_CASE, K_CASE_OTHER };
 
 static void
 log_call(const char *fn, const char *key, int af)
@@ -80,6 +88,7 @@ classify(const char *name, unsigned *ret_n)
 		{ "ok-", K_OK }, { "v4-", K_V4 }, { "v6-", K_V6 }, { "ttl-", K_TTL },
 		{ "big-", K_BIG }, { "tryagain-", K_TRYAGAIN },
 		{ "unavail-", K_UNAVAIL }, { "slow-", K_SLOW }, { "stuck-", K_STUCK },
+		{ "case-", K_CASE },
 	};
 	size_t	 len = strlen(name), i, pl;
 	char	*end;
@@ -97,9 +106,49 @@ classify(const char *name, unsigned *ret_n)
 		if (end != name + len - 4 || n < 1 || n > 250)
 			return K_NONE;
 		*ret_n = (unsigned)n;
+		/* The one spelling it knows: "Case-N.nct", as a module that
+		 * compares bytes. */
+		if (pre[i].k == K_CASE && (strncmp(name, "Case-", 5) != 0 ||
+		    strncmp(name + len - 4, ".nct", 4) != 0))
+			return K_CASE_OTHER;
 		return pre[i].k;
 	}
 	return K_NONE;
+}
+
+/*
+ * Waits until NCTEST_GATHER calls have come in, counting this one, in
+ * rounds of that many: the calls of a round are in the module together.
+ * Gives up after NCTEST_SLOW_MS.
+ */
+static void
+gather(void)
+{
+	static pthread_mutex_t	 lock = PTHREAD_MUTEX_INITIALIZER;
+	static pthread_cond_t	 cond = PTHREAD_COND_INITIALIZER;
+	static unsigned long	 arrived;
+	const char		*g = getenv("NCTEST_GATHER");
+	const char		*ms = getenv("NCTEST_SLOW_MS");
+	unsigned long		 want = g && atol(g) > 0 ? (unsigned long)atol(g) : 1;
+	long			 wait = ms ? atol(ms) : 1500;
+	unsigned long		 round;
+	struct timespec		 until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += wait / 1000;
+	until.tv_nsec += (wait % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&lock);
+	round = arrived / want;
+	arrived++;
+	pthread_cond_broadcast(&cond);
+	while (arrived < (round + 1) * want &&
+	    pthread_cond_timedwait(&cond, &lock, &until) == 0)
+		;
+	pthread_mutex_unlock(&lock);
 }
 
 /* The failure statuses, or 0 to go on. */
@@ -125,6 +174,14 @@ fail_status(enum kind k, int *errnop, int *h_errnop)
 	case K_STUCK:
 		nap(8000);
 		return NSS_STATUS_SUCCESS;
+	case K_CASE:
+		gather();
+		return NSS_STATUS_SUCCESS;
+	case K_CASE_OTHER:
+		gather();
+		*errnop = ENOENT;
+		*h_errnop = HOST_NOT_FOUND;
+		return NSS_STATUS_NOTFOUND;
 	default:
 		return NSS_STATUS_SUCCESS;
 	}

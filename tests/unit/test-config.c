@@ -175,6 +175,7 @@ check_defaults(const struct config *c)
 	assert_int_equal(c->max_clients, 4096);
 	assert_int_equal(c->idle_timeout, 60);
 	assert_string_equal(c->admin_group, "");
+	assert_int_equal(c->admin_gid, (gid_t)-1);
 	assert_int_equal(c->log_level, LOG_LEVEL_INFO);
 	assert_int_equal(config_check(c, &err), 0);
 	assert_null(err);
@@ -376,8 +377,12 @@ test_admin_group(void **state)
 	assert_int_equal(c->admin_gid, 0);
 	set_bad(c, "admin_group", NO_GROUP);
 	assert_string_equal(c->admin_group, "root");
+	assert_int_equal(c->admin_gid, 0);
+	/* Empty: no group, which no client's gid can equal (not even a
+	 * failed SO_PEERCRED's -1: server_peer_is_admin checks). */
 	set_ok(c, "admin_group", "");
 	assert_string_equal(c->admin_group, "");
+	assert_int_equal(c->admin_gid, (gid_t)-1);
 }
 
 static void
