@@ -19,10 +19,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "answer.h"
 #include "dnssrc.h"
+#include "hash.h"
 #include "log.h"
+#include "name.h"
 
 #define FETCH_BUCKETS	4096
 
@@ -104,6 +107,7 @@ struct dnssrc {
 	unsigned		 max_fetches;
 	dnssrc_refreshed_fn	*refreshed;
 	void			*refreshed_arg;
+	uint64_t		 hash_key[2];	/* fetch_bucket's, random */
 	struct fetch		*fetches[FETCH_BUCKETS];
 	unsigned		 nfetches;
 	struct dnssrc_stats	 st;
@@ -113,24 +117,13 @@ struct dnssrc {
 	uint8_t			 hit[2][PROTO_FRAME_MAX];
 };
 
-static void
-name_fold(char *dst, const char *src, size_t cap)
-{
-	size_t i;
-
-	for (i = 0; src[i] && i + 1 < cap; i++)
-		dst[i] = src[i] >= 'A' && src[i] <= 'Z' ? src[i] + 32 : src[i];
-	dst[i] = '\0';
-}
-
+/* Clients choose the names: a keyed hash, so they cannot choose collisions. */
 static unsigned
-fetch_bucket(const char *key, uint32_t kind)
+fetch_bucket(const struct dnssrc *ds, const char *key, uint32_t kind)
 {
-	uint32_t h = 2166136261u ^ kind;
+	uint64_t k[2] = { ds->hash_key[0] ^ kind, ds->hash_key[1] };
 
-	for (; *key; key++)
-		h = (h ^ (uint8_t)*key) * 16777619u;
-	return (h ^ (h >> 15)) % FETCH_BUCKETS;
+	return (unsigned)(hash_siphash13(k, key, strlen(key)) % FETCH_BUCKETS);
 }
 
 static struct fetch *
@@ -138,7 +131,7 @@ fetch_find(struct dnssrc *ds, const char *key, uint32_t kind)
 {
 	struct fetch *f;
 
-	for (f = ds->fetches[fetch_bucket(key, kind)]; f; f = f->hnext)
+	for (f = ds->fetches[fetch_bucket(ds, key, kind)]; f; f = f->hnext)
 		if (f->kind == kind && strcmp(f->key, key) == 0)
 			return f;
 	return NULL;
@@ -147,7 +140,7 @@ fetch_find(struct dnssrc *ds, const char *key, uint32_t kind)
 static void
 fetch_unlink(struct fetch *f)
 {
-	struct fetch **pp = &f->ds->fetches[fetch_bucket(f->key, f->kind)];
+	struct fetch **pp = &f->ds->fetches[fetch_bucket(f->ds, f->key, f->kind)];
 
 	while (*pp != f)
 		pp = &(*pp)->hnext;
@@ -602,7 +595,7 @@ fetch_join(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
 	uint32_t	 kind = a->pair ? CACHE_KIND_PAIR : k->kind;
 	unsigned	 b, h;
 
-	name_fold(lkey, k->key, sizeof(lkey));
+	name_fold(lkey, k->key, strnlen(k->key, PROTO_NAME_MAX + 1) + 1);
 	if (w && (fw = malloc(sizeof(*fw))) == NULL)
 		return -ENOMEM;
 	if ((f = fetch_find(ds, lkey, kind)) != NULL) {
@@ -651,7 +644,7 @@ fetch_join(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
 		f->waiters = fw;
 	} else
 		ds->st.prefetches++;
-	b = fetch_bucket(f->key, kind);
+	b = fetch_bucket(ds, f->key, kind);
 	f->hnext = ds->fetches[b];
 	ds->fetches[b] = f;
 	ds->nfetches++;
@@ -835,6 +828,9 @@ dnssrc_new(const struct dnssrc_upstream *up, struct cache *cache,
 
 	if (ds == NULL)
 		return NULL;
+	if (getrandom(ds->hash_key, sizeof(ds->hash_key), GRND_NONBLOCK) !=
+	    sizeof(ds->hash_key))
+		ds->hash_key[0] = (uint64_t)(uintptr_t)ds ^ (uint64_t)now(now_arg);
 	ds->up = *up;
 	ds->cache = cache;
 	ds->now = now;

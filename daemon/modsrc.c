@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "modsrc.h"
+#include "name.h"
 #include "nsswitch.h"
 #include "proto.h"
 
@@ -194,11 +195,11 @@ modsrc_key(const char *name, char *out, size_t len)
 
 	/* Names never hold control bytes; a key too long is not cached. */
 	for (i = 0; name[i] && o + 2 < len; i++) {
-		if (name[i] >= 'A' && name[i] <= 'Z') {
+		uint8_t c = name_fold_char((uint8_t)name[i]);
+
+		if (c != (uint8_t)name[i])
 			out[o++] = '\1';
-			out[o++] = (char)(name[i] + 32);
-		} else
-			out[o++] = name[i];
+		out[o++] = (char)c;
 	}
 	out[o] = '\0';
 }
