@@ -796,8 +796,25 @@ expect(char **tok, int n)
 		}
 		return;
 	}
-	if (hdr.type == (PROTO_QUERY_RR | PROTO_REPLY))
+	if (hdr.type == (PROTO_QUERY_RR | PROTO_REPLY)) {
+		struct proto_records	recs;
+		struct proto_record	rec;
+
+		if (proto_records_decode(c->frame + PROTO_HDR_LEN,
+		    c->len - PROTO_HDR_LEN, &recs) < 0)
+			die("client %ld: records that do not decode", id);
+		if ((v = opt(tok, n, 3, "ttl")) != NULL && recs.ttl != (uint32_t)num(v))
+			die("client %ld: ttl %u, not %s", id, recs.ttl, v);
+		if ((v = opt(tok, n, 3, "source")) != NULL &&
+		    strcmp(source_names[recs.source], v) != 0)
+			die("client %ld: source %u, not %s", id, recs.source, v);
+		/* Every record's own TTL counts down with the answer's. */
+		while (proto_records_next(&recs, &cur, &rec) > 0)
+			if (rec.ttl != recs.ttl)
+				die("client %ld: a record's ttl %u, the answer's %u", id,
+				    rec.ttl, recs.ttl);
 		return;
+	}
 	if (proto_answer_decode(c->frame + PROTO_HDR_LEN, c->len - PROTO_HDR_LEN,
 	    &ans) < 0)
 		die("client %ld: an answer that does not decode", id);
