@@ -281,14 +281,16 @@ def parse_answer(body):
             "aliases": aliases}
 
 
-def connect(d, timeout=5):
+# A liveness bound: waiting longer than this means "hung", never "slow".
+HUNG_SEC = 30
+
+
+def connect(d, timeout=HUNG_SEC):
+    """A connection to d's socket; a read waits at most timeout (hung)."""
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.settimeout(timeout)
     s.connect(d.sock)
     return s
-
-
-HUNG_SEC = 30
 
 
 def wait_until(pred, what, timeout=HUNG_SEC, step=0.01):

@@ -203,15 +203,15 @@ def bad_config_is_an_error_with_file_and_line(tmp):
             f.write(text)
         r = subprocess.run([os.path.join(BUILD, "daemon", "namecached"), "--config", conf,
                             "--socket", os.path.join(tmp, "s"), "--upstream", "127.0.0.1:1"],
-                           capture_output=True, text=True, timeout=5)
+                           capture_output=True, text=True, timeout=HUNG_SEC)
         assert r.returncode != 0 and want in r.stderr, (text, r.returncode, r.stderr)
     r = subprocess.run([os.path.join(BUILD, "daemon", "namecached"), "--config", "/dev/null",
                         "--log-level", "loud", "--upstream", "127.0.0.1:1"],
-                       capture_output=True, text=True, timeout=5)
+                       capture_output=True, text=True, timeout=HUNG_SEC)
     assert r.returncode != 0 and "log_level" in r.stderr, r
     r = subprocess.run([os.path.join(BUILD, "daemon", "namecached"), "--config",
                         os.path.join(tmp, "missing.conf"), "--upstream", "127.0.0.1:1"],
-                       capture_output=True, text=True, timeout=5)
+                       capture_output=True, text=True, timeout=HUNG_SEC)
     assert r.returncode != 0 and "missing.conf" in r.stderr, r
 
 
@@ -220,7 +220,7 @@ def second_daemon_refused(d):
     d2 = subprocess.run([os.path.join(BUILD, "daemon", "namecached"), "--config", d.conf,
                          "--socket", d.sock, "--hosts-file", d.hosts,
                          "--resolv-conf", d.resolv, "--upstream", "127.0.0.1:1"],
-                        capture_output=True, text=True, timeout=5)
+                        capture_output=True, text=True, timeout=HUNG_SEC)
     assert d2.returncode != 0 and "another daemon" in d2.stderr, d2
     assert d.ctl("query", "web").returncode == 0, "first daemon lost its socket"
 
