@@ -353,17 +353,6 @@ def ttls_flush_and_invalidate(env):
 
 
 @test
-def nss_negative_ttl_expires(env):
-    d = env.daemon("nctest", conf="nss_negative_ttl = 1\n")
-    assert ask(d, "notfound.nct")[0] == nclib.NOTFOUND
-    assert ask(d, "notfound.nct")[0] == nclib.NOTFOUND
-    assert len(env.calls("notfound.nct")) == 1
-    time.sleep(1.3)
-    assert ask(d, "notfound.nct")[0] == nclib.NOTFOUND
-    assert len(env.calls("notfound.nct")) == 2, env.calls()
-
-
-@test
 def namecache_is_never_walked_nor_loaded(env):
     d = env.daemon("files namecache nctest namecache [NOTFOUND=return]")
     assert d.ctl_json("status")["hosts_line"] == "files nctest"

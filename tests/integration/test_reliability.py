@@ -8,8 +8,8 @@ pass says so, with the figures.
   * BUSY: with max_fetches upstream resolutions in flight, one more gets
     PROTO_BUSY at once, not TRYAGAIN ("upstream DNS failed") after a
     timeout; the NSS module then says UNAVAIL and glibc carries on itself;
-  * a prefetch nobody waits for republishes its answer in the shared
-    segment, so readers stop going to the socket as soon as it is in;
+  * (a prefetch nobody waits for republishes its answer in the shared
+    segment: the engine's, on a fake clock, TTL-CASES.md case 15);
   * one rule for "the shared segment, then the socket" (ncc_shared_answer),
     checked from the NSS module and from libnamecache.
 
@@ -96,33 +96,6 @@ def busy_when_the_fetch_table_is_full(env):
     assert r.returncode == 2, r
     for s in held:
         s.close()
-
-
-@test
-def prefetch_republishes(env):
-    fs = env.fault()
-    fs.set("pf.test", "answer", ttl=5)
-    d = env.daemon(fs, "min_ttl = 0\n")
-    requests = lambda: d.ctl_json("statistics")["requests"]    # noqa: E731
-    assert d.getent("ahosts", "pf.test").returncode == 0
-    t0 = time.monotonic()
-    base = requests()
-    assert d.getent("ahosts", "pf.test").returncode == 0        # a shared hit
-    assert requests() == base + 1, "the second lookup went to the socket"
-    # In the last 10% of the TTL readers leave the record alone: the socket
-    # answers from the cache and prefetches.
-    time.sleep(max(0, 4.65 - (time.monotonic() - t0)))
-    before = requests()
-    assert d.getent("ahosts", "pf.test").returncode == 0
-    assert nclib.wait_for(lambda: d.ctl_json("statistics")["prefetches"] >= 1, 2.0)
-    time.sleep(0.2)
-    mid = requests()
-    for _ in range(5):
-        assert d.getent("ahosts", "pf.test").returncode == 0
-    after = requests()
-    print("after the prefetch: %d socket request(s) for 5 lookups" % (after - mid - 1))
-    # The statistics requests themselves are the only other ones.
-    assert after - mid == 1, (before, mid, after)
 
 
 def timed_getent(d, *args, service="namecache [!UNAVAIL=return] files"):

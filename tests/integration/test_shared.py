@@ -229,12 +229,6 @@ def reached(d, fn):
     return lookups(d) - n0, r
 
 
-def sleep_until(t):
-    left = t - time.monotonic()
-    if left > 0:
-        time.sleep(left)
-
-
 def socket_answer(d, name, af):
     """The daemon's answer over the socket (namecachectl), as the prober reports one."""
     flags = {4: ["-4"], 6: ["-6"]}.get(af, [])
@@ -486,11 +480,6 @@ def dns_answers_published_again_after_a_reset(env):
                         "again: %d of 20 lookups reached the daemon" % (why, n))
 
 
-def nclib_wait(pred, timeout=2.0):
-    import nclib
-    return nclib.wait_for(pred, timeout=timeout) is not None
-
-
 def rename_hosts(d, text):
     """The hosts file replaced whole (an editor's rename-over): one change."""
     tmp = d.hosts + ".new"
@@ -602,64 +591,8 @@ def shared_no(env):
 
 
 # --- 4. time -------------------------------------------------------------------------
-
-@test
-def ten_percent_rule_asks_the_daemon_which_prefetches(env):
-    fs = env.fault()
-    name = "ttl10.fault.example"
-    fs.set(name, "answer", records=[("A", 10, "192.0.2.10")])
-    d = env.daemon(fs)
-    pr = env.prober(d)
-    assert pr.ghbn2("web")["ok"]        # the prober is up
-    n0 = lookups(d)
-    t0 = time.monotonic()
-    r = pr.ghbn2(name)
-    t1 = time.monotonic()
-    assert lookups(d) == n0 + 1 and r["addrs"] == ["192.0.2.10"], r
-    # Stored between t0 and t1, to expire between t0 + 10 and t1 + 10.
-    sleep_until(t1 + 5)
-    n, r = reached(d, lambda: pr.ghbn2(name))
-    assert n == 0 and r["addrs"] == ["192.0.2.10"], ("a hit at half its TTL", n, r)
-    assert d.ctl_json("statistics")["prefetches"] == 0
-    sleep_until(t1 + 9.2)
-    n, r = reached(d, lambda: pr.ghbn2(name))
-    assert time.monotonic() < t0 + 9.95, "the test was too slow to hit the last 10%"
-    assert n == 1 and r["addrs"] == ["192.0.2.10"], ("the last 10%: the daemon is asked", n, r)
-    assert nclib_wait(lambda: d.ctl_json("statistics")["prefetches"] == 1), \
-        d.ctl_json("statistics")
-    assert nclib_wait(lambda: fs.count(name, "A") == 2), fs.counts()
-    # Past the old expiry the refreshed answer is served: after at most a
-    # lookup or two that republish it, from the segment again.
-    sleep_until(t1 + 10.5)
-    n, ans = reached(d, lambda: pr.loop(20, op="ghbn2", name=name, af=4))
-    assert [a["addrs"] for a in ans] == [["192.0.2.10"]], ans
-    assert fs.count(name, "A") == 2, fs.counts()
-    assert n <= 2, ("the refreshed answer is never published: %d of 20 lookups after the "
-                    "prefetch reached the daemon" % n)
-
-
-@test
-def expiry_asks_the_daemon(env):
-    fs = env.fault()
-    name = "ttl2.fault.example"
-    fs.set(name, "answer", records=[("A", 2, "192.0.2.2")])
-    d = env.daemon(fs)
-    pr = env.prober(d)
-    assert pr.ghbn2("web")["ok"]        # the prober is up
-    n, r = reached(d, lambda: pr.ghbn2(name))
-    t1 = time.monotonic()
-    assert n == 1 and r["addrs"] == ["192.0.2.2"], (n, r)
-    sleep_until(t1 + 1)
-    n, _ = reached(d, lambda: pr.loop(10, op="ghbn2", name=name, af=4))
-    assert n == 0, n
-    fs.set(name, "answer", records=[("A", 2, "192.0.2.3")])
-    sleep_until(t1 + 2.2)
-    n, r = reached(d, lambda: pr.ghbn2(name))
-    assert n == 1 and r["addrs"] == ["192.0.2.3"], ("expired: the daemon asked", n, r)
-    assert fs.count(name, "A") == 2
-    n, _ = reached(d, lambda: pr.loop(10, op="ghbn2", name=name, af=4))
-    assert n == 0, ("the new answer is a hit again", n)
-
+# Expiry and the last 10% of a TTL are the engine's, on a fake clock
+# (tests/unit/test-engine.c; TTL-CASES.md, cases 12-14).
 
 # --- 5. negative answers ----------------------------------------------------------------
 
@@ -711,27 +644,6 @@ def negative_answers_without_soa_never_published(env):
     assert cached == [], ("the daemon caches it", cached)
     assert n == 3, ("not cached by the daemon, but published in the segment for the "
                     "SOA's 300 s: only %d of 3 lookups reached the daemon" % n)
-
-
-@test
-def name_that_was_negative_in_another_spelling(env):
-    """A name asked as Late.fault.example while it did not exist (a negative
-    record, which matches any spelling), then asked as late.fault.example
-    once it exists (a positive record, which matches its spelling only):
-    the new answer must be served from the segment."""
-    fs = env.fault()
-    fs.set("late.fault.example", "nxdomain", soa=True, soa_ttl=1, minimum=1)
-    d = env.daemon(fs)
-    pr = env.prober(d)
-    r = pr.ghbn2("Late.fault.example")
-    assert not r["ok"] and r["herr"] == HOST_NOT_FOUND, r
-    time.sleep(1.3)
-    fs.set("late.fault.example", "answer", records=[("A", 300, "192.0.2.77")])
-    assert pr.ghbn2("late.fault.example")["addrs"] == ["192.0.2.77"]
-    n, ans = reached(d, lambda: pr.loop(10, op="ghbn2", name="late.fault.example", af=4))
-    assert [a["addrs"] for a in ans] == [["192.0.2.77"]], ans
-    assert n == 0, ("the expired negative record of another spelling hides the new "
-                    "answer: %d of 10 lookups reached the daemon" % n)
 
 
 # --- 6. the file -------------------------------------------------------------------------
