@@ -281,15 +281,44 @@ def parse_answer(body):
             "aliases": aliases}
 
 
-def connect(d, timeout=5):
+# A liveness bound: waiting longer than this means "hung", never "slow".
+HUNG_SEC = 30
+
+
+def connect(d, timeout=HUNG_SEC):
+    """A connection to d's socket; a read waits at most timeout (hung)."""
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.settimeout(timeout)
     s.connect(d.sock)
     return s
 
 
+def wait_until(pred, what, timeout=HUNG_SEC, step=0.01):
+    """Polls pred until it returns something true, and returns that.
+
+    pred reads a mechanism: a statistics counter, a status field, a file
+    that appears, a log line, a count at a test server.  The deadline is a
+    liveness bound: missing it means "hung", never "slow" (under valgrind it
+    is four times longer).  what says what was awaited, for the failure; a
+    callable is called then, to show the state reached."""
+    if valgrind_prefix():
+        timeout *= 4
+    deadline = time.monotonic() + timeout
+    while True:
+        v = pred()
+        if v:
+            return v
+        if time.monotonic() >= deadline:
+            raise AssertionError("hung: not %s after %g s" % (
+                what() if callable(what) else what, timeout))
+        time.sleep(step)
+
+
 def wait_for(pred, timeout=1.0, step=0.005):
-    """Polls pred until true; returns the seconds it took, or None."""
+    """Polls pred until true; returns the seconds it took, or None.
+
+    The integration tests use wait_until, which fails loudly and whose
+    deadline means "hung"."""
     t0 = time.monotonic()
     while time.monotonic() - t0 < timeout:
         if pred():

@@ -655,11 +655,20 @@ class _Counting:
 
 class _Server(_Counting):
     """Listens on host:port for UDP and TCP; each query goes to self._handle
-    (data, transport) in its own thread, which returns reply bytes or None."""
+    (data, transport) in its own thread, which returns reply bytes or None.
+
+    hold(name): queries for name (counted on arrival) wait before anything
+    else is done with them until release(name), release() or stop(), or
+    HOLD_MAX seconds.  A test can then look at the daemon while they are
+    surely pending, instead of guessing with a delay."""
+
+    HOLD_MAX = 120.0
 
     def __init__(self, port=None, host="127.0.0.1"):
         _Counting.__init__(self)
         self.host = host
+        self._gates = {}
+        self._gates_lock = threading.Lock()
         self._stopping = threading.Event()
         self._conns = set()
         self._conns_lock = threading.Lock()
@@ -700,6 +709,25 @@ class _Server(_Counting):
                          threading.Thread(target=self._tcp_loop, daemon=True)]
         for th in self._threads:
             th.start()
+
+    def hold(self, name):
+        with self._gates_lock:
+            self._gates.setdefault(norm(name), threading.Event())
+
+    def release(self, name=None):
+        """Lets the held queries for name (None: every name) go, and the later ones."""
+        with self._gates_lock:
+            names = list(self._gates) if name is None else [norm(name)]
+            for n in names:
+                gate = self._gates.pop(n, None)
+                if gate:
+                    gate.set()
+
+    def _wait_gate(self, name):
+        with self._gates_lock:
+            gate = self._gates.get(name)
+        if gate:
+            gate.wait(self.HOLD_MAX)
 
     def udp_peers(self):
         """[(source port, DNS id)] of every UDP query, in arrival order."""
@@ -788,6 +816,7 @@ class _Server(_Counting):
         if self._stopping.is_set():
             return
         self._stopping.set()
+        self.release()
         for th in self._threads:
             th.join(2)
         self._udp.close()
@@ -818,7 +847,9 @@ class CountingProxy(_Server):
     set_delay(name, seconds, qtype=None): hold the reply to name (and qtype)
         until seconds after the query arrived; 0 or None removes it.
     set_blackhole(on=True, name=None): drop every query (or those for name).
-    Queries are counted on arrival, dropped ones included."""
+    hold(name), release(name=None): keep queries for name from being
+        forwarded until released (_Server).
+    Queries are counted on arrival, dropped and held ones included."""
 
     UPSTREAM_TIMEOUT = 5.0
 
@@ -860,6 +891,7 @@ class CountingProxy(_Server):
             if self._blackhole or name in self._holes:
                 return None
             delay = self._delays.get((name, qtype), self._delays.get((name, None), 0))
+        self._wait_gate(name)
         try:
             reply = self._forward(data, transport)
         except OSError:
@@ -891,7 +923,8 @@ class FaultServer(_Server):
     """A scriptable DNS server: behaviour per (qname, qtype), per qname, or default.
 
     set(name, behaviour, qtype=None, **params); set_default(behaviour, **params);
-    clear() forgets every set().  Behaviours:
+    clear() forgets every set(); hold(name) and release(name=None) (_Server)
+    keep queries for name waiting, whatever their behaviour.  Behaviours:
 
     answer      NOERROR with records.  records: list of (type, ttl, rdata) for
                 the question name, (name, type, ttl, rdata), or zone lines
@@ -978,6 +1011,7 @@ class FaultServer(_Server):
             q = req.q
         except Exception:
             return None
+        self._wait_gate(norm(q.qname))
         beh, p = self.behaviour(q.qname, q.qtype)
         if beh == "timeout":
             return None

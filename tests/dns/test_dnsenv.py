@@ -284,6 +284,35 @@ def proxy_blackhole(env):
     eq(len(query(p.port, "ttl10.test.example", "A").rr), 1, "cleared")
 
 
+@test
+def hold_until_released(env):
+    """hold(name): counted on arrival, answered only once released; others pass."""
+    for srv, name, want in ((env.proxy, "www.test.example", "192.0.2.80"),
+                            (env.fault, "held.fault.example", "192.0.2.1")):
+        srv.reset()
+        srv.hold(name)
+        try:
+            for tcp in (False, True):
+                n = srv.total() + 1
+                th, box = in_thread(query, srv.port, name, "A", tcp=tcp, timeout=30)
+                srv.wait_total(n, 30)
+                eq(srv.count(name, "A"), 1 + tcp, "held query counted on arrival")
+                r = query(srv.port, "other.fault.example" if srv is env.fault
+                          else "target.test.example", "A", tcp=tcp, timeout=30)
+                eq(len(r.rr) >= 1, True, "another name answered meanwhile")
+                assert th.is_alive(), "held query answered before its release"
+                if tcp:
+                    srv.release(name)
+                else:
+                    srv.release()
+                    srv.hold(name)
+                th.join(30)
+                assert not th.is_alive() and not isinstance(box["result"], Exception), box
+                eq([str(x.rdata) for x in box["result"].rr], [want], "released answer")
+        finally:
+            srv.release()
+
+
 # ---------------------------------------------------------------- the fault server
 
 @test

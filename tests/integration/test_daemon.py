@@ -21,8 +21,8 @@ import traceback
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import nclib  # noqa: E402
 from nclib import (OK, NOTFOUND, BADREQUEST, BADNAME, UNSUPPORTED,  # noqa: E402
-                   LOOKUP_NAME, LOOKUP_ADDR, STATUS, REPLY, connect, frame,
-                   name_req, nss_env, parse_answer, read_frame, rss_kib, wait_for)
+                   LOOKUP_NAME, LOOKUP_ADDR, STATUS, REPLY, HUNG_SEC, connect, frame,
+                   name_req, nss_env, parse_answer, read_frame, rss_kib, wait_until)
 
 BUILD = None
 TESTS = []
@@ -120,12 +120,11 @@ def nss_module(d):
 
 
 @test
-def reload_in_place_within_a_second(d):
+def reload_in_place(d):
     assert d.getent("hosts", "fresh.example").returncode == 2
     d.write_hosts(HOSTS + "10.7.7.7 fresh.example\n")
-    t = wait_for(lambda: d.getent("hosts", "fresh.example").returncode == 0)
-    assert t is not None, "rewrite not seen within 1 s"
-    print("  in-place rewrite seen through NSS after %.0f ms" % (t * 1000))
+    wait_until(lambda: d.getent("hosts", "fresh.example").returncode == 0,
+               "the in-place rewrite seen through NSS")
     assert d.getent("hosts", "fresh.example").stdout.split()[0] == "10.7.7.7"
 
 
@@ -135,25 +134,24 @@ def reload_rename_over(d):
     with open(tmp, "w") as f:
         f.write("10.8.8.8 renamed.example\n")
     os.rename(tmp, d.hosts)
-    t = wait_for(lambda: d.ctl("query", "renamed.example").returncode == 0)
-    assert t is not None, "rename-over not seen within 1 s"
-    print("  rename-over seen after %.0f ms" % (t * 1000))
+    wait_until(lambda: d.ctl("query", "renamed.example").returncode == 0,
+               "the rename-over seen")
     assert d.ctl("query", "web").returncode == 1, "old content still served"
     # The new inode is watched too: a second in-place edit is seen.
     d.write_hosts("10.8.8.9 second.example\n")
-    assert wait_for(lambda: d.ctl("query", "second.example").returncode == 0) is not None
+    wait_until(lambda: d.ctl("query", "second.example").returncode == 0,
+               "an edit of the new inode seen")
 
 
 @test
 def reload_delete_and_return(d):
     os.unlink(d.hosts)
-    assert wait_for(lambda: d.ctl("query", "web").returncode == 1) is not None, \
-        "deleted file still answered"
+    wait_until(lambda: d.ctl("query", "web").returncode == 1, "the deleted file forgotten")
     st = d.ctl_json("status")
     assert st["hosts_entries"] == 0, st
     d.write_hosts("10.5.5.5 back.example\n")
-    assert wait_for(lambda: d.ctl("query", "back.example").returncode == 0) is not None, \
-        "file's return not noticed"
+    wait_until(lambda: d.ctl("query", "back.example").returncode == 0,
+               "the file's return noticed")
 
 
 @test
@@ -165,8 +163,9 @@ def reload_slow_writer(d):
             f.write(line)
             if i % 50 == 0:
                 f.flush()
-                time.sleep(0.05)
-    assert wait_for(lambda: d.ctl("query", "slow199.example").returncode == 0) is not None
+                time.sleep(0.05)    # the stimulus: a writer that pauses
+    wait_until(lambda: d.ctl("query", "slow199.example").returncode == 0,
+               "the whole file loaded")
     assert d.ctl_json("status")["hosts_entries"] == 199
     assert d.ctl("query", "slow1.example").returncode == 0
 
@@ -175,12 +174,14 @@ def reload_slow_writer(d):
 def sighup_reloads(d):
     g0 = d.ctl_json("status")["hosts_generation"]
     d.proc.send_signal(signal.SIGHUP)
-    assert wait_for(lambda: d.ctl_json("status")["hosts_generation"] > g0) is not None
+    wait_until(lambda: d.ctl_json("status")["hosts_generation"] > g0,
+               "the hosts file read again on SIGHUP")
     # A bad config on reload keeps the old one, and the daemon keeps serving.
     with open(d.conf, "w") as f:
         f.write("cache_size = lots\n")
     d.proc.send_signal(signal.SIGHUP)
-    assert wait_for(lambda: "keeping the old configuration" in d.read_log()) is not None
+    wait_until(lambda: "keeping the old configuration" in d.read_log(),
+               "the bad configuration refused, in the log")
     assert d.proc.poll() is None and d.ctl("query", "web").returncode == 0
 
 
@@ -202,15 +203,15 @@ def bad_config_is_an_error_with_file_and_line(tmp):
             f.write(text)
         r = subprocess.run([os.path.join(BUILD, "daemon", "namecached"), "--config", conf,
                             "--socket", os.path.join(tmp, "s"), "--upstream", "127.0.0.1:1"],
-                           capture_output=True, text=True, timeout=5)
+                           capture_output=True, text=True, timeout=HUNG_SEC)
         assert r.returncode != 0 and want in r.stderr, (text, r.returncode, r.stderr)
     r = subprocess.run([os.path.join(BUILD, "daemon", "namecached"), "--config", "/dev/null",
                         "--log-level", "loud", "--upstream", "127.0.0.1:1"],
-                       capture_output=True, text=True, timeout=5)
+                       capture_output=True, text=True, timeout=HUNG_SEC)
     assert r.returncode != 0 and "log_level" in r.stderr, r
     r = subprocess.run([os.path.join(BUILD, "daemon", "namecached"), "--config",
                         os.path.join(tmp, "missing.conf"), "--upstream", "127.0.0.1:1"],
-                       capture_output=True, text=True, timeout=5)
+                       capture_output=True, text=True, timeout=HUNG_SEC)
     assert r.returncode != 0 and "missing.conf" in r.stderr, r
 
 
@@ -219,7 +220,7 @@ def second_daemon_refused(d):
     d2 = subprocess.run([os.path.join(BUILD, "daemon", "namecached"), "--config", d.conf,
                          "--socket", d.sock, "--hosts-file", d.hosts,
                          "--resolv-conf", d.resolv, "--upstream", "127.0.0.1:1"],
-                        capture_output=True, text=True, timeout=5)
+                        capture_output=True, text=True, timeout=HUNG_SEC)
     assert d2.returncode != 0 and "another daemon" in d2.stderr, d2
     assert d.ctl("query", "web").returncode == 0, "first daemon lost its socket"
 
@@ -233,21 +234,36 @@ def nss_falls_through_at_once_without_daemon(tmp):
     s.close()      # a socket file nobody listens on: connect is refused
     for path in (env_sock, stale):
         env = nss_env(BUILD, path)
-        times = []
-        for _ in range(5):
-            t0 = time.monotonic()
-            r = subprocess.run(["getent", "-s", "namecache [!UNAVAIL=return] files", "hosts",
-                                "localhost"], capture_output=True, text=True, env=env)
-            times.append(time.monotonic() - t0)
-            assert r.returncode == 0 and "localhost" in r.stdout, r
-        # The whole getent process, spawn included: far below any timeout.
-        best = min(times)
-        print("  %s: answered from files in %.1f ms (whole process)" %
-              (os.path.basename(path), best * 1000))
-        assert best < 0.25, times
+        argv = ["getent", "-s", "namecache [!UNAVAIL=return] files", "hosts", "localhost"]
+        r = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=HUNG_SEC)
+        assert r.returncode == 0 and "localhost" in r.stdout, r
+        # "At once": the failed connect is the module's last word; it never
+        # waits (poll, sleep) for a daemon that is not there.
+        calls = waits_traced(argv, env, tmp)
+        if calls is not None:
+            connects = [c for c in calls if c.startswith("connect(")]
+            assert connects and all(os.path.basename(path) in c and " = -1 E" in c
+                                    for c in connects), calls
+            assert connects == calls, ("waited for an absent daemon", calls)
         r = subprocess.run(["getent", "-s", "namecache", "hosts", "localhost"],
-                           capture_output=True, text=True, env=env)
+                           capture_output=True, text=True, env=env, timeout=HUNG_SEC)
         assert r.returncode == 2, r
+
+
+def waits_traced(argv, env, tmp):
+    """argv's connect calls and the calls it could wait in, under strace (None without it)."""
+    import shutil
+    if shutil.which("strace") is None:
+        print("  strace missing: the absence of waits is not checked")
+        return None
+    out = os.path.join(tmp, "strace.out")
+    r = subprocess.run(["strace", "-f", "-qq", "-o", out, "-e",
+                        "trace=connect,poll,ppoll,select,pselect6,epoll_wait,epoll_pwait,"
+                        "nanosleep,clock_nanosleep"] + argv,
+                       capture_output=True, text=True, env=env, timeout=HUNG_SEC)
+    assert r.returncode == 0, r
+    with open(out) as f:
+        return [line.split(None, 1)[1] for line in f.read().splitlines() if " " in line]
 
 
 @test
@@ -346,7 +362,8 @@ def max_clients_enforced(tmp):
     d = Daemon(tmp, HOSTS, conf_text="max_clients = 3\n").start()
     try:
         # The start-up probe's connection must be gone before we count.
-        assert wait_for(lambda: d.ctl_json("statistics")["clients"] == 1, timeout=2)
+        wait_until(lambda: d.ctl_json("statistics")["clients"] == 1,
+                   "the start-up probe's connection gone")
         held = [connect(d) for _ in range(3)]
         for s in held:
             s.sendall(name_req("web"))
@@ -358,7 +375,7 @@ def max_clients_enforced(tmp):
             pass    # closed already: refused, as it should be
         assert read_frame(extra) is None, "connection over max_clients was served"
         held[0].close()
-        assert wait_for(lambda: d.ctl("query", "web").returncode == 0, timeout=2) is not None
+        wait_until(lambda: d.ctl("query", "web").returncode == 0, "a freed slot served")
         assert d.ctl_json("statistics")["connections_rejected"] >= 1
     finally:
         d.stop()
@@ -369,15 +386,17 @@ def client_that_never_reads(d):
     """Pipelining without reading: memory stays bounded, others are served."""
     rss0 = rss_kib(d.proc.pid)
     s = connect(d)
-    s.setblocking(False)
+    # Until the daemon stops reading (its output for us is over
+    # SERVER_OUT_HIGH) and the socket's buffers are full: a send blocked for
+    # 2 s.  Should it never stop reading, 50 MB and the RSS bound below.
+    s.settimeout(2)
     req = name_req("web") * 1000
     sent = 0
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < 2 and sent < 50_000_000:
+    while sent < 50_000_000:
         try:
             sent += s.send(req)
-        except BlockingIOError:
-            time.sleep(0.01)
+        except socket.timeout:
+            break
     t = time.monotonic()
     r = d.ctl("query", "web")
     other_ms = (time.monotonic() - t) * 1000

@@ -10,9 +10,10 @@ written or deleted hosts file, a libnamecache context across a restart).
 This script adds the faults around them:
 
   * the upstream dead (its port closed) or black-holed as a whole: hosts and
-    cached answers keep coming, counted and timed; stale answers; one
-    upstream query per failure_ttl; 100 lookups pending while another
-    client gets hits;
+    cached answers keep coming; a refused query is a failure at once (not a
+    timeout), then remembered; 100 lookups pending while another client
+    gets hits (stale answers and failure_ttl windows there: the engine's,
+    on a fake clock, TTL-CASES.md cases 17-18);
   * 1000 requests pipelined on one connection against the black hole: the
     in-flight cap (SERVER_INFLIGHT_MAX) holds, nothing is lost, others are
     served, RSS stays bounded;
@@ -84,8 +85,9 @@ def hammer_main(spec_path):
     every round.  The output is run-length encoded: rounds with the same
     answers form one run [start of its first round, end of its last round,
     rounds, answers, slowest round], times from time.time().  After the
-    first round, out + ".ready" appears.  It stops by itself after
-    spec["max"] (60) seconds."""
+    first round, out + ".ready" appears; after each, out + ".progress"
+    holds [rounds, start and end of the last round, its answers], for the
+    test to wait on.  It stops by itself after spec["max"] (60) seconds."""
     with open(spec_path) as f:
         spec = json.load(f)
     mode = spec["mode"]
@@ -157,6 +159,7 @@ def hammer_main(spec_path):
 
     one = {"nss": nss, "getent": getent, "lib": libq}[mode]
     runs, rnd = [], 0
+    progress = os.open(spec["out"] + ".progress", os.O_WRONLY | os.O_CREAT, 0o644)
     t0 = time.monotonic()
     while not os.path.exists(spec["stop"]) and time.monotonic() - t0 < spec.get("max", 60):
         answers, worst, begin = [], 0.0, time.time()
@@ -173,6 +176,9 @@ def hammer_main(spec_path):
         else:
             runs.append([begin, now, 1, answers, worst])
         rnd += 1
+        # In place, padded, so that a reader sees this round or the last.
+        os.pwrite(progress, json.dumps([rnd, begin, now, answers]).ljust(PROGRESS_LEN)[
+            :PROGRESS_LEN].encode() + b"\n", 0)
         if rnd == 1:
             with open(spec["out"] + ".ready", "w"):
                 pass
@@ -212,6 +218,25 @@ class Hammer:
     def ready(self):
         return os.path.exists(self.out + ".ready") or self.p.poll() is not None
 
+    def last_round(self):
+        """(rounds, start, end, answers) of its last round, or None."""
+        try:
+            with open(self.out + ".progress") as f:
+                return tuple(json.loads(f.read()))
+        except (OSError, ValueError):
+            return None     # not yet, or a round's record half written
+
+    def wait_round(self, what, after=None, pred=None):
+        """Until a round that began after the time.time() after has ended
+        (and whose answers pred accepts); fails as hung if the hammer exits."""
+        def done():
+            if self.p.poll() is not None:
+                raise AssertionError(("hammer exited", self.p.returncode, what))
+            r = self.last_round()
+            return r is not None and (after is None or r[1] > after) and (
+                pred is None or pred(r[3]))
+        nclib.wait_until(done, lambda: "%s (last round: %s)" % (what, self.last_round()))
+
     def result(self, timeout=30):
         with open(self.stop_file, "w"):
             pass
@@ -237,6 +262,9 @@ class Hammer:
                 self.p.kill()
                 self.p.wait()
         self.err.close()
+
+
+PROGRESS_LEN = 4095
 
 
 def in_private_etc_hosts(hosts, argv):
@@ -308,7 +336,7 @@ class Hitter(threading.Thread):
         threading.Thread.__init__(self, daemon=True)
         self.s = nclib.connect(d, timeout=10)
         self.cases = cases          # [(name, [addrs])]
-        self.lat = {}
+        self.lat = {name: [] for name, _ in cases}
         self.errors = []
         self.halt = threading.Event()
 
@@ -330,6 +358,12 @@ class Hitter(threading.Thread):
                 self.lat.setdefault(name, []).append(dt)
                 time.sleep(0.002)
 
+    def answered(self, n):
+        """Until every name has had n answers (or an error ended the thread)."""
+        nclib.wait_until(lambda: self.errors or all(len(xs) >= n for xs in self.lat.values()),
+                         lambda: "%d answers of each of %s" % (n, {k: len(v) for k, v in
+                                                                  self.lat.items()}))
+
     def stop(self):
         self.halt.set()
         self.join(30)
@@ -339,11 +373,12 @@ class Hitter(threading.Thread):
         assert not self.errors, self.errors[:5]
         for name, xs in sorted(self.lat.items()):
             xs = sorted(xs)
+            assert len(xs) >= 5, (name, len(xs))
             print("  %s: %-22s %4d answered, median %.2f ms, max %.2f ms" % (
                 what, name, len(xs), 1000 * xs[len(xs) // 2], 1000 * xs[-1]))
-            assert len(xs) >= 5, (name, len(xs))
-            # A sanity bound only: far below the upstream's 1 s timeout.
-            assert xs[len(xs) // 2] < 0.2 and xs[-1] < 0.9, (name, xs[-5:])
+            # Answered, not hung; how fast is bench/'s to measure.  That the
+            # answers did not wait on upstream is the caller's to show.
+            assert xs[-1] < nclib.HUNG_SEC, (name, xs[-5:])
 
 
 def stats(d):
@@ -365,63 +400,72 @@ def warm(d, fs):
 
 
 @test
-def upstream_dead_hosts_cache_and_stale_answered(env):
-    """The upstream's port closed (ECONNREFUSED): hits unaffected, stale served,
-    failures remembered: one upstream query per failure_ttl, however often asked."""
+def upstream_dead_hits_answered_failures_not_waited_for(env):
+    """The upstream's port closed (ECONNREFUSED): hosts and cache hits
+    unaffected; a new name is a clear error without waiting (the refusal is
+    an upstream failure, no query times out), and asked again it is the
+    remembered failure: no query at all."""
     fs = env.fault()
-    d = env.daemon(fs, HOSTS, conf="failure_ttl = 1\n")
-    t_warm = warm(d, fs)
+    d = env.daemon(fs, HOSTS, conf="failure_ttl = 3600\n")
+    warm(d, fs)
     fs.stop()
     h = Hitter(d, [("inhosts", ["192.0.2.77"]), ("c1.fault.example", ["192.0.2.31"])])
     h.start()
-    time.sleep(max(0.0, t_warm + 1.2 - time.monotonic()))
-    # Expired, upstream dead: the stale answer, TTL 30, at once.
-    f, dt = lookup(d, "st.fault.example")
-    a = answer(f)
-    assert a.get("addrs") == ["192.0.2.32"] and a["source"] == "stale" and a["ttl"] == 30, a
-    print("  stale answer with the upstream dead in %.1f ms" % (dt * 1000))
-    # A new name: a clear error, soon; asked again and again for 2.5 s.
     s0 = stats(d)
-    t0 = time.monotonic()
-    n = 0
-    while time.monotonic() - t0 < 2.5:
-        f, dt = lookup(d, "gone.fault.example")
-        assert f is not None and f["status"] == nclib.TRYAGAIN, f
-        assert dt < 0.9, ("a dead upstream was waited for", dt)
-        n += 1
-        time.sleep(0.05)
+    f, _ = lookup(d, "gone.fault.example")
+    assert f is not None and f["status"] == nclib.TRYAGAIN, f
     s1 = stats(d)
+    assert s1["upstream_failures"] > s0["upstream_failures"], (s0, s1)
+    assert s1["upstream_timeouts"] == s0["upstream_timeouts"], ("a dead upstream waited for",
+                                                                s0, s1)
+    n = 20
+    for _ in range(n):
+        f, _ = lookup(d, "gone.fault.example")
+        assert f is not None and f["status"] == nclib.TRYAGAIN, f
+    s2 = stats(d)
+    h.answered(5)
     h.stop()
     h.report("upstream dead")
-    sent = s1["upstream_queries"] - s0["upstream_queries"]
-    remembered = s1["failures_remembered"] - s0["failures_remembered"]
-    print("  %d lookups of a new name in 2.5 s: %d upstream queries, %d failures remembered"
-          % (n, sent, remembered))
-    # failure_ttl 1: windows starting at 0, ~1 and ~2 s.
-    assert 2 <= sent <= 4, (sent, n)
-    assert remembered >= n - sent - 1 and n >= 20, (remembered, n, sent)
-    assert s1["stale_served"] - s0["stale_served"] == 0
+    print("  %d lookups of a dead upstream's new name: %d upstream query, %d failures "
+          "remembered" % (n + 1, s2["upstream_queries"] - s0["upstream_queries"],
+                          s2["failures_remembered"] - s0["failures_remembered"]))
+    assert s2["upstream_queries"] == s1["upstream_queries"], (s1, s2)
+    assert s2["failures_remembered"] - s1["failures_remembered"] == n, (s1, s2)
+    # The hits were hits: nothing of theirs went upstream.
+    assert stats(d)["upstream_queries"] == s1["upstream_queries"]
 
 
 @test
 def upstream_blackholed_100_pending_while_hits_answered(env):
     """Every query black-holed: 100 lookups wait on one connection while another
-    client gets hosts and cache hits; all 100 end in a clear error; stale
-    served; one upstream query per name and per failure_ttl window."""
+    client gets hosts and cache hits; all 100 end in a clear error, one
+    upstream query each."""
     fs = env.fault()
-    d = env.daemon(fs, HOSTS, conf="failure_ttl = 1\n")
-    t_warm = warm(d, fs)
+    # c-ares gives up after 5 s: the 100 are surely pending while the
+    # hits are asked (the check below says so), however busy the machine.
+    d = env.daemon(fs, HOSTS, conf="failure_ttl = 3600\n", options="timeout:5 attempts:1")
+    warm(d, fs)
     fs.clear()
     fs.set_default("timeout")
     fs.reset()
     rss0 = nclib.rss_kib(d.proc.pid)
-    pend = nclib.connect(d, timeout=15)
+    pend = nclib.connect(d, timeout=nclib.HUNG_SEC)
     names = ["pend%d.fault.example" % i for i in range(100)]
     pend.sendall(b"".join(nclib.name_req(n, family=4, fid=i + 1) for i, n in enumerate(names)))
-    assert fs.wait_total(100, 5) == 100, ("the 100 did not all reach upstream", fs.total())
+    assert fs.wait_total(100, nclib.HUNG_SEC) == 100, ("the 100 did not all reach upstream",
+                                                        fs.total())
     h = Hitter(d, [("inhosts", ["192.0.2.77"]), ("c1.fault.example", ["192.0.2.31"])])
     h.start()
-    time.sleep(0.6)                 # the 100 are pending all this time
+    h.answered(5)
+    # The hits came while the 100 were pending: none of them answered yet.
+    in_flight = stats(d)["upstream_in_flight"]
+    pend.setblocking(False)
+    try:
+        early = pend.recv(1)
+    except BlockingIOError:
+        early = None
+    pend.setblocking(True)
+    assert in_flight == 100 and early is None, ("the hits waited for the 100", in_flight, early)
     h.stop()
     got = {}
     for _ in names:
@@ -435,32 +479,6 @@ def upstream_blackholed_100_pending_while_hits_answered(env):
     assert all(fs.count(n, "A") == 1 for n in names), fs.counts()
     print("  the 100 pending lookups: %d answered TRYAGAIN, one upstream query each; "
           "RSS %d -> %d KiB" % (len(got), rss0, nclib.rss_kib(d.proc.pid)))
-    # Expired while black-holed: stale after the timeout, then at once.
-    time.sleep(max(0.0, t_warm + 1.1 - time.monotonic()))
-    for _ in range(2):
-        a = answer(lookup(d, "st.fault.example")[0])
-        assert a.get("addrs") == ["192.0.2.32"] and a["source"] == "stale", a
-    # Four clients asking one new name for 3.3 s: an upstream query at 0 s
-    # (times out at 1 s, remembered to 2 s), one at ~2 s: never more than 3.
-    t0 = time.monotonic()
-    count = [0]
-
-    def asker():
-        while time.monotonic() - t0 < 3.3:
-            f, _ = lookup(d, "fail.fault.example")
-            assert f is not None and f["status"] == nclib.TRYAGAIN, f
-            count[0] += 1
-            time.sleep(0.02)
-
-    ths = [threading.Thread(target=asker) for _ in range(4)]
-    for t in ths:
-        t.start()
-    for t in ths:
-        t.join(30)
-    sent = fs.count("fail.fault.example", "A")
-    print("  %d lookups of a black-holed name from 4 clients in 3.3 s: %d upstream queries"
-          % (count[0], sent))
-    assert 2 <= sent <= 3 and count[0] >= 20, (sent, count[0], fs.counts())
 
 
 # --- 2. the in-flight cap --------------------------------------------------------------------
@@ -477,7 +495,7 @@ def inflight_cap_1000_pipelined_nothing_lost(env):
     s = nclib.connect(d, timeout=60)
     reqs = b"".join(nclib.name_req("q%d.fault.example" % i, family=4, fid=i + 1)
                     for i in range(n))
-    got, t_first = {}, []
+    got = {}
 
     def reader():
         while len(got) < n:
@@ -487,24 +505,30 @@ def inflight_cap_1000_pipelined_nothing_lost(env):
                 f = None
             if f is None:
                 return
-            if not t_first:
-                t_first.append(time.monotonic())
             assert f["id"] not in got, ("answered twice", f)
             got[f["id"]] = f["status"]
+
+    in_flight = []
+
+    def sampler():
+        # The daemon's own count, read on its loop: never over the cap.
+        while rd.is_alive():
+            in_flight.append(stats(d)["upstream_in_flight"])
 
     rd = threading.Thread(target=reader, daemon=True)
     rd.start()
     t0 = time.monotonic()
     s.sendall(reqs)     # returns once the kernel holds what the daemon did not read
-    time.sleep(0.6)     # before the first upstream timeout (1 s)
-    early = fs.total()
-    print("  %d requests pipelined; upstream queries before any timed out: %d "
-          "(SERVER_INFLIGHT_MAX %d)" % (n, early, cap))
-    assert cap // 2 <= early <= cap, (early, cap)
+    sm = threading.Thread(target=sampler, daemon=True)
+    sm.start()
     h = Hitter(d, [("inhosts", ["192.0.2.77"])])
     h.start()
-    rd.join(60)
+    rd.join(120)
+    sm.join(30)
     h.stop()
+    print("  %d requests pipelined; upstream queries in flight: at most %d in %d samples "
+          "(SERVER_INFLIGHT_MAX %d)" % (n, max(in_flight), len(in_flight), cap))
+    assert cap // 2 <= max(in_flight) <= cap, (max(in_flight), cap)
     took = time.monotonic() - t0
     rss1 = nclib.rss_kib(d.proc.pid)
     s.close()
@@ -534,35 +558,55 @@ def closed_within(s, seconds):
         return False
 
 
+def closed_now(s):
+    """Whether the daemon has closed s already (EOF or reset), without waiting."""
+    s.setblocking(False)
+    try:
+        return s.recv(1) == b""
+    except ConnectionResetError:
+        return True
+    except BlockingIOError:
+        return False
+    finally:
+        s.setblocking(True)
+
+
 @test
 def idle_timeout_closes_silent_connections_only(env):
     fs = env.fault()
-    fs.set("slow.fault.example", "slow", delay=2.5, records=[("A", 60, "192.0.2.55")])
-    d = env.daemon(fs, HOSTS, conf="idle_timeout = 1\n", options="timeout:5 attempts:1")
+    name = "slow.fault.example"
+    fs.set(name, "answer", records=[("A", 60, "192.0.2.55")])
+    fs.hold(name)
+    # c-ares's longest timeout: the held query waits as long as the test needs.
+    d = env.daemon(fs, HOSTS, conf="idle_timeout = 1\n", options="timeout:30 attempts:1")
     s0 = stats(d)
     silent = nclib.connect(d)
     used = nclib.connect(d)
     used.sendall(nclib.name_req("inhosts", family=4))
     assert answer(nclib.read_frame(used))["addrs"] == ["192.0.2.77"]
-    # A request that takes 2.5 s, over twice idle_timeout: not idle.
+    # A request held upstream: in flight until the silent connection, opened
+    # before it, has been closed as idle, so for over idle_timeout.
     waiting = nclib.connect(d)
-    t0 = time.monotonic()
-    waiting.sendall(nclib.name_req("slow.fault.example", family=4))
+    waiting.sendall(nclib.name_req(name, family=4))
+    nclib.wait_until(lambda: fs.count(name) >= 1, "the request in flight upstream")
+    assert closed_within(silent, nclib.HUNG_SEC), "a silent connection never closed as idle"
+    assert closed_within(used, nclib.HUNG_SEC), "an idle connection never closed"
+    assert not closed_now(waiting), "closed as idle while its request was in flight"
+    # A clock for "idle from the answer": a connection accepted before the
+    # answer goes (the daemon accepts in order: namecachectl's after it).
+    later = nclib.connect(d)
+    stats(d)
+    fs.release(name)
     f = nclib.read_frame(waiting)
-    took = time.monotonic() - t0
     assert f is not None, "closed as idle while its request was in flight"
-    assert answer(f)["addrs"] == ["192.0.2.55"] and took > 2.0, (answer(f), took)
-    t1 = time.monotonic()
-    assert closed_within(waiting, 3.0), "idle after its answer, still open"
-    after = time.monotonic() - t1
-    print("  request in flight for %.1f s with idle_timeout = 1: answered; the connection "
-          "closed %.2f s after the answer" % (took, after))
-    # Idle time counts from the answer, not from the request.
-    assert after > 0.5, after
-    assert closed_within(silent, 0.1), "silent connection still open after 3.5 s"
-    assert closed_within(used, 0.1), "idle connection still open"
+    assert answer(f)["addrs"] == ["192.0.2.55"], answer(f)
+    # Idle time counts from the answer, not from the request (long before):
+    # the connection is closed, and no sooner than the one accepted before
+    # the answer.
+    assert closed_within(waiting, nclib.HUNG_SEC), "idle after its answer, still open"
+    assert closed_now(later), "closed before a connection that was idle for longer"
     s1 = stats(d)
-    assert s1["connections_idle_closed"] - s0["connections_idle_closed"] >= 3, (s0, s1)
+    assert s1["connections_idle_closed"] - s0["connections_idle_closed"] >= 4, (s0, s1)
     # Bad values are refused at start, with the file and line.
     conf = os.path.join(env.tmp, "bad.conf")
     for bad in ("0", "86401", "soon"):
@@ -571,19 +615,37 @@ def idle_timeout_closes_silent_connections_only(env):
         r = subprocess.run([os.path.join(BUILD, "daemon", "namecached"), "--config", conf,
                             "--socket", os.path.join(env.tmp, "s"), "--upstream",
                             "127.0.0.1:%d" % fs.port], capture_output=True, text=True,
-                           timeout=10)
+                           timeout=nclib.HUNG_SEC)
         assert r.returncode != 0 and ":2: idle_timeout" in r.stderr, (bad, r)
+
+
+def in_flight_connection(d, fs, name):
+    """A connection whose request for name (held at fs) is in flight; one
+    refused (max_clients, while namecachectl's last one is still counted) is
+    tried again."""
+    def attempt():
+        s = nclib.connect(d)
+        try:
+            s.sendall(nclib.name_req(name, family=4))
+        except OSError:
+            pass
+        if nclib.wait_until(lambda: fs.count(name) >= 1 or closed_now(s),
+                            "%s accepted or refused" % name) and fs.count(name) >= 1:
+            return s
+        s.close()
+        return None
+    return nclib.wait_until(attempt, "a connection for %s accepted" % name)
 
 
 @test
 def idle_timeout_frees_max_clients_slots(env):
     fs = env.fault()
-    d = env.daemon(fs, HOSTS, conf="max_clients = 2\nidle_timeout = 1\n")
-    # The start-up probe has gone once namecachectl is the only client.
-    assert nclib.wait_for(lambda: stats(d)["clients"] == 1, timeout=3) is not None
-    time.sleep(0.2)     # and namecachectl's own connection too
-    held = [nclib.connect(d), nclib.connect(d)]
-    time.sleep(0.1)
+    for i in range(2):
+        fs.hold("h%d.fault.example" % i)
+    d = env.daemon(fs, HOSTS, conf="max_clients = 2\nidle_timeout = 1\n",
+                   options="timeout:30 attempts:1")
+    # Both slots taken by connections that are not idle: a request in flight.
+    held = [in_flight_connection(d, fs, "h%d.fault.example" % i) for i in range(2)]
     extra = nclib.connect(d)
     try:
         extra.sendall(nclib.name_req("inhosts", family=4))
@@ -591,10 +653,12 @@ def idle_timeout_frees_max_clients_slots(env):
         pass
     assert nclib.read_frame(extra) is None, "a third client was served with max_clients = 2"
     extra.close()
+    fs.release()
     t0 = time.monotonic()
     for s in held:
-        assert closed_within(s, 4.0), "idle client kept its slot"
-    print("  both idle clients closed %.1f s after the refusal" % (time.monotonic() - t0))
+        assert nclib.read_frame(s) is not None, "a held request never answered"
+        assert closed_within(s, nclib.HUNG_SEC), "idle client kept its slot"
+    print("  both clients closed as idle %.1f s after their answers" % (time.monotonic() - t0))
     s = nclib.connect(d)
     s.sendall(nclib.name_req("inhosts", family=4))
     assert answer(nclib.read_frame(s))["addrs"] == ["192.0.2.77"], "freed slot not usable"
@@ -636,42 +700,56 @@ def sigkill_under_load_fallback_and_reconnect(env):
         ("lib-shared", Hammer(env, d, ["nchost", "dns1.fault.example", "after.example"],
                               "lib", base=0, flags=0)),
     ]
-    assert nclib.wait_for(lambda: all(c.ready() for _, c in clients), timeout=20,
-                          step=0.05) is not None, "the clients did not start"
-    time.sleep(0.5)
+    names_of = {"nss": names, "getent": ["fb{i}.example", "after.example"],
+                "lib": ["nchost", "after.example"],
+                "lib-shared": ["nchost", "dns1.fault.example", "after.example"]}
+    nclib.wait_until(lambda: all(c.ready() for _, c in clients), "the clients started",
+                     step=0.05)
     t_kill = time.time()
     d.proc.kill()
     d.proc.wait()
     d.killed = True
     d.logf.close()
     d.logf = None
-    time.sleep(1.5)
+    # Dead until every client has done a whole round without it.
+    for kind, c in clients:
+        c.wait_round("a round of the %s client with the daemon dead" % kind, after=t_kill)
     d.write_hosts("127.0.0.1 localhost\n10.44.0.1 nchost\n10.44.0.9 after.example\n")
     t_start = time.time()
     d.start()
     t_ready = time.time()
     d.killed = False
-    time.sleep(2.0)
+    # Running until every client has had the new daemon's answer.
+    for kind, c in clients:
+        i = names_of[kind].index("after.example")
+        c.wait_round("the %s client answered by the new daemon" % kind, after=t_start,
+                     pred=lambda answers, i=i: answers[i] == "10.44.0.9")
     results = [(kind, c.result()) for kind, c in clients]
-    names_of = {"nss": names, "getent": ["fb{i}.example", "after.example"],
-                "lib": ["nchost", "after.example"],
-                "lib-shared": ["nchost", "dns1.fault.example", "after.example"]}
     for kind, res in results:
         runs = res["runs"]
         n_rounds = res["rounds"]
+        # The first run with the new daemon's answer (only it knows
+        # after.example).  A round may begin before the restart and end
+        # after it (a lookup waiting in connect for the new daemon's
+        # socket): its run counts too.
+        i_after = names_of[kind].index("after.example")
+        i_back = next((i for i, r in enumerate(runs)
+                       if r[1] >= t_start and r[3][i_after] == "10.44.0.9"), None)
         dead_fb, dead_fb_worst, back, dead_seen = 0, 0.0, None, set()
-        for first, last, count, answers, worst in runs:
+        for i_run, (first, last, count, answers, worst) in enumerate(runs):
             for name, a in zip(names_of[kind], answers):
                 # Every answer is one of the right ones: never garbage.
                 if name == "fb{i}.example":
                     assert a == "nf" or re.fullmatch(r"10\.67\.\d+\.\d+", a), (kind, a)
                 elif name == "nchost":
                     # Through the shared cache too, once the dead daemon's
-                    # heartbeat is 5 s old (slow restarts, under valgrind).
+                    # heartbeat is stale (slow restarts, under valgrind):
+                    # after the kill, and before the new daemon answered.
                     assert a in ("10.44.0.1", "10.66.0.2") or (
                         kind == "lib" and a == "err-11") or (
                         kind == "lib-shared" and a == "err-11" and first > t_kill and
-                        last < t_ready + 1.0), (kind, name, a, first - t_kill, last - t_ready)
+                        i_back is not None and i_run < i_back), (
+                        kind, name, a, first - t_kill, last - t_ready, i_run, i_back)
                 elif name == "dns1.fault.example":
                     assert a in ("192.0.2.11", "nf") or (
                         kind.startswith("lib") and a in ("err-11", "err-1")), (kind, name, a)
@@ -688,11 +766,7 @@ def sigkill_under_load_fallback_and_reconnect(env):
                 if first < t_start:
                     dead_fb += count
                     dead_fb_worst = max(dead_fb_worst, worst)
-            # Only the new daemon knows after.example.  A round may begin
-            # before the restart and end after it (a lookup waiting in
-            # connect for the new daemon's socket): its run counts too.
-            if (back is None and last >= t_start and
-                    answers[names_of[kind].index("after.example")] == "10.44.0.9"):
+            if i_run == i_back:
                 back = max(0.0, first - t_start)
         if kind == "lib-shared":
             what = "answers %s" % " | ".join(sorted(dead_seen))
@@ -703,16 +777,17 @@ def sigkill_under_load_fallback_and_reconnect(env):
         print("  %-10s %5d rounds; daemon dead: %s; restarted: the new daemon answered "
               "after %s" % (kind, n_rounds, what,
                             "%.2f s" % back if back is not None else "-"))
+        # A round with the daemon dead ends, however slowly: that a refused
+        # connect is not waited on is test_daemon's (under strace).
+        assert dead_fb_worst < nclib.HUNG_SEC, (kind, dead_fb_worst)
         if kind in ("nss", "getent"):
             assert dead_fb >= 1, (kind, "no fall-back to files while the daemon was dead", runs)
-            # At once: a whole round far below any timeout.
-            assert dead_fb_worst < 1.0, (kind, dead_fb_worst)
             # And once it is back, the daemon answers again: fb names NXDOMAIN.
             assert runs[-1][3][0] == "nf", (kind, runs[-1])
         assert back is not None, (kind, "never reconnected to the new daemon", runs[-3:],
                                   "kill", t_kill, "start", t_start, "ready", t_ready)
         if kind == "lib":
-            assert dead_fb >= 1 and dead_fb_worst < 1.0, (kind, "no prompt UNAVAILABLE", runs)
+            assert dead_fb >= 1, (kind, "no UNAVAILABLE while the daemon was dead", runs)
     # The dead daemon's segment is never served once the new one runs.
     assert d.ctl_json("query", "after.example")["addresses"] == ["10.44.0.9"]
 
@@ -734,23 +809,26 @@ def stamp(path):
                                st.st_mtime_ns % 10**9)
 
 
-def wait_loaded(d, timeout=5.0):
+NO_FILE = "0:0:0.000000000"     # status's hosts_stamp while there is no file
+
+
+def wait_loaded(d):
     """Until the daemon reports the file as it now is (or none, once deleted)."""
-    want = stamp(d.hosts) if os.path.exists(d.hosts) else None
+    want = stamp(d.hosts) if os.path.exists(d.hosts) else NO_FILE
     last = [None]
 
     def ok():
         st = d.ctl_json("status")
         last[0] = st
-        if want is None:
-            return st["hosts_entries"] == 0
-        return st["hosts_stamp"] == want
-    assert nclib_wait(ok, timeout), ("file not loaded", want, last[0])
+        return st["hosts_stamp"] == want and (want != NO_FILE or st["hosts_entries"] == 0)
+    nclib.wait_until(ok, lambda: "the hosts file %s loaded (status: %s)" % (want, last[0]),
+                     step=0.02)
     return last[0]
 
 
-def nclib_wait(pred, timeout):
-    return nclib.wait_for(pred, timeout=timeout, step=0.02) is not None
+def settled(pr):
+    """Until the prober has done a round that began after the daemon loaded the file."""
+    pr.wait_round("a prober round after the reload", after=time.time())
 
 
 def check_rounds(res, names, old, new, label, allow_mixed=False):
@@ -794,10 +872,9 @@ def glibc_equal(env, d, keys, label):
 
 
 def prober(env, d, names):
-    """A Hammer that has seen the answers as they are now."""
+    """A Hammer that has seen the answers as they are now (a whole round)."""
     pr = Hammer(env, d, names)
-    assert nclib.wait_for(pr.ready, timeout=20, step=0.02) is not None, "prober did not start"
-    time.sleep(0.1)
+    nclib.wait_until(pr.ready, "the prober started", step=0.02)
     return pr
 
 
@@ -837,7 +914,7 @@ def hosts_file_faults_never_half_loaded_and_equal_glibc(env):
     b_text = ("127.0.0.1 localhost\n" + hosts_lines("b", 51, 300)).encode()
     worst = write_slowly(d.hosts, b_text, 6, 0.04)
     wait_loaded(d)
-    time.sleep(0.2)
+    settled(pr)
     res = pr.result()
     old = ["10.50.0.1", "10.50.1.44"] + NF
     new = NF + ["10.51.0.1", "10.51.1.44"]
@@ -861,7 +938,7 @@ def hosts_file_faults_never_half_loaded_and_equal_glibc(env):
         f.write(c_data)
     os.rename(tmp, d.hosts)
     wait_loaded(d)
-    time.sleep(0.2)
+    settled(pr)
     res = pr.result()
     n = check_rounds(res, names, ["10.51.0.1", "10.51.1.44"] + NF,
                      NF + ["10.52.0.1", "10.52.0.40"], "garbage renamed over")
@@ -881,7 +958,7 @@ def hosts_file_faults_never_half_loaded_and_equal_glibc(env):
     d_data = b"\x00" + garbage(rng, 4000).replace(b"\n", b"\x00") + b"\x00\x00"
     worst = write_slowly(d.hosts, d_data, 4, 0.04)
     wait_loaded(d)
-    time.sleep(0.2)
+    settled(pr)
     res = pr.result()
     n = check_rounds(res, names, ["10.52.0.1", "10.52.0.40"], NF, "garbled in place",
                      allow_mixed=worst >= 0.19)
@@ -896,13 +973,13 @@ def hosts_file_faults_never_half_loaded_and_equal_glibc(env):
     pr = prober(env, d, ["c1.example"] + names)
     os.unlink(d.hosts)
     wait_loaded(d)
-    time.sleep(0.3)
+    settled(pr)
     e_text = "127.0.0.1 localhost\n" + hosts_lines("e", 53, 5)
     with open(tmp, "w") as f:
         f.write(e_text)
     os.rename(tmp, d.hosts)
     wait_loaded(d)
-    time.sleep(0.2)
+    settled(pr)
     res = pr.result()
     n = check_rounds(res, ["c1.example"] + names, ["nf"] + NF,
                      ["nf", "10.53.0.1", "10.53.0.5"], "deleted and back")

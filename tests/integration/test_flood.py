@@ -24,9 +24,10 @@ Asserted:
     a fixed allowance for what does not scale with the cache (about 31 MB
     in all, where an unbounded cache would pass 187 MB); looser under ASan
     (see ASAN_SLACK_KIB);
-  - the second client was answered all along (correct addresses), with a
-    generous latency bound (p99 < 100 ms; 300 ms under the sanitizers)
-    and no stall (no gap of 5 s between its answers).
+  - the second client was answered all along (correct addresses): at
+    least 10 answers while the flood ran, and no stall (no answer slower
+    than nclib.HUNG_SEC, no gap that long between answers).  Its latency is
+    printed, not asserted: bench/ measures it.
 
 NAMECACHE_FLOOD_COUNT: about 75 s at 1,000,000 on 2 cores (debugoptimized,
 one core busy with something else); the ASan+UBSan pass of scripts/test.sh
@@ -75,11 +76,9 @@ RSS_SLACK_KIB = 8 * 1024
 ASAN_QUARANTINE_MB = 16
 ASAN_FACTOR = 3
 ASAN_SLACK_KIB = 64 * 1024
-# The second client's p99: generous, since a hit may wait behind a batch of
-# the flood's 256 requests in flight.  The sanitizers make every request
-# 2-3 times dearer (p99 up to 57 ms seen under ASan on a busy machine).
-P99_BOUND = 0.1
-P99_BOUND_SANITIZED = 0.3
+# The second client's answers while the flood runs: it is served all along,
+# not only once the flood is over.  (Its latency is bench/'s to measure.)
+DURING_MIN = 10
 
 ZONE = """$TTL 3600
 flood.example.	3600 IN SOA ns.flood.example. admin.flood.example. 1 3600 600 86400 3600
@@ -273,13 +272,17 @@ def cache_bounded_under_a_flood_of_distinct_names(env):
     for th in threads:
         th.start()
     try:
-        time.sleep(0.3)     # both running before the flood starts
+        # Both running before the flood starts.
+        nclib.wait_until(lambda: (samples or sampler_err) and (hits["lat"] or hits["errors"]),
+                         "the sampler and the second client running")
         t_flood = time.monotonic() - t0
         r = subprocess.run([nc_pipeline(), "-c", "4", "-d", "64", "-f", "4", "-n",
                             str(FLOOD_COUNT), d.sock, "f%d.flood.example"],
                            capture_output=True, text=True, timeout=600, env=driver_env())
         t_end = time.monotonic() - t0
-        time.sleep(0.3)
+        # A sample of the daemon after the flood.
+        nclib.wait_until(lambda: samples[-1][0] > t_end or sampler_err,
+                         "a sample after the flood")
     finally:
         stop.set()
         for th in threads:
@@ -336,10 +339,9 @@ def cache_bounded_under_a_flood_of_distinct_names(env):
           "p99 %.3f ms, max %.3f ms, longest gap %.3f s" % (
               len(lat), len(during), t_end - t_flood, 1000 * pct(lat, 0.5),
               1000 * pct(lat, 0.99), 1000 * lat[-1], max(gaps)))
-    assert len(during) >= 100, len(during)
-    bound = P99_BOUND_SANITIZED if sanitized() else P99_BOUND
-    assert pct(lat, 0.99) < bound, ("second client's p99 over the bound", pct(lat, 0.99), bound)
-    assert max(gaps) < 5, max(gaps)
+    assert len(during) >= DURING_MIN, ("the second client was not served during the flood",
+                                       len(during))
+    assert lat[-1] < nclib.HUNG_SEC and max(gaps) < nclib.HUNG_SEC, (lat[-1], max(gaps))
     # And the cached DNS name was still a hit: the LRU keeps what is used.
     assert d.ctl_json("query", "-4", "hot.flood.example")["source"] == "cache"
 
@@ -374,7 +376,7 @@ def large_answers_bounded_in_bytes(env):
     """Issue 12: 2,000 names with 30 KiB TXT answers (over TCP: each reply is
     truncated over UDP) with cache_size_mb = 8: the cache holds at most 8 MiB
     of them, the daemon's RSS grows by less than that plus BIG_MARGIN_KIB,
-    and a hosts name keeps its latency meanwhile.  Before the bound, the
+    and a hosts name is answered all along meanwhile.  Before the bound, the
     cache kept all 2,000 (62 MB)."""
     zonefile = os.path.join(env.tmp, "big.example.zone")
     with open(zonefile, "w") as f:
@@ -388,10 +390,9 @@ def large_answers_bounded_in_bytes(env):
         s.sendall(rr_req("warm.big.example", 16, 1))
         f = nclib.read_frame(s)
         assert f["status"] == nclib.OK and len(f["body"]) > BIG_TXT, f["status"]
-    time.sleep(0.2)
     rss0 = nclib.rss_kib(pid)
     stop = threading.Event()
-    lat, samples, errors = [], [], []
+    lat, at, samples, errors = [], [], [], []
 
     def prober():
         with nclib.connect(d, 30) as s:
@@ -402,6 +403,7 @@ def large_answers_bounded_in_bytes(env):
                 s.sendall(nclib.name_req("inhosts.lan", 4, i))
                 f = nclib.read_frame(s)
                 lat.append(time.monotonic() - t0)
+                at.append(time.monotonic())
                 if f is None or f["status"] != nclib.OK:
                     errors.append(f)
                     return
@@ -430,8 +432,9 @@ def large_answers_bounded_in_bytes(env):
         t.start()
     for t in askers:
         t.join()
-    took = time.monotonic() - t0
-    time.sleep(0.3)
+    t_end = time.monotonic()
+    took = t_end - t0
+    nclib.wait_until(lambda: at and at[-1] > t_end or errors, "an answer after the askers")
     stop.set()
     for t in helpers:
         t.join()
@@ -451,7 +454,9 @@ def large_answers_bounded_in_bytes(env):
     assert st["cache_memory_bytes"] <= (BIG_CACHE_MB << 20) + (1 << 20), st
     assert st["cache_evictions"] > 0, st
     assert growth <= bound, (rss0, max(samples), bound)
-    assert pct(lat, 0.99) < (0.3 if sanitized() else 0.1), lat[-10:]
+    # The hosts name answered all along (its latency is bench/'s to measure).
+    during = [a for a in at if t0 <= a <= t_end]
+    assert len(during) >= DURING_MIN and lat[-1] < nclib.HUNG_SEC, (len(during), lat[-1])
 
 
 def main():

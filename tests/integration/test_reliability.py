@@ -8,8 +8,8 @@ pass says so, with the figures.
   * BUSY: with max_fetches upstream resolutions in flight, one more gets
     PROTO_BUSY at once, not TRYAGAIN ("upstream DNS failed") after a
     timeout; the NSS module then says UNAVAIL and glibc carries on itself;
-  * a prefetch nobody waits for republishes its answer in the shared
-    segment, so readers stop going to the socket as soon as it is in;
+  * (a prefetch nobody waits for republishes its answer in the shared
+    segment: the engine's, on a fake clock, TTL-CASES.md case 15);
   * one rule for "the shared segment, then the socket" (ncc_shared_answer),
     checked from the NSS module and from libnamecache.
 
@@ -18,7 +18,10 @@ Each daemon has a FaultServer on 127.0.0.1 as its only upstream.
 Run: /usr/bin/python3 tests/integration/test_reliability.py --build BUILD [-k NAME]
 """
 import os
+import re
 import socket
+import struct
+import subprocess
 import sys
 import threading
 import time
@@ -61,25 +64,33 @@ class Env:
 def busy_when_the_fetch_table_is_full(env):
     fs = env.fault()
     fs.set_default("timeout")       # never answers: fetches stay in flight
-    d = env.daemon(fs, "max_fetches = 4\n")
+    # c-ares's longest timeout: the 4 stay in flight for the whole test.
+    resolv = os.path.join(env.tmp, "resolv-long.conf")
+    with open(resolv, "w") as f:
+        f.write("nameserver 127.0.0.1\noptions timeout:30 attempts:1\n")
+    d = nclib.Daemon(BUILD, env.tmp, conf_text="max_fetches = 4\n", resolv=resolv,
+                     upstream="127.0.0.1:%d" % fs.port)
+    env.daemons.append(d)
+    d.start()
     held = []
     for i in range(4):               # A and AAAA: 2 fetches per AF_UNSPEC name
         s = nclib.connect(d, 30)
         s.sendall(nclib.name_req("held%d.busy.test" % i, family=4))
         held.append(s)
-    time.sleep(0.3)
-    assert d.ctl_json("statistics")["upstream_in_flight"] == 4
-    t0 = time.monotonic()
+    nclib.wait_until(lambda: d.ctl_json("statistics")["upstream_in_flight"] == 4,
+                     "the 4 fetches in flight")
     statuses = []
     for i in range(6):
         with nclib.connect(d, 30) as s:
             s.sendall(nclib.name_req("more%d.busy.test" % i, family=4))
             statuses.append(nclib.read_frame(s)["status"])
-    took = time.monotonic() - t0
-    print("6 lookups past max_fetches = 4: statuses %s in %.1f ms" % (statuses, took * 1e3))
+    print("6 lookups past max_fetches = 4: statuses %s" % statuses)
     assert statuses == [BUSY] * 6, statuses
-    assert took < 2.0, took          # at once, not after a DNS timeout
-    assert d.ctl_json("statistics")["busy"] == 6
+    # At once, not after a DNS timeout: none of them was asked upstream,
+    # while the 4 are still in flight.
+    st = d.ctl_json("statistics")
+    assert st["busy"] == 6 and st["upstream_in_flight"] == 4, st
+    assert [k for k in fs.counts() if k[0].startswith("more")] == [], fs.counts()
     # The NSS module hears BUSY as "ask the rest of the line yourself".
     r = d.getent("ahostsv4", "more9.busy.test", service="namecache [!UNAVAIL=return] files")
     assert r.returncode == 2, r
@@ -87,36 +98,11 @@ def busy_when_the_fetch_table_is_full(env):
         s.close()
 
 
-@test
-def prefetch_republishes(env):
-    fs = env.fault()
-    fs.set("pf.test", "answer", ttl=5)
-    d = env.daemon(fs, "min_ttl = 0\n")
-    requests = lambda: d.ctl_json("statistics")["requests"]    # noqa: E731
-    assert d.getent("ahosts", "pf.test").returncode == 0
-    t0 = time.monotonic()
-    base = requests()
-    assert d.getent("ahosts", "pf.test").returncode == 0        # a shared hit
-    assert requests() == base + 1, "the second lookup went to the socket"
-    # In the last 10% of the TTL readers leave the record alone: the socket
-    # answers from the cache and prefetches.
-    time.sleep(max(0, 4.65 - (time.monotonic() - t0)))
-    before = requests()
-    assert d.getent("ahosts", "pf.test").returncode == 0
-    assert nclib.wait_for(lambda: d.ctl_json("statistics")["prefetches"] >= 1, 2.0)
-    time.sleep(0.2)
-    mid = requests()
-    for _ in range(5):
-        assert d.getent("ahosts", "pf.test").returncode == 0
-    after = requests()
-    print("after the prefetch: %d socket request(s) for 5 lookups" % (after - mid - 1))
-    # The statistics requests themselves are the only other ones.
-    assert after - mid == 1, (before, mid, after)
-
-
 def timed_getent(d, *args, service="namecache [!UNAVAIL=return] files"):
+    """getent through the module: (exit status, seconds); a hang fails the test."""
     t0 = time.monotonic()
-    r = d.getent(*args, service=service)
+    r = subprocess.run(["getent", "-s", service] + list(args), capture_output=True, text=True,
+                       env=nclib.nss_env(d.build, d.sock), timeout=nclib.HUNG_SEC)
     return r.returncode, time.monotonic() - t0
 
 
@@ -135,10 +121,13 @@ def hung_daemon_falls_through(env):
     d = nclib.Daemon(BUILD, env.tmp, resolv=resolv, upstream="127.0.0.1:%d" % fs.port)
     env.daemons.append(d)
     d.start()
-    # Alive and beating: 4.2 s of upstream is waited out, past NCC_HUNG_MS.
+    # Alive and beating: 4.2 s of upstream (the server's own delay) is
+    # waited out, past NCC_HUNG_MS.  The files module knows no slow.test:
+    # exit 0 says the daemon's answer was waited for, not the rest of the line.
     rc, took = timed_getent(d, "ahostsv4", "slow.test")
     print("slow upstream, live daemon: exit %d after %.2f s" % (rc, took))
-    assert rc == 0 and took > 4.0, (rc, took)
+    assert rc == 0, (rc, took)
+    assert fs.count("slow.test") == 1, fs.counts()
     # A lookup in flight when the daemon stops, and getent hosts (both
     # families) after.
     out = {}
@@ -148,11 +137,12 @@ def hung_daemon_falls_through(env):
 
     t = threading.Thread(target=waiting)
     t.start()
-    time.sleep(0.5)
+    nclib.wait_until(lambda: fs.count("inflight.test") >= 1, "the lookup in flight upstream")
     os.kill(d.proc.pid, 19)          # SIGSTOP
     stopped = time.monotonic()
     try:
-        t.join(30)
+        t.join(nclib.HUNG_SEC)
+        fell_through = not t.is_alive()
         after = time.monotonic() - stopped
         out["hosts"] = timed_getent(d, "hosts", "later.test")
         out["ahosts"] = timed_getent(d, "ahosts", "later2.test")
@@ -161,11 +151,13 @@ def hung_daemon_falls_through(env):
     print("daemon stopped: the lookup in flight fell through %.2f s after the stop "
           "(the last beat was up to 1 s before it); getent hosts after: %.2f s, "
           "ahosts: %.2f s" % (after, out["hosts"][1], out["ahosts"][1]))
-    assert out["inflight"][0] == 2 and after < 4.0, out
-    assert out["hosts"][1] < 1.0 and out["ahosts"][1] < 1.0, out
+    # All three answered by the rest of the line (not found: exit 2) while
+    # the daemon was still stopped: nobody waited for it to come back.
+    assert fell_through and out["inflight"][0] == 2, out
+    assert out["hosts"][0] == 2 and out["ahosts"][0] == 2, out
     # Back: answers again, as soon as it beats.
-    time.sleep(1.2)
-    assert d.ctl("query", "slow.test").returncode == 0
+    nclib.wait_until(lambda: d.ctl("query", "slow.test").returncode == 0,
+                     "the daemon answering again after SIGCONT")
 
 
 @test
@@ -209,6 +201,7 @@ def resets_off_the_loop(env):
             env.daemons.append(d)
             d.start()
             worst = [0.0]
+            pings = [0]
             stop = threading.Event()
 
             def pinger():
@@ -220,13 +213,15 @@ def resets_off_the_loop(env):
                         s.sendall(nclib.name_req("localhost", 4, i))
                         assert nclib.read_frame(s)["status"] == nclib.OK
                         worst[0] = max(worst[0], time.monotonic() - t0)
+                        pings[0] = i
 
             t = threading.Thread(target=pinger)
             t.start()
-            time.sleep(0.3)
+            nclib.wait_until(lambda: pings[0] > 0, "the pinger answered")
             for _ in range(8):
+                # The helper has made the next spare.
+                nclib.wait_until(lambda: spare_ready(run), "a spare segment made ahead")
                 assert d.ctl("flush-caches").returncode == 0
-                time.sleep(0.4)      # the helper makes the next spare meanwhile
             stop.set()
             t.join()
             st = d.ctl_json("statistics")
@@ -246,6 +241,27 @@ def resets_off_the_loop(env):
             env.daemons.remove(d)
         finally:
             shutil.rmtree(run, ignore_errors=True)
+
+
+SHM_MAGIC = 0x3130484d53434e00      # proto/shmfmt.h
+
+
+def spare_ready(run):
+    """Whether the daemon's helper has a spare segment ready: a cache.XXXXXX
+    beside the segment (daemon/shm.c prepare()) whose header is written to
+    its last store, the generation (proto/shmfmt.h's struct shm_header)."""
+    for f in os.listdir(run):
+        if not re.fullmatch(r"cache\.\w{6}", f):
+            continue
+        try:
+            with open(os.path.join(run, f), "rb") as fh:
+                h = fh.read(96)
+        except FileNotFoundError:
+            continue
+        if len(h) == 96 and struct.unpack_from("<Q", h, 0)[0] == SHM_MAGIC and \
+                struct.unpack_from("<I", h, 36)[0] == 1 and struct.unpack_from("<Q", h, 24)[0]:
+            return True
+    return False
 
 
 @test
