@@ -604,7 +604,7 @@ fetch_join(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
 			fw->slot = slot;
 			fw->next = f->waiters;
 			f->waiters = fw;
-			ds->st.coalesced++;
+			ds->st.coalesced += f->nhalf;	/* queries saved */
 		}
 		return 0;
 	}
@@ -654,11 +654,33 @@ fetch_join(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
 
 /* --- questions ----------------------------------------------------------- */
 
+/*
+ * Whether a search for name tries one name only: then asking A and AAAA
+ * apart is asking them as a pair, and the pair needs no kinds of its own.
+ */
+static bool
+one_candidate(const struct dnssrc *ds, const char *name)
+{
+	const char *const	*domains;
+	size_t			 len = strlen(name);
+	int			 ndots, i;
+
+	if (len > 0 && name[len - 1] == '.')
+		return true;
+	ds->up.search(ds->up.arg, &domains, &ndots);
+	for (i = 0; domains[i]; i++)
+		if (len + 1 + strlen(domains[i]) <= PROTO_NAME_MAX)
+			return false;
+	return true;
+}
+
 void
-dnssrc_ask_name(struct dnssrc_ask *a, const char *name, uint8_t family)
+dnssrc_ask_name(const struct dnssrc *ds, struct dnssrc_ask *a, const char *name,
+    uint8_t family)
 {
 	/* Both families are one search, under kinds of their own. */
-	uint32_t pair = family == PROTO_AF_UNSPEC ? CACHE_KIND_PAIR : 0;
+	uint32_t pair = family == PROTO_AF_UNSPEC && !one_candidate(ds, name) ?
+	    CACHE_KIND_PAIR : 0;
 
 	memset(a, 0, sizeof(*a));
 	a->family = family;

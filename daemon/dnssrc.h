@@ -101,9 +101,12 @@ void	 dnssrc_on_refreshed(struct dnssrc *, dnssrc_refreshed_fn *, void *arg);
  * The question for a name of family, with the search list: A, AAAA, or
  * for AF_UNSPEC both as one search (each candidate asked for both, the
  * first with either's records ending it, as glibc's dns module does),
- * cached under CACHE_KIND_PAIR | type.
+ * cached under CACHE_KIND_PAIR | type.  A search of one name (a trailing
+ * dot, no search list) asks them apart, under the single types' kinds,
+ * which is the same and shares their entries.
  */
-void	 dnssrc_ask_name(struct dnssrc_ask *ret, const char *name, uint8_t family);
+void	 dnssrc_ask_name(const struct dnssrc *, struct dnssrc_ask *ret,
+	    const char *name, uint8_t family);
 /*
  * The question for an address: PTR, a v4-mapped or v4-compatible IPv6
  * address asked as the IPv4 address it holds, as glibc's dns module does.

@@ -200,7 +200,7 @@ step_dns(struct walk *wk)
 	bool			 wants[2];
 
 	if (wk->to.what == REPLY_NAME)
-		dnssrc_ask_name(&a, wk->name, wk->to.family);
+		dnssrc_ask_name(lk->dns, &a, wk->name, wk->to.family);
 	else if (wk->to.what == REPLY_ADDR)
 		dnssrc_ask_addr(&a, wk->to.family, wk->addr);
 	else
