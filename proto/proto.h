@@ -52,6 +52,11 @@ enum proto_status {
 	PROTO_BUSY		= 10,	/* too many requests in flight */
 	PROTO_UNAVAIL		= 11,	/* every source on the hosts line was
 					   unavailable: the line's final answer */
+	PROTO_NOTFOUND_TRYAGAIN	= 12,	/* not found, after a temporary failure:
+					   the search list's first query failed
+					   for now (SERVFAIL, REFUSED), a later
+					   one got NXDOMAIN.  glibc's dns module
+					   says NOTFOUND with h_errno TRY_AGAIN */
 };
 
 enum proto_family {
