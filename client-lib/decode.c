@@ -28,6 +28,8 @@ nc_status_error(unsigned status)
 		return -(int)status;
 	if (status == PROTO_UNAVAIL)
 		return NAMECACHE_ERR_NOSOURCE;
+	if (status == PROTO_NOTFOUND_TRYAGAIN)
+		return NAMECACHE_ERR_NOTFOUND_TRYAGAIN;
 	return NAMECACHE_ERR_PROTOCOL;
 }
 
@@ -262,6 +264,8 @@ namecache_strerror(int error)
 	case NAMECACHE_ERR_NOMEM:	return "out of memory";
 	case NAMECACHE_ERR_NOSOURCE:	return proto_status_str(PROTO_UNAVAIL);
 	case NAMECACHE_ERR_MISS:	return "not in the shared cache";
+	case NAMECACHE_ERR_NOTFOUND_TRYAGAIN:
+		return proto_status_str(PROTO_NOTFOUND_TRYAGAIN);
 	}
 	return "unknown error";
 }

@@ -53,6 +53,11 @@ enum namecache_error {
 						   was unavailable (final) */
 	NAMECACHE_ERR_MISS		= -17,	/* NAMECACHE_SHARED_ONLY: not in the
 						   shared cache (ask the daemon) */
+	NAMECACHE_ERR_NOTFOUND_TRYAGAIN	= -18,	/* no such name, after a temporary
+						   failure (glibc's NOTFOUND with
+						   h_errno TRY_AGAIN: getaddrinfo's
+						   EAI_NONAME for AF_INET without
+						   AI_CANONNAME, else EAI_AGAIN) */
 };
 
 /* A sentence for a code.  Static storage: never freed, never changes. */

@@ -596,6 +596,7 @@ errors_from_a_fake(void **state)
 		{ 9, NAMECACHE_ERR_INTERNAL },
 		{ 10, NAMECACHE_ERR_BUSY },
 		{ 11, NAMECACHE_ERR_NOSOURCE },		/* the hosts line's final UNAVAIL */
+		{ 12, NAMECACHE_ERR_NOTFOUND_TRYAGAIN },	/* NXDOMAIN after SERVFAIL */
 		{ 77, NAMECACHE_ERR_PROTOCOL },		/* a status nobody defined */
 		{ FAKE_GARBAGE, NAMECACHE_ERR_PROTOCOL },
 	};
@@ -620,9 +621,11 @@ errors_from_a_fake(void **state)
 		namecache_free(ctx);
 		fake_stop(pid);
 	}
-	for (i = 0; i < 18; i++)
+	for (i = 0; i < 19; i++)
 		assert_string_not_equal(namecache_strerror(-(int)i), "unknown error");
-	assert_string_equal(namecache_strerror(-18), "unknown error");
+	assert_string_equal(namecache_strerror(-19), "unknown error");
+	assert_string_equal(namecache_strerror(NAMECACHE_ERR_NOTFOUND_TRYAGAIN),
+	    "name not found, after a temporary failure");
 }
 
 /* A daemon that accepts and never answers. */
