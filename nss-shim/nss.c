@@ -5,7 +5,10 @@
  * Statuses, as glibc's NSS expects them:
  *   SUCCESS	an answer, laid out in the caller's buffer;
  *   NOTFOUND	the daemon knows the name has no answer (HOST_NOT_FOUND, or
- *		NO_DATA when the name exists for another family);
+ *		NO_DATA when the name exists for another family), or none
+ *		after a temporary failure (TRY_AGAIN, errno EAGAIN: what
+ *		glibc's dns module returns when the search list's first
+ *		query failed for now and a later one got NXDOMAIN);
  *   TRYAGAIN	a temporary failure upstream (TRY_AGAIN, errno EAGAIN), or a
  *		short buffer (NETDB_INTERNAL, errno ERANGE): glibc grows it;
  *   UNAVAIL	the daemon cannot be reached, or declines the question (a
@@ -141,6 +144,16 @@ ask(const uint8_t *req, int len, struct ncc_reply *rep, struct proto_answer *ans
 		*h_errnop = TRY_AGAIN;
 		ncc_reply_free(rep);
 		return NSS_STATUS_TRYAGAIN;
+	case PROTO_NOTFOUND_TRYAGAIN:
+		/*
+		 * As nss_dns: NOTFOUND ends the walk (getaddrinfo's
+		 * gethostbyname2_r path reads it as EAI_NONAME), TRY_AGAIN
+		 * makes the others EAI_AGAIN.
+		 */
+		*errnop = EAGAIN;
+		*h_errnop = TRY_AGAIN;
+		ncc_reply_free(rep);
+		return NSS_STATUS_NOTFOUND;
 	case PROTO_UNAVAIL: {
 		int he, err;
 
