@@ -431,6 +431,18 @@ outcome(const struct req *r, int error, const struct namecache_result *res, int 
 	case NAMECACHE_ERR_TRYAGAIN:
 		*gai = EAI_AGAIN;
 		break;
+	case NAMECACHE_ERR_NOTFOUND_TRYAGAIN:
+		/*
+		 * glibc's NOTFOUND with h_errno TRY_AGAIN.  getaddrinfo asks
+		 * AF_INET without AI_CANONNAME (also AF_UNSPEC narrowed by
+		 * AI_ADDRCONFIG, as r->family is) through gethostbyname2_r,
+		 * which reads NOTFOUND as "no such name"; its other paths
+		 * read TRY_AGAIN (try_simple_gethostbyname and
+		 * get_nss_addresses in glibc's getaddrinfo.c).
+		 */
+		*gai = r->family == AF_INET && !(r->flags & AI_CANONNAME) ? EAI_NONAME :
+		    EAI_AGAIN;
+		break;
 	}
 	return NULL;
 }
