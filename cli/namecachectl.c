@@ -261,7 +261,8 @@ print_failure(const char *key, int error)
 		json_cstr(stdout, key);
 		printf(",\"family\":\"%s\",\"status\":\"%s\",\"error\":", family_str(family),
 		    error == NAMECACHE_ERR_NOTFOUND ? "notfound" :
-		    error == NAMECACHE_ERR_NODATA ? "nodata" : "error");
+		    error == NAMECACHE_ERR_NODATA ? "nodata" :
+		    error == NAMECACHE_ERR_NOTFOUND_TRYAGAIN ? "notfound-tryagain" : "error");
 		json_cstr(stdout, msg ? msg : namecache_strerror(error));
 		printf(",\"addresses\":[],\"ttl\":0,\"source\":\"none\"}\n");
 		return;
@@ -605,6 +606,8 @@ item_status(const struct namecache_cache_entry *e)
 	case 0:				return "answer";
 	case NAMECACHE_ERR_NOTFOUND:	return "NXDOMAIN";
 	case NAMECACHE_ERR_NODATA:	return "NODATA";
+	/* NXDOMAIN, after an earlier candidate of the search list failed */
+	case NAMECACHE_ERR_NOTFOUND_TRYAGAIN:	return "NX+FAIL";
 	}
 	return "failed";
 }

@@ -528,7 +528,7 @@ deliver(struct namecache *ctx)
 		res = q->result;
 		q->result = NULL;
 		if (res && (q->flags & NAMECACHE_SORT) &&
-		    nc_sort(res->addresses, res->naddresses) < 0) {
+		    nc_sort_result(res) < 0) {
 			namecache_result_free(res);
 			res = NULL;
 			q->error = NAMECACHE_ERR_NOMEM;
@@ -660,7 +660,7 @@ submit(struct namecache *ctx, uint8_t kind, uint8_t family, const void *key,
 		    nc_status_error(hit.status);
 		ncc_shared_release(&hit);
 		if (r == 0 && (flags & NAMECACHE_SORT) &&
-		    nc_sort(res->addresses, res->naddresses) < 0) {
+		    nc_sort_result(res) < 0) {
 			namecache_result_free(res);
 			res = NULL;
 			r = NAMECACHE_ERR_NOMEM;

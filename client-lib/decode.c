@@ -28,6 +28,8 @@ nc_status_error(unsigned status)
 		return -(int)status;
 	if (status == PROTO_UNAVAIL)
 		return NAMECACHE_ERR_NOSOURCE;
+	if (status == PROTO_NOTFOUND_TRYAGAIN)
+		return NAMECACHE_ERR_NOTFOUND_TRYAGAIN;
 	return NAMECACHE_ERR_PROTOCOL;
 }
 
@@ -77,19 +79,23 @@ nc_result_from_answer(const struct proto_answer *ap, int64_t ttl,
 	char			*str;
 
 	_Static_assert(sizeof(*res) % alignof(char *) == 0, "aliases follow");
+	_Static_assert(alignof(struct namecache_address) % alignof(uint32_t) == 0,
+	    "scope ids follow the addresses");
 	size = sizeof(*res) + (a.nalias + 1) * sizeof(char *) +
-	    a.naddr * sizeof(struct namecache_address) + a.strings_size +
-	    (a.origin ? a.origin_len + 1 : 0);
+	    a.naddr * (sizeof(struct namecache_address) + sizeof(uint32_t)) +
+	    a.strings_size + (a.origin ? a.origin_len + 1 : 0);
 	if ((res = calloc(1, size)) == NULL)
 		return NAMECACHE_ERR_NOMEM;
 	res->aliases = (char **)(void *)(res + 1);
 	res->addresses = (struct namecache_address *)(void *)(res->aliases +
 	    a.nalias + 1);
-	str = (char *)(res->addresses + a.naddr);
+	res->scope_ids = (uint32_t *)(void *)(res->addresses + a.naddr);
+	str = (char *)(res->scope_ids + a.naddr);
 	res->canonical = put_str(&str, a.canon, a.canon_len);
 	while (proto_answer_next_addr(&a, &cur, &fam, &addr)) {
 		res->addresses[i].family = fam == PROTO_AF_INET ? AF_INET : AF_INET6;
 		memcpy(res->addresses[i].addr.bytes, addr, fam == PROTO_AF_INET ? 4 : 16);
+		res->scope_ids[i] = proto_answer_scope(fam, addr);
 		i++;
 	}
 	res->naddresses = i;
@@ -262,6 +268,8 @@ namecache_strerror(int error)
 	case NAMECACHE_ERR_NOMEM:	return "out of memory";
 	case NAMECACHE_ERR_NOSOURCE:	return proto_status_str(PROTO_UNAVAIL);
 	case NAMECACHE_ERR_MISS:	return "not in the shared cache";
+	case NAMECACHE_ERR_NOTFOUND_TRYAGAIN:
+		return proto_status_str(PROTO_NOTFOUND_TRYAGAIN);
 	}
 	return "unknown error";
 }

@@ -103,8 +103,7 @@ from_socket(const char *path, const uint8_t *req, int req_len, int timeout_ms,
 static int
 sorted(int r, unsigned flags, struct namecache_result **ret_result)
 {
-	if (r == 0 && (flags & NAMECACHE_SORT) &&
-	    nc_sort((*ret_result)->addresses, (*ret_result)->naddresses) < 0) {
+	if (r == 0 && (flags & NAMECACHE_SORT) && nc_sort_result(*ret_result) < 0) {
 		namecache_result_free(*ret_result);
 		*ret_result = NULL;
 		r = NAMECACHE_ERR_NOMEM;
@@ -174,12 +173,19 @@ namecache_lookup_addr(int family, const void *addr, unsigned flags,
 }
 
 NC_EXPORT int
-namecache_sort_addresses(struct namecache_address *addresses, size_t count)
+namecache_sort_addresses_scoped(struct namecache_address *addresses,
+    uint32_t *scope_ids, size_t count)
 {
 	for (size_t i = 0; i < count; i++)
 		if (addresses[i].family != AF_INET && addresses[i].family != AF_INET6)
 			return NAMECACHE_ERR_INVAL;
-	return nc_sort(addresses, count) < 0 ? NAMECACHE_ERR_NOMEM : 0;
+	return nc_sort(addresses, scope_ids, count) < 0 ? NAMECACHE_ERR_NOMEM : 0;
+}
+
+NC_EXPORT int
+namecache_sort_addresses(struct namecache_address *addresses, size_t count)
+{
+	return namecache_sort_addresses_scoped(addresses, NULL, count);
 }
 
 NC_EXPORT int

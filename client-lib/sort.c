@@ -10,7 +10,9 @@
  * included, so that a sorted result is in exactly getaddrinfo's order:
  *
  *   - the source of each destination is what a UDP connect() to it
- *     picks (rule 1: none, unusable); its flags (deprecated, home),
+ *     picks (rule 1: none, unusable), with its scope id, as glibc
+ *     connects to the sockaddr_in6 it returns (a link-local address
+ *     without one cannot be connected to); its flags (deprecated, home),
  *     prefix length and interface come from an RTM_GETADDR dump, which,
  *     as glibc's __check_pf, is kept only when the host has an IPv6
  *     address other than ::1;
@@ -601,6 +603,7 @@ fail:
 struct src {
 	uint8_t		dst[16];
 	uint8_t		dst_family;	/* 0: empty */
+	uint32_t	dst_scope_id;	/* IPv6: the interface; 0: none */
 	bool		got;		/* a source: the destination is reachable */
 	struct namecache_address src_addr;
 	uint8_t		flags;
@@ -676,23 +679,33 @@ ifinfo_get(bool keep)
 }
 
 static size_t
-src_slot(int family, const uint8_t *addr)
+src_slot(int family, const uint8_t *addr, uint32_t scope_id)
 {
 	/*
 	 * FNV-1a from the basis this slot has always used, a digit short of
 	 * HASH_FNV1A_INIT's: any basis works, and with this one the 23
 	 * destinations of tests/sort's pool take 23 slots (direct-mapped: a
-	 * collision probes again, which that test counts).
+	 * collision probes again, which that test counts).  A scope id of 0
+	 * leaves the basis as it was.
 	 */
-	uint64_t h = hash_fnv1a(1469598103934665603ULL ^ (uint64_t)family, addr,
-	    family == AF_INET ? 4 : 16);
+	uint64_t h = hash_fnv1a(1469598103934665603ULL ^ (uint64_t)family ^
+	    (uint64_t)scope_id << 8, addr, family == AF_INET ? 4 : 16);
 
 	return (size_t)(h % NSRC);
 }
 
+/* Whether s holds the source of this destination. */
+static bool
+src_is(const struct src *s, int family, const uint8_t *addr, uint32_t scope_id)
+{
+	return s->dst_family == family && s->dst_scope_id == scope_id &&
+	    memcmp(s->dst, addr, family == AF_INET ? 4 : 16) == 0;
+}
+
 /* What a UDP connect() to the destination chooses, and what the dump says of it. */
 static void
-probe(struct src *s, int family, const uint8_t *dst, const struct ifinfo *ifs)
+probe(struct src *s, int family, const uint8_t *dst, uint32_t scope_id,
+    const struct ifinfo *ifs)
 {
 	struct sockaddr_storage	ss = { 0 };
 	socklen_t		sl = family == AF_INET ? sizeof(struct sockaddr_in) :
@@ -702,6 +715,7 @@ probe(struct src *s, int family, const uint8_t *dst, const struct ifinfo *ifs)
 	memset(s, 0, sizeof(*s));
 	s->dst_family = (uint8_t)family;
 	memcpy(s->dst, dst, family == AF_INET ? 4 : 16);
+	s->dst_scope_id = scope_id;
 	s->index = 0xffffffffu;
 	s->native = -1;
 	if (family == AF_INET) {
@@ -714,6 +728,7 @@ probe(struct src *s, int family, const uint8_t *dst, const struct ifinfo *ifs)
 
 		sin6->sin6_family = AF_INET6;
 		memcpy(&sin6->sin6_addr, dst, 16);
+		sin6->sin6_scope_id = scope_id;
 	}
 	{
 		struct namecache_address d = { .family = family };
@@ -779,6 +794,7 @@ native_of(uint32_t index)
 
 struct item {
 	const struct namecache_address *dst;
+	uint32_t		  scope_id;
 	struct src		 *s;
 	size_t			  idx;
 };
@@ -897,7 +913,7 @@ msort(struct item *b, size_t n, struct item *t)
 }
 
 int
-nc_sort(struct namecache_address *v, size_t n)
+nc_sort(struct namecache_address *v, uint32_t *scope_ids, size_t n)
 {
 	struct item		 stack_items[16], *items = stack_items;
 	struct src		 stack_srcs[16], *srcs = stack_srcs;
@@ -925,33 +941,38 @@ nc_sort(struct namecache_address *v, size_t n)
 	keep = cache_check();
 	ifs = ifinfo_get(keep);
 	for (size_t i = 0; i < n; i++) {
-		struct src *s = &cache.srcs[src_slot(v[i].family, v[i].addr.bytes)];
+		/* an IPv4 address has no scope: glibc's sockaddr_in has none */
+		uint32_t	 sid = scope_ids && v[i].family == AF_INET6 ? scope_ids[i] : 0;
+		struct src	*s = &cache.srcs[src_slot(v[i].family, v[i].addr.bytes, sid)];
 
 		copy[i] = v[i];
-		if (!keep || s->dst_family != v[i].family ||
-		    memcmp(s->dst, v[i].addr.bytes, v[i].family == AF_INET ? 4 : 16) != 0) {
+		if (!keep || !src_is(s, v[i].family, v[i].addr.bytes, sid)) {
 			if (keep)
-				probe(s, v[i].family, v[i].addr.bytes, ifs);
+				probe(s, v[i].family, v[i].addr.bytes, sid, ifs);
 			else
-				probe(s = &srcs[i], v[i].family, v[i].addr.bytes, ifs);
+				probe(s = &srcs[i], v[i].family, v[i].addr.bytes, sid, ifs);
 		}
 		/* a copy: two destinations may share a slot */
 		srcs[i] = *s;
-		items[i] = (struct item){ &copy[i], &srcs[i], i };
+		items[i] = (struct item){ &copy[i], sid, &srcs[i], i };
 	}
 	msort(items, n, items + n);
 	/* what rule 7 learnt is worth keeping */
 	if (keep)
 		for (size_t i = 0; i < n; i++) {
-			struct src *s = &cache.srcs[src_slot(copy[i].family, copy[i].addr.bytes)];
+			struct src *s = &cache.srcs[src_slot(copy[i].family, copy[i].addr.bytes,
+			    srcs[i].dst_scope_id)];
 
-			if (srcs[i].native >= 0 && s->dst_family == copy[i].family &&
-			    memcmp(s->dst, copy[i].addr.bytes, copy[i].family == AF_INET ? 4 : 16) == 0)
+			if (srcs[i].native >= 0 && src_is(s, copy[i].family, copy[i].addr.bytes,
+			    srcs[i].dst_scope_id))
 				s->native = srcs[i].native;
 		}
 	pthread_mutex_unlock(&lock);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		v[i] = *items[i].dst;
+		if (scope_ids)
+			scope_ids[i] = items[i].scope_id;
+	}
 	if (items != stack_items) {
 		free(items);
 		free(srcs);
@@ -959,6 +980,12 @@ nc_sort(struct namecache_address *v, size_t n)
 	}
 	errno = saved;
 	return 0;
+}
+
+int
+nc_sort_result(struct namecache_result *res)
+{
+	return nc_sort(res->addresses, res->scope_ids, res->naddresses);
 }
 
 int

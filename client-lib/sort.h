@@ -10,10 +10,13 @@
 #include "namecache.h"
 
 /*
- * Sorts n addresses into the order glibc's getaddrinfo gives them.
- * Thread-safe; errno preserved.  0, or -ENOMEM (v untouched).
+ * Sorts n addresses into the order glibc's getaddrinfo gives them, with
+ * their scope ids (scope_ids: n entries, moved with the addresses; NULL:
+ * none).  Thread-safe; errno preserved.  0, or -ENOMEM (v untouched).
  */
-int	nc_sort(struct namecache_address *v, size_t n);
+int	nc_sort(struct namecache_address *v, uint32_t *scope_ids, size_t n);
+/* The same for a result's addresses and scope ids. */
+int	nc_sort_result(struct namecache_result *res);
 
 /* AI_ADDRCONFIG's facts: an IPv4 address other than 127.0.0.1, an IPv6 one other than ::1. */
 int	nc_addrconfig(bool *ret_v4, bool *ret_v6);

@@ -5,7 +5,10 @@
  * Statuses, as glibc's NSS expects them:
  *   SUCCESS	an answer, laid out in the caller's buffer;
  *   NOTFOUND	the daemon knows the name has no answer (HOST_NOT_FOUND, or
- *		NO_DATA when the name exists for another family);
+ *		NO_DATA when the name exists for another family), or none
+ *		after a temporary failure (TRY_AGAIN, errno EAGAIN: what
+ *		glibc's dns module returns when the search list's first
+ *		query failed for now and a later one got NXDOMAIN);
  *   TRYAGAIN	a temporary failure upstream (TRY_AGAIN, errno EAGAIN), or a
  *		short buffer (NETDB_INTERNAL, errno ERANGE): glibc grows it;
  *   UNAVAIL	the daemon cannot be reached, or declines the question (a
@@ -141,15 +144,34 @@ ask(const uint8_t *req, int len, struct ncc_reply *rep, struct proto_answer *ans
 		*h_errnop = TRY_AGAIN;
 		ncc_reply_free(rep);
 		return NSS_STATUS_TRYAGAIN;
+	case PROTO_NOTFOUND_TRYAGAIN:
+		/*
+		 * As nss_dns: NOTFOUND ends the walk (getaddrinfo's
+		 * gethostbyname2_r path reads it as EAI_NONAME), TRY_AGAIN
+		 * makes the others EAI_AGAIN.
+		 */
+		*errnop = EAGAIN;
+		*h_errnop = TRY_AGAIN;
+		ncc_reply_free(rep);
+		return NSS_STATUS_NOTFOUND;
 	case PROTO_UNAVAIL: {
 		int he, err;
 
 		/*
 		 * The daemon walked the whole hosts line and every source
 		 * was unavailable: final, as glibc's walk would end there.
-		 * glibc reports a NETDB_INTERNAL ending as a system error
-		 * (EAI_SYSTEM), which TRYAGAIN with NETDB_INTERNAL gives;
-		 * any other ending as not found.
+		 * Not UNAVAIL, which would go on down our own line, but the
+		 * status whose outcome is the same:
+		 *   - getaddrinfo reports a NETDB_INTERNAL ending as a system
+		 *     error (EAI_SYSTEM), which TRYAGAIN with NETDB_INTERNAL
+		 *     gives (errno never ERANGE there: that means "grow");
+		 *   - its other paths read any other ending as not found
+		 *     (TRY_AGAIN: EAI_AGAIN), whatever the status;
+		 *   - but gethostbyname2_r (getaddrinfo's path for AF_INET
+		 *     without AI_CANONNAME) returns UNAVAIL's errno, and 0
+		 *     only when it is 0, where getaddrinfo reads 0 as "no
+		 *     such name" and anything else by h_errno: TRYAGAIN with
+		 *     h_errno kept returns EAGAIN, not 0, as NOTFOUND does.
 		 */
 		if (proto_unavail_decode(rep->body, rep->body_len, &he, &err) < 0) {
 			he = HOST_NOT_FOUND;
@@ -162,7 +184,7 @@ ask(const uint8_t *req, int len, struct ncc_reply *rep, struct proto_answer *ans
 			return NSS_STATUS_TRYAGAIN;
 		}
 		*h_errnop = he > 0 ? he : HOST_NOT_FOUND;
-		return NSS_STATUS_NOTFOUND;
+		return err != 0 ? NSS_STATUS_TRYAGAIN : NSS_STATUS_NOTFOUND;
 	}
 	default:
 		/* Declined: let the next source in nsswitch.conf answer. */

@@ -238,11 +238,21 @@ nscd_reply_from(int32_t type, uint16_t status, const void *body, size_t len,
 	case PROTO_NODATA:
 		n = nscd_build_negative(type, NO_DATA, out, cap);
 		return n > 0 ? n : 0;
+	case PROTO_TRYAGAIN:
+	case PROTO_NOTFOUND_TRYAGAIN:
+		/*
+		 * Neither can be said through GETAI: glibc reads any negative
+		 * GETAI reply as EAI_NONAME, where its own walk gives
+		 * EAI_AGAIN (TRYAGAIN; NOTFOUND_TRYAGAIN but for AF_INET
+		 * without AI_CANONNAME).  Refused, as every reply is for
+		 * every map: glibc asks NSS itself, and the NSS module
+		 * returns the status exactly.
+		 */
+		return 0;
 	default:
 		/*
-		 * TRYAGAIN cannot be said through GETAI, and a line whose
-		 * every source was unavailable ends as glibc's own walk
-		 * ends: glibc asks NSS itself.
+		 * A line whose every source was unavailable ends as glibc's
+		 * own walk ends: glibc asks NSS itself.
 		 */
 		return 0;
 	}

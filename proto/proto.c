@@ -689,6 +689,8 @@ proto_status_str(int status)
 	case PROTO_INTERNAL:	return "internal error in the daemon";
 	case PROTO_BUSY:	return "too many requests in flight";
 	case PROTO_UNAVAIL:	return "no source on the hosts line is available";
+	case PROTO_NOTFOUND_TRYAGAIN:
+		return "name not found, after a temporary failure";
 	}
 	return "unknown status";
 }

@@ -281,6 +281,63 @@ def parse_answer(body):
             "aliases": aliases}
 
 
+class FakeDaemon:
+    """A stand-in for namecached at path: every request gets reply(frame) ->
+    (status, body), on as many connections at once as clients open.  It
+    publishes no shared segment, so clients always ask the socket."""
+
+    def __init__(self, path, reply):
+        import threading
+        self.sock = path
+        self.reply = reply
+        self.requests = 0
+        self.lsock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.lsock.bind(path)
+        self.lsock.listen(64)
+        self.stopping = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        import threading
+        while not self.stopping:
+            try:
+                c, _ = self.lsock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(c,), daemon=True).start()
+
+    def _serve(self, c):
+        with c:
+            while True:
+                f = read_frame(c)
+                if f is None:
+                    return
+                self.requests += 1
+                status, body = self.reply(f)
+                try:
+                    c.sendall(frame(f["type"] | 0x80, body, f["id"], status=status))
+                except OSError:
+                    return
+
+    def stop(self):
+        self.stopping = True
+        try:
+            self.lsock.shutdown(socket.SHUT_RDWR)   # wakes the accept
+        except OSError:
+            pass
+        self.lsock.close()
+        try:
+            os.unlink(self.sock)
+        except FileNotFoundError:
+            pass
+
+
+def reason_body(text):
+    """An error reply's body: one str, the reason."""
+    b = text.encode()
+    return struct.pack(">H", len(b)) + b
+
+
 # A liveness bound: waiting longer than this means "hung", never "slow".
 HUNG_SEC = 30
 

@@ -53,6 +53,11 @@ enum namecache_error {
 						   was unavailable (final) */
 	NAMECACHE_ERR_MISS		= -17,	/* NAMECACHE_SHARED_ONLY: not in the
 						   shared cache (ask the daemon) */
+	NAMECACHE_ERR_NOTFOUND_TRYAGAIN	= -18,	/* no such name, after a temporary
+						   failure (glibc's NOTFOUND with
+						   h_errno TRY_AGAIN: getaddrinfo's
+						   EAI_NONAME for AF_INET without
+						   AI_CANONNAME, else EAI_AGAIN) */
 };
 
 /* A sentence for a code.  Static storage: never freed, never changes. */
@@ -97,6 +102,13 @@ struct namecache_result {
 	const char		 *origin;	/* the NSS module that gave the
 						   answer (now or, from the cache,
 						   before), or NULL */
+	/* Added after 0.1.0, at the end: the struct's layout before it holds. */
+	uint32_t		 *scope_ids;	/* naddresses entries, never NULL:
+						   addresses[i]'s IPv6 scope id (the
+						   interface index a module gave
+						   with a link-local address, as
+						   getaddrinfo's sin6_scope_id),
+						   else 0 */
 };
 
 /*
@@ -159,6 +171,18 @@ int	namecache_lookup_addr(int family, const void *addr, unsigned flags,
  * (a family that is neither AF_INET nor AF_INET6), or NAMECACHE_ERR_NOMEM.
  */
 int	namecache_sort_addresses(struct namecache_address *addresses, size_t count);
+
+/*
+ * The same for addresses with scope ids: scope_ids has count entries
+ * (sin6_scope_id's; 0 for none, and ignored for AF_INET), moved with the
+ * addresses.  A link-local address is reachable only through its scope,
+ * so the sort (rule 1) depends on it, as glibc's does: sort a result as
+ * namecache_sort_addresses_scoped(r->addresses, r->scope_ids,
+ * r->naddresses), or ask with NAMECACHE_SORT.  scope_ids may be NULL
+ * (namecache_sort_addresses()).  Returns as namecache_sort_addresses().
+ */
+int	namecache_sort_addresses_scoped(struct namecache_address *addresses,
+	    uint32_t *scope_ids, size_t count);
 
 /*
  * AI_ADDRCONFIG's test, as glibc makes it: *ret_ipv4 is 1 when the host

@@ -13,8 +13,10 @@
  * An outcome is an array of {address, family} in getaddrinfo's order
  * (NAMECACHE_SORT), a negative number for a negative answer (-1: no such
  * name, EAI_NONAME; -2: no address of the family, EAI_NODATA; -3:
- * TRYAGAIN, EAI_AGAIN), or null for "ask dns.lookup instead" (the daemon
- * refused the name, failed, or went away).  flags: 1 is AI_ADDRCONFIG.
+ * TRYAGAIN, EAI_AGAIN; not found after a temporary failure is -1 or -3,
+ * as getaddrinfo would say), or null for "ask dns.lookup instead" (the
+ * daemon refused the name, failed, or went away).  flags: 1 is
+ * AI_ADDRCONFIG.
  *
  * The context's descriptor is watched with a uv_poll, its timeout with a
  * uv_timer; both are referenced only while queries are pending, so an idle
@@ -54,6 +56,8 @@ struct addon {
 struct query {
 	struct addon	*a;
 	napi_ref	 cb;
+	int		 family;	/* as asked: AF_* */
+	unsigned	 flags;		/* NAMECACHE_* */
 };
 
 static void sync_watch(struct addon *a);
@@ -81,8 +85,26 @@ js_result(napi_env env, const struct namecache_result *res)
 	return arr;
 }
 
+/*
+ * What getaddrinfo says for glibc's NOTFOUND with h_errno TRY_AGAIN: it
+ * asks AF_INET (also AF_UNSPEC that AI_ADDRCONFIG narrows to it; dns.lookup
+ * never sets AI_CANONNAME) through gethostbyname2_r, which reads NOTFOUND
+ * as "no such name"; any other family through paths that read TRY_AGAIN.
+ */
+static int
+notfound_tryagain(int family, unsigned flags)
+{
+	int v4, v6;
+
+	if (family == AF_UNSPEC && (flags & NAMECACHE_ADDRCONFIG) &&
+	    namecache_addrconfig(&v4, &v6) == 0 && v4 && !v6)
+		family = AF_INET;
+	return family == AF_INET ? -1 : -3;
+}
+
 static napi_value
-js_outcome(napi_env env, int error, const struct namecache_result *res)
+js_outcome(napi_env env, int error, const struct namecache_result *res, int family,
+    unsigned flags)
 {
 	napi_value v;
 
@@ -97,6 +119,9 @@ js_outcome(napi_env env, int error, const struct namecache_result *res)
 		return v;
 	case NAMECACHE_ERR_TRYAGAIN:
 		napi_create_int32(env, -3, &v);
+		return v;
+	case NAMECACHE_ERR_NOTFOUND_TRYAGAIN:
+		napi_create_int32(env, notfound_tryagain(family, flags), &v);
 		return v;
 	}
 	napi_get_null(env, &v);
@@ -156,7 +181,7 @@ js_cached(napi_env env, napi_callback_info info)
 		napi_get_undefined(env, &v);
 		return v;
 	}
-	v = js_outcome(env, e, res);
+	v = js_outcome(env, e, res, a.family, a.flags);
 	namecache_result_free(res);
 	return v;
 }
@@ -175,7 +200,7 @@ answered(struct namecache *ctx, struct namecache_query *nq, int error,
 	(void)ctx;
 	(void)nq;
 	napi_open_handle_scope(env, &scope);
-	v = js_outcome(env, error, res);
+	v = js_outcome(env, error, res, q->family, q->flags);
 	namecache_result_free(res);
 	if (napi_get_reference_value(env, q->cb, &cb) == napi_ok && cb) {
 		napi_get_global(env, &recv);
@@ -291,6 +316,8 @@ js_submit(napi_env env, napi_callback_info info)
 		return v;
 	}
 	q->a = a;
+	q->family = ar.family;
+	q->flags = ar.flags;
 	napi_create_reference(env, argv[3], 1, &q->cb);
 	/* the shared cache was asked already (cached()) */
 	e = namecache_submit_name(a->ctx, ar.host, ar.family, ar.flags | NAMECACHE_NO_SHARED,

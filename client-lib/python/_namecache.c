@@ -357,12 +357,23 @@ build(const struct req *r, const struct namecache_result *res)
 	for (size_t i = 0; ok && i < res->naddresses; i++) {
 		const struct namecache_address	*a = &res->addresses[i];
 		char				 text[INET6_ADDRSTRLEN];
-		PyObject			*host;
+		PyObject			*host, *scope = NULL;
 
+		/* the text without the scope, which is the tuple's last item
+		   (the socket module writes sin6_addr with inet_ntop) */
 		namecache_address_str(a, text, sizeof(text));
 		if ((host = PyUnicode_FromString(text)) == NULL) {
 			ok = false;
 			break;
+		}
+		if (a->family != AF_INET) {
+			scope = res->scope_ids[i] ? PyLong_FromUnsignedLong(res->scope_ids[i]) :
+			    Py_NewRef(zero);
+			if (scope == NULL) {
+				Py_DECREF(host);
+				ok = false;
+				break;
+			}
 		}
 		for (int k = 0; ok && k < r->ncombos; k++) {
 			PyObject *sa, *t, *canon;
@@ -385,7 +396,7 @@ build(const struct req *r, const struct namecache_result *res)
 			PyTuple_SET_ITEM(sa, 1, Py_NewRef(ports[k]));
 			if (a->family != AF_INET) {
 				PyTuple_SET_ITEM(sa, 2, Py_NewRef(zero));	/* flowinfo */
-				PyTuple_SET_ITEM(sa, 3, Py_NewRef(zero));	/* scope_id */
+				PyTuple_SET_ITEM(sa, 3, Py_NewRef(scope));	/* scope_id */
 			}
 			PyTuple_SET_ITEM(t, 0, Py_NewRef(a->family == AF_INET ? af_inet : af_inet6));
 			PyTuple_SET_ITEM(t, 1, Py_NewRef(kinds[k]));
@@ -395,6 +406,7 @@ build(const struct req *r, const struct namecache_result *res)
 			PyList_SET_ITEM(list, n++, t);
 		}
 		Py_DECREF(host);
+		Py_XDECREF(scope);
 	}
 	for (int k = 0; k < r->ncombos; k++) {
 		Py_XDECREF(ports[k]);
@@ -430,6 +442,18 @@ outcome(const struct req *r, int error, const struct namecache_result *res, int 
 		break;
 	case NAMECACHE_ERR_TRYAGAIN:
 		*gai = EAI_AGAIN;
+		break;
+	case NAMECACHE_ERR_NOTFOUND_TRYAGAIN:
+		/*
+		 * glibc's NOTFOUND with h_errno TRY_AGAIN.  getaddrinfo asks
+		 * AF_INET without AI_CANONNAME (also AF_UNSPEC narrowed by
+		 * AI_ADDRCONFIG, as r->family is) through gethostbyname2_r,
+		 * which reads NOTFOUND as "no such name"; its other paths
+		 * read TRY_AGAIN (try_simple_gethostbyname and
+		 * get_nss_addresses in glibc's getaddrinfo.c).
+		 */
+		*gai = r->family == AF_INET && !(r->flags & AI_CANONNAME) ? EAI_NONAME :
+		    EAI_AGAIN;
 		break;
 	}
 	return NULL;

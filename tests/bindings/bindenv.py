@@ -29,9 +29,9 @@ class Env:
         self.daemons = []
         self.servers = []
 
-    def daemon(self, **kw):
+    def daemon(self, line="files dns", **kw):
         d = nclib.Daemon(BUILD, self.tmp, hosts_text=None, resolv="/etc/resolv.conf",
-                         upstream=False, nsswitch_text="hosts: files dns\n", **kw)
+                         upstream=False, nsswitch_text="hosts: %s\n" % line, **kw)
         d.hosts = "/etc/hosts"
         d.start()
         self.daemons.append(d)
@@ -41,6 +41,62 @@ class Env:
 
 def make_env(tmp):
     return Env(tmp)
+
+
+# --- tests/nss's module on the hosts line, and an interface to scope to ----------
+
+SCOPE_IF = "nc0"
+
+
+def nctest_env(base=None):
+    """The environment in which glibc (and a daemon) find tests/nss's module,
+    and its scoped-N names take SCOPE_IF's index."""
+    e = dict(base if base is not None else os.environ)
+    e["LD_LIBRARY_PATH"] = os.path.join(BUILD, "tests", "nss")
+    e["NCTEST_SCOPE_IF"] = SCOPE_IF
+    e.pop("NCTEST_LOG", None)
+    return e
+
+
+def add_link():
+    """A veth pair, both ends in this namespace: SCOPE_IF with fe80::1,
+    2001:db8:1::1 and 198.51.100.1 and the default routes, so that a
+    link-local destination with SCOPE_IF's scope is usable to the sort (a
+    UDP connect, which sends nothing) and one without it is not."""
+    del_link()
+    for c in ("ip link add %s type veth peer name %s-peer" % (SCOPE_IF, SCOPE_IF),
+              "ip link set %s addrgenmode none" % SCOPE_IF,
+              "ip link set %s-peer addrgenmode none" % SCOPE_IF,
+              "ip link set %s up" % SCOPE_IF, "ip link set %s-peer up" % SCOPE_IF,
+              "ip addr add fe80::1/64 dev %s nodad" % SCOPE_IF,
+              "ip addr add 2001:db8:1::1/64 dev %s nodad" % SCOPE_IF,
+              "ip addr add 198.51.100.1/24 dev %s" % SCOPE_IF,
+              "ip -6 route add default dev %s" % SCOPE_IF,
+              "ip route add default dev %s" % SCOPE_IF):
+        subprocess.run(c, shell=True, check=True)
+
+
+def del_link():
+    subprocess.run("ip link del %s" % SCOPE_IF, shell=True, stderr=subprocess.DEVNULL)
+
+
+def with_line(tmp, line, argv, env, v4_only=False, timeout=300):
+    """argv, run with "hosts: LINE" bound over /etc/nsswitch.conf in a mount
+    namespace of its own; with v4_only, also in a network namespace of its
+    own whose only address besides 127.0.0.1 is 203.0.113.1 (AI_ADDRCONFIG
+    then narrows AF_UNSPEC to AF_INET).  Unix sockets reach across."""
+    conf = os.path.join(tmp, "nsswitch-%d.conf" % abs(hash(line)))
+    with open("/etc/nsswitch.conf") as f:
+        others = "".join(l for l in f if not l.strip().startswith("hosts:"))
+    with open(conf, "w") as f:
+        f.write("hosts: %s\n%s" % (line, others))
+    os.chmod(conf, 0o644)
+    script = 'mount --bind "$0" /etc/nsswitch.conf && exec "$@"'
+    if v4_only:
+        script = ("ip link set lo up && ip addr add 203.0.113.1/32 dev lo && " + script)
+    ns = ["unshare", "-m", "--propagation", "private"] + (["-n"] if v4_only else [])
+    return subprocess.run(ns + ["--", "sh", "-c", script, conf] + argv, env=env,
+                          capture_output=True, text=True, timeout=timeout)
 
 
 def sanitizer_env(build):

@@ -215,6 +215,77 @@ def faults(env):
     assert d2.proc.poll() is None
 
 
+def line_cases(names):
+    out = []
+    for name in names:
+        out += [[name, None], [name, 4], [name, 6]]
+        for family, all_, hints, order in itertools.product(
+                (0, 4, 6), (False, True), (0, 32), ("verbatim", "ipv4first", "ipv6first")):
+            o = {"family": family, "all": all_, "order": order}
+            if hints:
+                o["hints"] = hints
+            out.append([name, o])
+    return out
+
+
+def line_diff(env, line, names, sock, v4_only=False):
+    """node_probe.js diff under "hosts: LINE" with tests/nss's module, and
+    NAMECACHE_SOCKET at sock: every case answered by namecache, and equal."""
+    e = bindenv.nctest_env(dict(os.environ, NAMECACHE_SOCKET=sock))
+    r = bindenv.with_line(env.tmp, line, [NODE, PROBE, package(), "diff",
+                                          _write(env, line_cases(names))], e, v4_only=v4_only)
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = json.loads(r.stdout.splitlines()[-1])
+    diffs = compare(env, out)
+    assert not diffs, "%d of %d differ:\n%s" % (len(diffs), len(out["out"]),
+                                                "\n".join(diffs[:10]))
+    assert all(c["answered"] for c in out["out"]), [c for c in out["out"]
+                                                    if not c["answered"]][:3]
+    return out
+
+
+@test
+def scoped_addresses(env):
+    """A module's link-local address with its interface (tests/nss's
+    scoped-N, as nss-myhostname's fe80::1%eth0): dns.lookup gives 'fe80::N'
+    without the scope, first (the scope makes it usable to the sort);
+    namecache the same, in the same order."""
+    bindenv.add_link()
+    try:
+        env.daemon(line="files nctest", env=bindenv.nctest_env())
+        out = line_diff(env, "files nctest", ["scoped-5.nct", "ok-6.nct", "v6-7.nct"],
+                        os.environ["NAMECACHE_SOCKET"])
+        first = [c["dns"] for c in out["out"] if c["name"] == "scoped-5.nct" and
+                 c["options"] == {"family": 0, "all": True, "order": "verbatim"}]
+        assert first and first[0]["result"][0] == {"address": "fe80::5", "family": 6}, first
+        print("     %d comparisons, 0 differences" % len(out["out"]))
+    finally:
+        bindenv.del_link()
+
+
+@test
+def notfound_after_a_temporary_failure(env):
+    """Status 12 (NOTFOUND_TRYAGAIN) from a stand-in daemon, against glibc
+    walking tests/nss's nftryagain-N (nss_dns's NOTFOUND with TRY_AGAIN):
+    ENOTFOUND (EAI_NONAME) for family 4, and for family 0 with
+    dns.ADDRCONFIG on a host with IPv4 alone; EAI_AGAIN for the rest."""
+    fake = nclib.FakeDaemon(os.path.join(env.tmp, "fake.sock"), lambda f: (
+        12, nclib.reason_body("SERVFAIL, then NXDOMAIN")))
+    try:
+        for v4_only in (False, True):
+            out = line_diff(env, "nctest", ["nftryagain-3.nct"], fake.sock, v4_only=v4_only)
+            codes = {json.dumps(c["options"]): c["dns"]["error"]["code"] for c in out["out"]}
+            assert codes["4"] == "ENOTFOUND" and codes["6"] == "EAI_AGAIN", codes
+            assert codes["null"] == "EAI_AGAIN", codes
+            key = json.dumps({"family": 0, "all": False, "order": "verbatim", "hints": 32})
+            assert codes[key] == ("ENOTFOUND" if v4_only else "EAI_AGAIN"), codes
+            print("     %s: %d comparisons, 0 differences" % (
+                "IPv4 alone" if v4_only else "both families", len(out["out"])))
+        assert fake.requests > 0
+    finally:
+        fake.stop()
+
+
 @test
 def no_leaks(env):
     env.daemon()

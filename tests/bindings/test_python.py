@@ -28,6 +28,7 @@ Run: /usr/bin/python3 tests/bindings/test_python.py --build BUILD
 """
 import asyncio
 import concurrent.futures
+import json
 import os
 import signal
 import socket
@@ -256,6 +257,65 @@ def faults(env):
     answers, d2 = asyncio.run(run())
     assert sorted(answers) == list(range(100)) + list(range(1000, 1050))
     assert all(v == [socket.EAI_NONAME] for v in answers.values()), answers
+
+
+def line_probe(env, line, names, sock, v4_only=False):
+    """py_line_probe.py's report, under "hosts: LINE" with tests/nss's module."""
+    e = bindenv.nctest_env(dict(os.environ, NAMECACHE_SOCKET=sock))
+    r = bindenv.with_line(env.tmp, line, ["/usr/bin/python3", os.path.join(HERE, "py_line_probe.py"),
+                                          bindenv.BUILD] + names, e, v4_only=v4_only)
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = json.loads(r.stdout)
+    assert not out["diffs"], "%d of %d differ:\n%s" % (len(out["diffs"]), out["n"],
+                                                        "\n".join(out["diffs"][:10]))
+    assert out["counters"]["fallbacks"] == 0, out["counters"]
+    return out
+
+
+@test
+def scoped_addresses(env):
+    """A module's link-local address with its interface (tests/nss's
+    scoped-N, as nss-myhostname's fe80::1%eth0): socket.getaddrinfo gives
+    ('fe80::N', port, 0, index) first (the scope makes it usable to the
+    sort); namecache the same tuples in the same order, hits and misses."""
+    bindenv.add_link()
+    try:
+        env.daemon(line="files nctest", env=bindenv.nctest_env())
+        out = line_probe(env, "files nctest", ["scoped-5.nct", "ok-6.nct", "v6-7.nct"],
+                         os.environ["NAMECACHE_SOCKET"])
+        # the setup does what it is for: the scope is there, and it matters
+        index = socket.if_nametoindex(bindenv.SCOPE_IF)
+        first = out["socket"]["scoped-5.nct 0 0 0"]
+        assert first[0][4] == ["fe80::5", 0, 0, index], first
+        last = out["socket"]["scoped-5.nct %d 0 0" % socket.AF_INET6]
+        assert last[-1][4] == ["fe80::5", 0, 0, 0], last   # a hostent has no scope
+        print("     %d comparisons, 0 differences" % out["n"])
+    finally:
+        bindenv.del_link()
+
+
+@test
+def notfound_after_a_temporary_failure(env):
+    """Status 12 (NOTFOUND_TRYAGAIN) from a stand-in daemon, against glibc
+    walking tests/nss's nftryagain-N (nss_dns's NOTFOUND with TRY_AGAIN):
+    EAI_NONAME for AF_INET without AI_CANONNAME, and for AF_UNSPEC that
+    AI_ADDRCONFIG narrows to AF_INET on a host with IPv4 alone; EAI_AGAIN
+    for the rest.  namecache gives the same gaierror, blocking and aio."""
+    fake = nclib.FakeDaemon(os.path.join(env.tmp, "fake.sock"), lambda f: (
+        12, nclib.reason_body("SERVFAIL, then NXDOMAIN")))
+    try:
+        for v4_only in (False, True):
+            out = line_probe(env, "nctest", ["nftryagain-3.nct"], fake.sock, v4_only=v4_only)
+            codes = {k: v[1] for k, v in out["socket"].items()}
+            assert set(codes.values()) == {socket.EAI_NONAME, socket.EAI_AGAIN}, codes
+            assert codes["nftryagain-3.nct %d 0 0" % socket.AF_INET] == socket.EAI_NONAME
+            assert codes["nftryagain-3.nct 0 0 %d" % socket.AI_ADDRCONFIG] == (
+                socket.EAI_NONAME if v4_only else socket.EAI_AGAIN)
+            print("     %s: %d comparisons, 0 differences" % (
+                "IPv4 alone" if v4_only else "both families", out["n"]))
+        assert fake.requests > 0
+    finally:
+        fake.stop()
 
 
 @test

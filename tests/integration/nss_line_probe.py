@@ -4,8 +4,10 @@
 
 Run inside `unshare -m` with the test's nsswitch.conf and hosts file bind-
 mounted over /etc's (test_nss.py does it), so that this process's glibc
-walks the test's hosts line: getaddrinfo for each family (addresses and
-canonical name, or the EAI code), gethostbyname_ex and gethostbyname2 of
+walks the test's hosts line: getaddrinfo for each family (addresses, their
+IPv6 scope ids and the canonical name, or the EAI code), AF_INET without
+AI_CANONNAME too (glibc's gethostbyname2_r path), gethostbyname_ex and
+gethostbyname2 of
 each family through ctypes (h_errno), gethostbyaddr (h_errno), and getent's
 stdout and exit status for ahosts, ahostsv4, ahostsv6 and hosts.
 
@@ -51,7 +53,8 @@ def hostent(h):
 def gai(key, family, flags):
     try:
         res = socket.getaddrinfo(key, None, family, socket.SOCK_STREAM, 0, flags)
-        return [[r[4][0], r[3]] for r in res]
+        # (the scope id is an IPv6 sockaddr's last item)
+        return [[r[4][0], r[3], r[4][3] if len(r[4]) == 4 else 0] for r in res]
     except socket.gaierror as e:
         return {"eai": e.errno}
     except OSError as e:
@@ -65,6 +68,7 @@ for key in sys.argv[1:]:
     for fam, fname in ((socket.AF_UNSPEC, "unspec"), (socket.AF_INET, "inet"),
                        (socket.AF_INET6, "inet6")):
         r["gai_" + fname] = gai(key, fam, socket.AI_CANONNAME)
+    r["gai_inet_plain"] = gai(key, socket.AF_INET, 0)
     libc.__h_errno_location()[0] = 0
     r["ghbn2_inet"] = hostent(libc.gethostbyname2(key.encode(), socket.AF_INET))
     libc.__h_errno_location()[0] = 0

@@ -65,7 +65,7 @@ LINES = [
     "files [notfound=RETURN] nctest",
 ]
 KEYS = ["ok-1.nct", "OK-2.NcT", "v4-3.nct", "v6-4.nct", "big-5.nct", "tryagain-6.nct",
-        "unavail-7.nct", "notfound.nct", "localhost", "hostsonly", "ok-9.nct",
+        "unavail-7.nct", "notfound.nct", "scoped-8.nct", "localhost", "hostsonly", "ok-9.nct",
         "v6hosts.example", "198.51.100.1", "198.51.100.251", "192.0.2.10",
         "2001:db8::5", "127.0.0.1"]
 
@@ -131,11 +131,17 @@ def known(line, what, glibc):
       daemon for AF_INET6 alone, which a later source may answer.
     - gethostbyname2 when the line ends with a module that does not load:
       glibc leaves the previous source's h_errno, the daemon reports the
-      NETDB_INTERNAL that getaddrinfo sees there (its EAI_SYSTEM is kept)."""
+      NETDB_INTERNAL that getaddrinfo sees there (its EAI_SYSTEM is kept).
+      getaddrinfo(AF_INET) without AI_CANONNAME asks gethostbyname2_r, so
+      it is the same case (glibc's EAI_NONAME there, EAI_SYSTEM on its
+      other paths)."""
     if what == "getent_ahostsv6" and "::ffff:" in glibc[1]:
         return True
     if what.startswith("ghbn2") and line.split()[-1] == "nosuchmodule" and \
             isinstance(glibc, dict) and "h_errno" in glibc:
+        return True
+    if what == "gai_inet_plain" and line.split()[-1] == "nosuchmodule" and \
+            glibc == {"eai": socket.EAI_NONAME}:
         return True
     return False
 
@@ -239,6 +245,83 @@ def differential_real_modules(env):
              "mdns4_minimal [NOTFOUND=return] files myhostname",
              "files mdns_minimal [NOTFOUND=return] myhostname mdns4"]
     compare_lines(env, lines, keys, libdirs, "real")
+
+
+# Each entry point of an NSS module, called as glibc calls it (errnop is
+# &errno): its status, errno and h_errno, as JSON.  argv: library, module, name.
+MODULE_CALLS = r"""
+import ctypes, json, sys
+lib = ctypes.CDLL(sys.argv[1])
+libc = ctypes.CDLL(None)
+libc.__errno_location.restype = ctypes.POINTER(ctypes.c_int)
+errnop = libc.__errno_location()
+name = sys.argv[3].encode()
+buf = ctypes.create_string_buffer(65536)
+out = {}
+def call(what, fn, *args):
+    herr = ctypes.c_int(-77)
+    errnop[0] = 1234
+    st = fn(name, *args[:-1], buf, len(buf), errnop, ctypes.byref(herr), *args[-1])
+    out[what] = [st, errnop[0], herr.value]
+fn = lambda f: getattr(lib, "_nss_%s_%s" % (sys.argv[2], f))
+call("gethostbyname4_r", fn("gethostbyname4_r"), ctypes.byref(ctypes.c_void_p()), [None])
+for af in (2, 10):
+    he = ctypes.create_string_buffer(64)
+    call("gethostbyname3_r %d" % af, fn("gethostbyname3_r"), af, he, [None, None])
+    call("gethostbyname2_r %d" % af, fn("gethostbyname2_r"), af, he, [])
+json.dump(out, sys.stdout, sort_keys=True)
+"""
+
+
+@test
+def notfound_after_a_temporary_failure(env):
+    """Status 12, NOTFOUND_TRYAGAIN, from a stand-in daemon through the NSS
+    module, against glibc walking tests/nss's module, whose nftryagain-N
+    returns what glibc's dns module returns when the search list's first
+    query failed for now and a later one got NXDOMAIN (NOTFOUND, h_errno
+    TRY_AGAIN, errno EAGAIN): each entry point's status, errno and h_errno,
+    and everything nss_line_probe.py asks of glibc (getaddrinfo of each
+    family, EAI_NONAME for AF_INET without AI_CANONNAME and EAI_AGAIN for
+    the rest; gethostbyname2; getent), the same."""
+    if os.geteuid() != 0:
+        print("skip: needs root (unshare -m)")
+        return
+    key = "nftryagain-3.nct"
+    fake = nclib.FakeDaemon(os.path.join(env.tmp, "fake.sock"), lambda f: (
+        12, nclib.reason_body("SERVFAIL, then NXDOMAIN")))
+    try:
+        hosts = os.path.join(env.tmp, "hosts")
+        with open(hosts, "w") as f:
+            f.write(HOSTS)
+        ref_conf, our_conf = os.path.join(env.tmp, "ref.conf"), os.path.join(env.tmp, "our.conf")
+        with open(ref_conf, "w") as f:
+            f.write("hosts: nctest\n")
+        with open(our_conf, "w") as f:
+            f.write("hosts: namecache [!UNAVAIL=return] files\n")
+        nss_dir = os.path.join(BUILD, "tests", "nss")
+        ref_env = dict(os.environ, LD_LIBRARY_PATH=nss_dir)
+        ref_env.pop("NCTEST_LOG", None)
+        our_env = nclib.nss_env(BUILD, fake.sock)
+        ref = in_ns(ref_conf, hosts, ref_env, [PYTHON, PROBE, key])
+        ours = in_ns(our_conf, hosts, our_env, [PYTHON, PROBE, key])
+        assert ref.returncode == 0 and ours.returncode == 0, (ref.stderr, ours.stderr)
+        want, got = json.loads(ref.stdout)[key], json.loads(ours.stdout)[key]
+        assert want["gai_inet_plain"] == {"eai": socket.EAI_NONAME}, want
+        assert want["gai_inet"] == want["gai_unspec"] == {"eai": socket.EAI_AGAIN}, want
+        assert got == want, "glibc %r\nnamecache %r" % (want, got)
+        mods = []
+        for lib, mod, e in (("libnss_nctest.so.2", "nctest", ref_env),
+                            ("libnss_namecache.so.2", "namecache", our_env)):
+            r = subprocess.run([PYTHON, "-c", MODULE_CALLS, lib, mod, key], env=e,
+                               capture_output=True, text=True, timeout=60)
+            assert r.returncode == 0, r.stderr
+            mods.append(json.loads(r.stdout))
+        # NSS_STATUS_NOTFOUND (0), errno EAGAIN (11), h_errno TRY_AGAIN (2)
+        assert set(map(tuple, mods[0].values())) == {(0, 11, 2)}, mods[0]
+        assert mods[1] == mods[0], "nctest %r\nnamecache %r" % tuple(mods)
+        assert fake.requests >= len(mods[1]), fake.requests
+    finally:
+        fake.stop()
 
 
 @test

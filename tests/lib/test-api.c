@@ -131,11 +131,14 @@ daemon_stop(void)
 /*
  * The fake daemon: a child that accepts one connection at a time and, for
  * each request frame, replies with status (the frame's type | 0x80 and
- * its id), or never replies (status < 0), or replies bytes that break the
- * framing (status FAKE_GARBAGE).
+ * its id) and fake_body, or never replies (status < 0), or replies bytes
+ * that break the framing (status FAKE_GARBAGE).
  */
 #define FAKE_SILENT	-1
 #define FAKE_GARBAGE	-2
+
+static const uint8_t	*fake_body;	/* set before fake_start, or NULL */
+static size_t		 fake_body_len;
 
 static pid_t
 fake_start(int status)
@@ -175,13 +178,19 @@ fake_start(int status)
 			if (status == FAKE_GARBAGE) {
 				hdr[4] = 9;	/* a version nobody speaks */
 			} else {
-				hdr[0] = hdr[1] = hdr[2] = 0;
-				hdr[3] = 12;
+				len = 12 + (uint32_t)fake_body_len;
+				hdr[0] = (uint8_t)(len >> 24);
+				hdr[1] = (uint8_t)(len >> 16);
+				hdr[2] = (uint8_t)(len >> 8);
+				hdr[3] = (uint8_t)len;
 				hdr[5] |= 0x80;
 				hdr[6] = 0;
 				hdr[7] = (uint8_t)status;
 			}
-			if (send(fd, hdr, 12, MSG_NOSIGNAL) != 12)
+			if (send(fd, hdr, 12, MSG_NOSIGNAL | (fake_body_len ? MSG_MORE : 0)) !=
+			    12 || (status != FAKE_GARBAGE && fake_body_len &&
+			    send(fd, fake_body, fake_body_len, MSG_NOSIGNAL) !=
+			    (ssize_t)fake_body_len))
 				break;
 		}
 		_exit(0);
@@ -388,6 +397,10 @@ blocking_hosts(void **state)
 	assert_int_equal(r->addresses[1].family, AF_INET6);
 	assert_string_equal(inet_ntop(AF_INET6, &r->addresses[1].addr, buf, sizeof(buf)),
 	    "2001:db8::b");
+	/* a hosts file gives no scope */
+	assert_non_null(r->scope_ids);
+	assert_int_equal(r->scope_ids[0], 0);
+	assert_int_equal(r->scope_ids[1], 0);
 	namecache_result_free(r);
 
 	assert_int_equal(namecache_lookup_addr(AF_INET, a, 0, 5000, &r), 0);
@@ -596,6 +609,7 @@ errors_from_a_fake(void **state)
 		{ 9, NAMECACHE_ERR_INTERNAL },
 		{ 10, NAMECACHE_ERR_BUSY },
 		{ 11, NAMECACHE_ERR_NOSOURCE },		/* the hosts line's final UNAVAIL */
+		{ 12, NAMECACHE_ERR_NOTFOUND_TRYAGAIN },	/* NXDOMAIN after SERVFAIL */
 		{ 77, NAMECACHE_ERR_PROTOCOL },		/* a status nobody defined */
 		{ FAKE_GARBAGE, NAMECACHE_ERR_PROTOCOL },
 	};
@@ -620,9 +634,105 @@ errors_from_a_fake(void **state)
 		namecache_free(ctx);
 		fake_stop(pid);
 	}
-	for (i = 0; i < 18; i++)
+	for (i = 0; i < 19; i++)
 		assert_string_not_equal(namecache_strerror(-(int)i), "unknown error");
-	assert_string_equal(namecache_strerror(-18), "unknown error");
+	assert_string_equal(namecache_strerror(-19), "unknown error");
+	assert_string_equal(namecache_strerror(NAMECACHE_ERR_NOTFOUND_TRYAGAIN),
+	    "name not found, after a temporary failure");
+}
+
+/*
+ * An answer with a scoped address, as a module's gethostbyname4_r gives
+ * one (2001:db8::5, fe80::5 on interface 7, 198.51.100.5): the scope id
+ * comes with its address, through the blocking call, a context and the
+ * sort, and the text has no scope (inet_ntop's, as the runtimes print).
+ */
+static const uint8_t scoped_body[] = {
+	0, 0, 0, 60,			/* ttl */
+	5, 0,				/* source nss, flags */
+	0, 3, 0, 0,			/* 3 addresses, no alias */
+	0, 10, 's', 'c', 'o', 'p', 'e', 'd', '.', 'n', 'c', 't',
+	6, 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5,
+	7, 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 7,
+	4, 198, 51, 100, 5,
+	0, 6, 'n', 'c', 't', 'e', 's', 't',	/* origin */
+};
+
+static void
+check_scoped(const struct namecache_result *r)
+{
+	char	text[INET6_ADDRSTRLEN];
+	size_t	i, seen = 0;
+
+	assert_int_equal(r->naddresses, 3);
+	assert_non_null(r->scope_ids);
+	assert_string_equal(r->origin, "nctest");
+	for (i = 0; i < r->naddresses; i++) {
+		assert_non_null(namecache_address_str(&r->addresses[i], text, sizeof(text)));
+		if (strcmp(text, "fe80::5") == 0) {
+			assert_int_equal(r->addresses[i].family, AF_INET6);
+			assert_int_equal(r->scope_ids[i], 7);
+			seen |= 1;
+		} else if (strcmp(text, "2001:db8::5") == 0) {
+			assert_int_equal(r->scope_ids[i], 0);
+			seen |= 2;
+		} else {
+			assert_string_equal(text, "198.51.100.5");
+			assert_int_equal(r->scope_ids[i], 0);
+			seen |= 4;
+		}
+	}
+	assert_int_equal(seen, 7);
+}
+
+static void
+scope_ids_from_a_fake(void **state)
+{
+	struct namecache_result		*r = NULL;
+	struct namecache		*ctx;
+	struct seen			 s = { 0 };
+	struct namecache_address	 v[3];
+	uint32_t			 ids[3];
+	pid_t				 pid;
+
+	(void)state;
+	fake_body = scoped_body;
+	fake_body_len = sizeof(scoped_body);
+	pid = fake_start(0);
+	setenv("NAMECACHE_SOCKET", fake_path, 1);
+	/* in the source's order, then sorted: the ids move with their addresses */
+	assert_int_equal(namecache_lookup_name("scoped-5.nct", AF_UNSPEC, NAMECACHE_NO_SHARED,
+	    2000, &r), 0);
+	check_scoped(r);
+	assert_int_equal(r->scope_ids[1], 7);
+	memcpy(v, r->addresses, sizeof(v));
+	memcpy(ids, r->scope_ids, sizeof(ids));
+	assert_int_equal(namecache_sort_addresses_scoped(r->addresses, r->scope_ids,
+	    r->naddresses), 0);
+	check_scoped(r);
+	/* NULL ids: the addresses alone, as namecache_sort_addresses() */
+	assert_int_equal(namecache_sort_addresses_scoped(v, NULL, 3), 0);
+	v[0].family = AF_UNIX;
+	assert_int_equal(namecache_sort_addresses_scoped(v, ids, 3), NAMECACHE_ERR_INVAL);
+	namecache_result_free(r);
+	assert_int_equal(namecache_lookup_name("scoped-5.nct", AF_UNSPEC,
+	    NAMECACHE_NO_SHARED | NAMECACHE_SORT, 2000, &r), 0);
+	check_scoped(r);
+	namecache_result_free(r);
+	setenv("NAMECACHE_SOCKET", sock_path, 1);
+	/* through a context, sorted there */
+	assert_int_equal(namecache_new(fake_path, &ctx), 0);
+	assert_int_equal(namecache_submit_name(ctx, "scoped-5.nct", AF_UNSPEC, NAMECACHE_SORT,
+	    2000, on_answer, &s, NULL), 0);
+	assert_int_equal(namecache_wait(ctx, 5000), 0);
+	assert_int_equal(s.calls, 1);
+	assert_int_equal(s.error, 0);
+	check_scoped(s.result);
+	seen_clear(&s);
+	namecache_free(ctx);
+	fake_stop(pid);
+	fake_body = NULL;
+	fake_body_len = 0;
 }
 
 /* A daemon that accepts and never answers. */
@@ -1081,6 +1191,7 @@ main(void)
 		cmocka_unit_test(errors_of_the_caller),
 		cmocka_unit_test(errors_without_a_daemon),
 		cmocka_unit_test(errors_from_a_fake),
+		cmocka_unit_test(scope_ids_from_a_fake),
 		cmocka_unit_test(timeout_never_answered),
 		cmocka_unit_test(shared_answers_at_submit),
 		cmocka_unit_test(cancel_in_flight),

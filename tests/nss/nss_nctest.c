@@ -13,6 +13,13 @@
  *	ttl-N      as ok-N, with a TTL of 2 s
  *	big-N      200 addresses of each family (the ERANGE retry)
  *	tryagain-N TRYAGAIN, h_errno TRY_AGAIN, errno EAGAIN
+ *	nftryagain-N NOTFOUND, h_errno TRY_AGAIN, errno EAGAIN: what glibc's
+ *		   dns module returns when the search list's first query
+ *		   failed for now (SERVFAIL) and a later one got NXDOMAIN
+ *	scoped-N   SUCCESS: 2001:db8::N and fe80::N, then 198.51.100.N;
+ *		   gethostbyname4_r gives fe80::N the scope of interface
+ *		   $NCTEST_SCOPE_IF (default lo), as nss-myhostname gives a
+ *		   link-local address; a hostent has no scope
  *	unavail-N  UNAVAIL, h_errno NO_RECOVERY, errno ENOENT
  *	slow-N     ok-N after NCTEST_SLOW_MS (default 1500) milliseconds
  *	stuck-N    ok-N after 8 seconds
@@ -33,6 +40,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <nss.h>
 #include <pthread.h>
@@ -51,7 +59,7 @@
 #define EXPORT	__attribute__((visibility("default")))
 
 enum kind { K_NONE, K_OK, K_V4, K_V6, K_TTL, K_BIG, K_TRYAGAIN, K_UNAVAIL,
-	K_SLOW, K_STUCK, K_CASE, K_CASE_OTHER };
+	K_SLOW, K_STUCK, K_CASE, K_CASE_OTHER, K_NFTRYAGAIN, K_SCOPED };
 
 static void
 log_call(const char *fn, const char *key, int af)
@@ -89,6 +97,7 @@ classify(const char *name, unsigned *ret_n)
 		{ "big-", K_BIG }, { "tryagain-", K_TRYAGAIN },
 		{ "unavail-", K_UNAVAIL }, { "slow-", K_SLOW }, { "stuck-", K_STUCK },
 		{ "case-", K_CASE },
+		{ "nftryagain-", K_NFTRYAGAIN }, { "scoped-", K_SCOPED },
 	};
 	size_t	 len = strlen(name), i, pl;
 	char	*end;
@@ -164,6 +173,12 @@ fail_status(enum kind k, int *errnop, int *h_errnop)
 		*errnop = EAGAIN;
 		*h_errnop = TRY_AGAIN;
 		return NSS_STATUS_TRYAGAIN;
+	case K_NFTRYAGAIN:
+		/* resolv/nss_dns/dns-host.c: NOTFOUND, *h_errnop = TRY_AGAIN, and
+		   then *errnop = EAGAIN */
+		*errnop = EAGAIN;
+		*h_errnop = TRY_AGAIN;
+		return NSS_STATUS_NOTFOUND;
 	case K_UNAVAIL:
 		*errnop = ENOENT;
 		*h_errnop = NO_RECOVERY;
@@ -212,7 +227,24 @@ naddrs(enum kind k, int af)
 {
 	if ((k == K_V4 && af == AF_INET6) || (k == K_V6 && af == AF_INET))
 		return 0;
+	if (k == K_SCOPED && af == AF_INET6)
+		return 2;
 	return k == K_BIG ? 200 : 1;
+}
+
+/* The i-th address of family af for a name of kind k. */
+static void
+kind_addr(enum kind k, int af, unsigned n, unsigned i, void *out)
+{
+	uint8_t *p = out;
+
+	if (k == K_SCOPED && af == AF_INET6 && i == 1) {
+		memset(p, 0, 16);
+		p[0] = 0xfe;
+		p[1] = 0x80;
+		p[15] = (uint8_t)n;
+	} else
+		addr_of(af, n, k == K_SCOPED ? 0 : i, out);
 }
 
 static enum nss_status
@@ -225,8 +257,8 @@ erange(int *errnop, int *h_errnop)
 
 /* A hostent for name (or, by address, host-N.nct) in buffer. */
 static enum nss_status
-fill(const char *name, int af, unsigned n, unsigned count, struct hostent *h,
-    char *buffer, size_t buflen, int *errnop, int *h_errnop)
+fill(const char *name, int af, enum kind k, unsigned n, unsigned count,
+    struct hostent *h, char *buffer, size_t buflen, int *errnop, int *h_errnop)
 {
 	size_t	 alen = af == AF_INET ? 4 : 16, nlen = strlen(name) + 1, off = 0;
 	char	 alias[32];
@@ -252,7 +284,7 @@ fill(const char *name, int af, unsigned n, unsigned count, struct hostent *h,
 	aliases[1] = NULL;
 	off += aliaslen;
 	for (i = 0; i < count; i++) {
-		addr_of(af, n, i, buffer + off);
+		kind_addr(k, af, n, i, buffer + off);
 		addrs[i] = buffer + off;
 		off += alen;
 	}
@@ -286,7 +318,7 @@ byname(const char *fn, const char *name, int af, struct hostent *h, char *buffer
 		*h_errnop = NO_DATA;
 		return NSS_STATUS_NOTFOUND;
 	}
-	if ((s = fill(name, af, n, count, h, buffer, buflen, errnop, h_errnop)) !=
+	if ((s = fill(name, af, k, n, count, h, buffer, buflen, errnop, h_errnop)) !=
 	    NSS_STATUS_SUCCESS)
 		return s;
 	if (ttlp && k == K_TTL)
@@ -335,7 +367,7 @@ byaddr(const char *fn, const void *addr, socklen_t len, int af, struct hostent *
 		return NSS_STATUS_NOTFOUND;
 	}
 	snprintf(name, sizeof(name), "host-%u.nct", n);
-	return fill(name, af, n, 1, h, buffer, buflen, errnop, h_errnop);
+	return fill(name, af, K_OK, n, 1, h, buffer, buflen, errnop, h_errnop);
 }
 
 EXPORT enum nss_status
@@ -401,7 +433,12 @@ FN(gethostbyname4_r)(const char *name, struct gaih_addrtuple **pat, char *buffer
 		memset(&t[i], 0, sizeof(t[i]));
 		t[i].name = i == 0 ? cname : NULL;
 		t[i].family = i < n6 ? AF_INET6 : AF_INET;
-		addr_of(t[i].family, n, i < n6 ? i : i - n6, t[i].addr);
+		kind_addr(k, t[i].family, n, i < n6 ? i : i - n6, t[i].addr);
+		if (k == K_SCOPED && i == 1) {
+			const char *ifname = getenv("NCTEST_SCOPE_IF");
+
+			t[i].scopeid = if_nametoindex(ifname ? ifname : "lo");
+		}
 		*tail = &t[i];
 		tail = &t[i].next;
 	}

@@ -12,7 +12,10 @@
  * ROUNDS times (the sort's cache at work after the first), each round
  * ending with "counts PROBES DUMPS": the source probes and address dumps
  * the sort made so far.  With a third argument "pause", it waits for a
- * line on stdin between rounds (the driver changes an address).
+ * line on stdin between rounds (the driver changes an address).  An IPv6
+ * address may have a scope id, "fe80::5%3" (a name an NSS module answers
+ * with one): getaddrinfo's is printed so too, and ours is sorted with
+ * namecache_sort_addresses_scoped().
  */
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -25,11 +28,13 @@
 #include "sort.h"
 
 static void
-print_addr(int family, const void *a)
+print_addr(int family, const void *a, uint32_t scope_id)
 {
 	char buf[INET6_ADDRSTRLEN];
 
 	printf(" %s", inet_ntop(family, a, buf, sizeof(buf)));
+	if (scope_id)
+		printf("%%%u", scope_id);
 }
 
 static void
@@ -47,7 +52,9 @@ glibc_order(const char *name)
 	for (ai = res; ai; ai = ai->ai_next)
 		print_addr(ai->ai_family, ai->ai_family == AF_INET ?
 		    (const void *)&((struct sockaddr_in *)ai->ai_addr)->sin_addr :
-		    (const void *)&((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr);
+		    (const void *)&((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr,
+		    ai->ai_family == AF_INET ? 0 :
+		    ((struct sockaddr_in6 *)ai->ai_addr)->sin6_scope_id);
 	printf("\n");
 	freeaddrinfo(res);
 }
@@ -56,13 +63,19 @@ static void
 our_order(char *line)
 {
 	struct namecache_address	 v[64];
+	uint32_t			 ids[64];
 	size_t				 n = 0;
-	char				*save, *name = strtok_r(line, " \t\n", &save), *tok;
+	char				*save, *name = strtok_r(line, " \t\n", &save), *tok, *pct;
 
 	if (name == NULL)
 		return;
 	while ((tok = strtok_r(NULL, " \t\n", &save)) != NULL && n < 64) {
 		memset(&v[n], 0, sizeof(v[n]));
+		ids[n] = 0;
+		if ((pct = strchr(tok, '%')) != NULL) {
+			*pct = '\0';
+			ids[n] = (uint32_t)strtoul(pct + 1, NULL, 10);
+		}
 		if (inet_pton(AF_INET, tok, v[n].addr.bytes) == 1)
 			v[n].family = AF_INET;
 		else if (inet_pton(AF_INET6, tok, v[n].addr.bytes) == 1)
@@ -74,13 +87,13 @@ our_order(char *line)
 		n++;
 	}
 	glibc_order(name);
-	if (namecache_sort_addresses(v, n) != 0) {
+	if (namecache_sort_addresses_scoped(v, ids, n) != 0) {
 		printf("%s ours error\n", name);
 		return;
 	}
 	printf("%s ours", name);
 	for (size_t i = 0; i < n; i++)
-		print_addr(v[i].family, v[i].addr.bytes);
+		print_addr(v[i].family, v[i].addr.bytes, ids[i]);
 	printf("\n");
 }
 

@@ -27,6 +27,7 @@ Run: /usr/bin/python3 tests/sort/test_sort.py --build BUILD
 """
 import os
 import random
+import socket
 import subprocess
 import sys
 import tempfile
@@ -249,6 +250,49 @@ def cache_follows_the_netlink_counter(env):
     assert list(map(int, out[-1].split()[1:])) == [2 * distinct, 2], out[-1]
     print("     %d destinations: probed once over 3 rounds, again after a change"
           % distinct)
+
+
+@test
+def scoped_link_local(env):
+    """A name whose link-local address comes with its interface (tests/nss's
+    scoped-N from gethostbyname4_r, as nss-myhostname gives one): glibc
+    connects with the scope, so fe80::N%nc0 is usable, and fe80::N
+    without it is not; namecache_sort_addresses_scoped() the same, in
+    every setup."""
+    nss = os.path.join(env.tmp, "nsswitch.conf")
+    with open("/etc/nsswitch.conf") as f:
+        others = "".join(l for l in f if not l.strip().startswith("hosts:"))
+    with open(nss, "w") as f:
+        f.write("hosts: files nctest\n" + others)
+    e = dict(os.environ, LD_LIBRARY_PATH=os.path.join(BUILD, "tests", "nss"),
+             NCTEST_SCOPE_IF="nc0")
+    sh("mount --bind %s /etc/nsswitch.conf" % nss)
+    total = 0
+    try:
+        for name in SETUPS:
+            setup(name)
+            idx = socket.if_nametoindex("nc0")
+            cases = os.path.join(env.tmp, "scoped-" + name)
+            with open(cases, "w") as f:
+                for n in range(1, 6):
+                    f.write("scoped-%d.nct 2001:db8::%d fe80::%d%%%d 198.51.100.%d\n"
+                            % (n, n, n, idx, n))
+            diffs, k, _, _ = env.run(cases, env=e)
+            assert not diffs, "%s: %s" % (name, "\n".join(diffs))
+            total += k
+        # and the scope is what moves it: without it, last
+        setup("dual")
+        with open(cases, "w") as f:
+            f.write("scoped-1.nct 2001:db8::1 fe80::1%%%d 198.51.100.1\n" %
+                    socket.if_nametoindex("nc0"))
+            f.write("unscoped-1 2001:db8::1 fe80::1 198.51.100.1\n")
+        r = subprocess.run([os.path.join(BUILD, "tests", "sort", "sort-diff"), cases],
+                           capture_output=True, text=True, timeout=60, env=ubsan_fatal(e))
+        ours = [l.split()[2:] for l in r.stdout.splitlines() if l.split()[1:2] == ["ours"]]
+        assert ours[0][0].startswith("fe80::1%") and ours[1][-1] == "fe80::1", ours
+    finally:
+        sh("umount /etc/nsswitch.conf")
+    print("     %d comparisons in %d setups, 0 differences" % (total, len(SETUPS)))
 
 
 def main():

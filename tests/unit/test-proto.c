@@ -1585,13 +1585,17 @@ test_strings(void **state)
 {
 	int i;
 
-	for (i = PROTO_OK; i <= PROTO_UNAVAIL; i++) {
+	for (i = PROTO_OK; i <= PROTO_NOTFOUND_TRYAGAIN; i++) {
 		assert_non_null(proto_status_str(i));
 		assert_string_not_equal(proto_status_str(i), "unknown status");
 	}
 	assert_string_equal(proto_status_str(PROTO_OK), "success");
 	assert_string_equal(proto_status_str(-1), "unknown status");
-	assert_string_equal(proto_status_str(PROTO_UNAVAIL + 1), "unknown status");
+	assert_string_equal(proto_status_str(PROTO_NOTFOUND_TRYAGAIN + 1), "unknown status");
+	assert_string_not_equal(proto_status_str(PROTO_NOTFOUND_TRYAGAIN),
+	    proto_status_str(PROTO_NOTFOUND));
+	assert_string_not_equal(proto_status_str(PROTO_NOTFOUND_TRYAGAIN),
+	    proto_status_str(PROTO_TRYAGAIN));
 	assert_string_equal(proto_source_str(PROTO_SRC_NSS), "nss");
 	assert_string_equal(proto_source_str(PROTO_SRC_HOSTS), "hosts");
 	assert_string_equal(proto_source_str(PROTO_SRC_DNS), "dns");
@@ -1599,6 +1603,48 @@ test_strings(void **state)
 	assert_string_equal(proto_source_str(PROTO_SRC_STALE), "stale");
 	assert_string_equal(proto_source_str(PROTO_SRC_NONE), "none");
 	assert_string_equal(proto_source_str(99), "none");
+}
+
+/*
+ * NOTFOUND_TRYAGAIN travels as any status: a reply header with a reason
+ * body.  Through nscd it is refused, as TRYAGAIN is (glibc reads every
+ * negative GETAI reply as EAI_NONAME); NOTFOUND and NODATA are not.
+ */
+static void
+test_notfound_tryagain(void **state)
+{
+	static const int32_t	 types[] = { NSCD_GETAI, NSCD_GETHOSTBYNAME,
+	    NSCD_GETHOSTBYNAMEv6 };
+	struct proto_hdr	 h;
+	struct proto_wr		 w;
+	const char		*msg;
+	size_t			 len;
+	uint8_t			 out[512];
+	int			 n;
+
+	(void)state;
+	proto_wr_init(&w, frame, sizeof(frame));
+	proto_frame_begin(&w, PROTO_LOOKUP_NAME | PROTO_REPLY, PROTO_NOTFOUND_TRYAGAIN, 42);
+	proto_error_body(&w, "www.example.org: SERVFAIL, then NXDOMAIN");
+	n = proto_frame_end(&w);
+	assert_true(n > PROTO_HDR_LEN);
+	assert_int_equal(proto_hdr_decode(frame, (size_t)n, &h), 0);
+	assert_int_equal(h.status, 12);
+	assert_int_equal(h.id, 42);
+	assert_int_equal(proto_error_decode(frame + PROTO_HDR_LEN, (size_t)n - PROTO_HDR_LEN,
+	    &msg, &len), 0);
+	assert_memory_equal(msg, "www.example.org: SERVFAIL", 25);
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		assert_int_equal(nscd_reply_from(types[i], PROTO_NOTFOUND_TRYAGAIN, NULL, 0,
+		    out, sizeof(out)), 0);
+		assert_int_equal(nscd_reply_from(types[i], PROTO_TRYAGAIN, NULL, 0,
+		    out, sizeof(out)), 0);
+		assert_true(nscd_reply_from(types[i], PROTO_NOTFOUND, NULL, 0,
+		    out, sizeof(out)) > 0);
+		assert_true(nscd_reply_from(types[i], PROTO_NODATA, NULL, 0,
+		    out, sizeof(out)) > 0);
+	}
 }
 
 int
@@ -1630,6 +1676,7 @@ main(void)
 		cmocka_unit_test(test_records_stamp),
 		cmocka_unit_test(test_answer_scope),
 		cmocka_unit_test(test_nscd_req_decode),
+		cmocka_unit_test(test_notfound_tryagain),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
