@@ -374,27 +374,37 @@ walk_addr(struct lookup *lk, struct server_req *req, uint8_t family, const void 
 
 /*
  * A prefetch brought a fresh answer: walk again, with nobody waiting,
- * the key it answers ((name, family) for A, AAAA or the pair, the
- * address for PTR), so the stores hold what a client asking now would
- * be told.
+ * every key it answers ((name, its family and AF_UNSPEC) for A or AAAA,
+ * (name, AF_UNSPEC) for the pair, the address for PTR), so the stores
+ * hold what a client asking now would be told.
  */
 static void
 refreshed(void *arg, int mode, uint8_t family, const char *key,
     const uint8_t *addr)
 {
 	struct lookup	*lk = arg;
-	struct walk	*wk = NULL;
+	struct walk	*wk;
+	uint8_t		 fams[2] = { family, PROTO_AF_UNSPEC };
+	unsigned	 i, n;
 
 	if (!publish_enabled(lk->pub))
 		return;
-	if (mode == ANSWER_PTR)
-		wk = walk_addr(lk, NULL, family, addr);
-	else if (mode == ANSWER_ADDR)
-		wk = walk_name(lk, NULL, family, key, strlen(key));
-	if (wk == NULL)
+	if (mode == ANSWER_PTR) {
+		if ((wk = walk_addr(lk, NULL, family, addr)) != NULL)
+			walk_run(wk);
 		return;
-	lk->st.republished++;
-	walk_run(wk);
+	}
+	if (mode != ANSWER_ADDR)
+		return;
+	/* A or AAAA alone answers AF_UNSPEC too, where the pair is asked
+	 * apart (a search of one name); the pair answers only AF_UNSPEC. */
+	n = family == PROTO_AF_UNSPEC ? 1 : 2;
+	for (i = 0; i < n; i++) {
+		if ((wk = walk_name(lk, NULL, fams[i], key, strlen(key))) == NULL)
+			return;
+		lk->st.republished++;
+		walk_run(wk);
+	}
 }
 
 void

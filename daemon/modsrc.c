@@ -131,6 +131,14 @@ call_done(void *arg, const struct nsspool_result *r)
 		a.expires = now + (int64_t)ttl * 1000;
 		break;
 	case NSW_NOTFOUND:
+		if (r->herrno == TRY_AGAIN) {
+			/* NOTFOUND after a temporary failure (nss_dns after a
+			 * SERVFAIL then NXDOMAIN): said as such, never kept. */
+			a.status = PROTO_NOTFOUND_TRYAGAIN;
+			a.herrno = r->herrno;
+			a.err = r->err;
+			break;
+		}
 		ttl = cache_clamp_ttl(ms->cache, CACHE_NXDOMAIN, ms->negative_ttl);
 		/* A TTL the module gave bounds the negative answer too. */
 		if (r->ttl >= 0 && (uint32_t)r->ttl < ttl)

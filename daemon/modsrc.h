@@ -39,7 +39,7 @@ struct modsrc_ask {
 /* A module's answer, fresh or from the cache. */
 struct modsrc_answer {
 	uint16_t	 status;	/* PROTO_OK, _NOTFOUND, _NODATA, _TRYAGAIN,
-					   _UNAVAIL */
+					   _UNAVAIL, _NOTFOUND_TRYAGAIN */
 	uint8_t		 source;	/* PROTO_SRC_NSS, or _CACHE */
 	const uint8_t	*body;		/* PROTO_OK: borrowed for the call */
 	size_t		 len;
@@ -78,7 +78,8 @@ bool	 modsrc_peek(struct modsrc *, const struct modsrc_ask *q,
 /*
  * Calls the module; fn gets its answer, which is cached under the exact
  * spelling asked: SUCCESS for the module's TTL (else the positive TTL),
- * NOTFOUND for the negative TTL, TRYAGAIN and UNAVAIL never.  Returns 0,
+ * NOTFOUND for the negative TTL; TRYAGAIN, UNAVAIL and NOTFOUND with
+ * h_errno TRY_AGAIN (PROTO_NOTFOUND_TRYAGAIN) never.  Returns 0,
  * or -EBUSY (too many calls in flight), -ENOMEM; fn is then not called.
  */
 int	 modsrc_call(struct modsrc *, const struct modsrc_ask *q, modsrc_done_fn *fn,
