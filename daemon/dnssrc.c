@@ -26,6 +26,7 @@
 #include "hash.h"
 #include "log.h"
 #include "name.h"
+#include "search.h"
 
 #define FETCH_BUCKETS	4096
 
@@ -153,39 +154,10 @@ dnssrc_candidates(const struct dnssrc *ds, const char *name,
     char out[][PROTO_NAME_MAX + 2], bool *ret_asis_first)
 {
 	const char *const	*domains;
-	size_t			 len = strlen(name), dl;
-	int			 ndots, dots = 0, n = 0, i;
-	bool			 as_is = false;
+	int			 ndots;
 
-	/* A name ending in a dot alone; with at least ndots dots, the name
-	 * first; then the name in each search domain; then the name itself,
-	 * if not tried yet. */
-	*ret_asis_first = true;
-	if (len > 0 && name[len - 1] == '.') {
-		memcpy(out[0], name, len - 1);
-		out[0][len - 1] = '\0';
-		return 1;
-	}
 	ds->up.search(ds->up.arg, &domains, &ndots);
-	for (i = 0; name[i]; i++)
-		dots += name[i] == '.';
-	if (dots >= ndots) {
-		memcpy(out[n++], name, len + 1);
-		as_is = true;
-	}
-	for (i = 0; domains[i] && n < DNSSRC_NCAND - 1; i++) {
-		dl = strlen(domains[i]);
-		if (len + 1 + dl > PROTO_NAME_MAX)
-			continue;
-		memcpy(out[n], name, len);
-		out[n][len] = '.';
-		memcpy(out[n] + len + 1, domains[i], dl + 1);
-		n++;
-	}
-	if (!as_is)
-		memcpy(out[n++], name, len + 1);
-	*ret_asis_first = as_is;
-	return n;
+	return search_names(name, domains, ndots, out, ret_asis_first);
 }
 
 /* --- waiters ------------------------------------------------------------- */
@@ -655,23 +627,17 @@ fetch_join(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
 /* --- questions ----------------------------------------------------------- */
 
 /*
- * Whether a search for name tries one name only: then asking A and AAAA
- * apart is asking them as a pair, and the pair needs no kinds of its own.
+ * A search of one name asks A and AAAA apart, which is asking them as a
+ * pair: the pair then needs no kinds of its own.
  */
 static bool
 one_candidate(const struct dnssrc *ds, const char *name)
 {
 	const char *const	*domains;
-	size_t			 len = strlen(name);
-	int			 ndots, i;
+	int			 ndots;
 
-	if (len > 0 && name[len - 1] == '.')
-		return true;
 	ds->up.search(ds->up.arg, &domains, &ndots);
-	for (i = 0; domains[i]; i++)
-		if (len + 1 + strlen(domains[i]) <= PROTO_NAME_MAX)
-			return false;
-	return true;
+	return search_single(name, domains);
 }
 
 void

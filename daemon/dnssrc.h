@@ -10,13 +10,14 @@
 #include "cache.h"
 #include "proto.h"
 #include "resolver.h"
+#include "search.h"
 
 struct dnssrc;
 struct proto_kv_wr;
 
 #define DNSSRC_FETCH_MAX	65536	/* upstream resolutions in flight */
 #define DNSSRC_STALE_TTL	30	/* TTL of a stale answer (RFC 8767) */
-#define DNSSRC_NCAND		(RESOLVER_SEARCH_MAX + 2)	/* names a search tries */
+#define DNSSRC_NCAND		SEARCH_NAMES_MAX	/* names a search tries */
 
 /*
  * Upstream, as resolver.h defines it: query() calls cb exactly once, never
@@ -132,11 +133,7 @@ int	 dnssrc_wait(struct dnssrc *, const struct dnssrc_ask *,
 	    const struct dns_result now[2], const bool wants[2], dnssrc_done_fn *fn,
 	    void *arg);
 
-/*
- * The names a search for name tries, in glibc's res_nsearch order, into
- * out (DNSSRC_NCAND of them at most).  *ret_asis_first: the name as asked
- * is tried first.  Returns how many.
- */
+/* search_names() for name with upstream's search list and ndots now. */
 int	 dnssrc_candidates(const struct dnssrc *, const char *name,
 	    char out[][PROTO_NAME_MAX + 2], bool *ret_asis_first);
 
