@@ -15,13 +15,11 @@
  * when the thread comes back.  Threads are made on demand, up to
  * `workers', stuck ones included: a module that hangs every call ends up
  * holding every thread, new calls queue, and each times out in its turn,
- * but the pool never grows past its bound.
+ * but the pool never grows past its bound.  What a thread does with its
+ * call, in the module, is nssmods.c's.
  */
-#include <arpa/inet.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <netdb.h>
-#include <nss.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,7 +27,6 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/random.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,37 +34,15 @@
 
 #include "hash.h"
 #include "log.h"
+#include "nssmods.h"
 #include "nsspool.h"
 #include "nsswitch.h"
 #include "proto.h"
 
 #define BUCKETS		1024
-#define ADDRS_MAX	512
-#define ALIASES_MAX	64
-#define BUF_START	1024
 
-typedef enum nss_status fn4_t(const char *, struct gaih_addrtuple **, char *, size_t, int *,
-    int *, int32_t *);
-typedef enum nss_status fn3_t(const char *, int, struct hostent *, char *, size_t,
-    int *, int *, int32_t *, char **);
-typedef enum nss_status fn2_t(const char *, int, struct hostent *, char *, size_t,
-    int *, int *);
-typedef enum nss_status fna2_t(const void *, socklen_t, int, struct hostent *,
-    char *, size_t, int *, int *, int32_t *);
-typedef enum nss_status fna_t(const void *, socklen_t, int, struct hostent *,
-    char *, size_t, int *, int *);
-
-struct module {
-	char		 name[NSW_NAME_MAX];
-	pthread_mutex_t	 lock;		/* guards the loading */
-	int		 state;		/* 0 not tried, 1 loaded, -1 failed */
-	void		*handle;
-	fn4_t		*fn4;
-	fn3_t		*fn3;
-	fn2_t		*fn2;
-	fna2_t		*fna2;
-	fna_t		*fna;
-	/* The loop's alone. */
+/* A module's statistics: the loop's alone. */
+struct modstats {
 	uint64_t	 calls;
 	uint64_t	 usec;
 	uint64_t	 timeouts;
@@ -89,23 +64,18 @@ struct job {
 	struct job	*hnext;		/* the loop's table */
 	struct job	*qnext;		/* queue or done list, under the lock */
 	struct nsspool	*pool;
-	int		 mod;
-	int		 op;
-	uint8_t		 family;
-	size_t		 key_len;
-	uint8_t		 key[PROTO_NAME_MAX + 2];	/* a name is NUL-terminated */
+	struct nssmods_call call;	/* its result set by the thread */
 	struct waiter	*waiters;
 	struct event	*timer;
 	int		 state;		/* J_*, under the lock */
 	bool		 linked;	/* in the loop's table */
 	bool		 abandoned;	/* timed out while running */
 	int64_t		 usec;		/* the call's length, set by the thread */
-	struct nsspool_result res;	/* set by the thread */
-	uint8_t		*body;
 };
 
 struct nsspool {
 	struct event_base *base;
+	struct nssmods	*mods;		/* the threads' too: see nssmods.c */
 	pthread_mutex_t	 lock;
 	pthread_cond_t	 work;		/* a job queued, or stopping */
 	pthread_cond_t	 gone;		/* a thread ended */
@@ -126,8 +96,7 @@ struct nsspool {
 	unsigned	 stuck;
 	struct job	*table[BUCKETS];
 	uint64_t	 hkey[2];	/* SipHash key of the table */
-	unsigned	 nmods;
-	struct module	 mods[NSSPOOL_MODULES_MAX];
+	struct modstats	 stats[NSSPOOL_MODULES_MAX];
 };
 
 static int64_t
@@ -141,336 +110,13 @@ now_usec(void)
 
 /* --- on a worker thread ------------------------------------------------- */
 
-static void
-module_load(struct module *m)
-{
-	char lib[NSW_NAME_MAX + 16], sym[NSW_NAME_MAX + 32];
-
-	pthread_mutex_lock(&m->lock);
-	if (m->state != 0)
-		goto done;
-	m->state = -1;
-	snprintf(lib, sizeof(lib), "libnss_%s.so.2", m->name);
-	if ((m->handle = dlopen(lib, RTLD_LAZY | RTLD_LOCAL)) == NULL)
-		goto done;
-#define LOOKUP(field, type, fn) do {					\
-		snprintf(sym, sizeof(sym), "_nss_%s_" fn, m->name);	\
-		m->field = (type *)dlsym(m->handle, sym);		\
-	} while (0)
-	LOOKUP(fn4, fn4_t, "gethostbyname4_r");
-	LOOKUP(fn3, fn3_t, "gethostbyname3_r");
-	LOOKUP(fn2, fn2_t, "gethostbyname2_r");
-	LOOKUP(fna2, fna2_t, "gethostbyaddr2_r");
-	LOOKUP(fna, fna_t, "gethostbyaddr_r");
-#undef LOOKUP
-	m->state = 1;
-done:
-	pthread_mutex_unlock(&m->lock);
-}
-
-/* A thread's buffer for the module, grown on ERANGE. */
-struct wbuf {
-	char	*p;
-	size_t	 len;
-};
-
-static bool
-wbuf_grow(struct wbuf *b)
-{
-	size_t	 len = b->len ? b->len * 2 : BUF_START;
-	char	*p;
-
-	if (len > NSSPOOL_BUFFER_MAX || (p = realloc(b->p, len)) == NULL)
-		return false;
-	b->p = p;
-	b->len = len;
-	return true;
-}
-
-/* What the calls of one job gathered, before it is written as a body. */
-struct gather {
-	const char	*canon;
-	char		**aliases;
-	unsigned	 naddr;
-	uint8_t		 fam[ADDRS_MAX];
-	uint8_t		 addr[ADDRS_MAX][20];	/* PROTO_AF_INET6_SCOPED: + scope */
-};
-
-static void
-gather_hostent(struct gather *g, const struct hostent *h)
-{
-	char **a;
-
-	if (g->canon == NULL) {
-		g->canon = h->h_name;
-		g->aliases = h->h_aliases;
-	}
-	if (h->h_length != (h->h_addrtype == AF_INET ? 4 : 16) ||
-	    (h->h_addrtype != AF_INET && h->h_addrtype != AF_INET6))
-		return;
-	for (a = h->h_addr_list; a && *a && g->naddr < ADDRS_MAX; a++) {
-		g->fam[g->naddr] = h->h_addrtype == AF_INET ? PROTO_AF_INET :
-		    PROTO_AF_INET6;
-		memcpy(g->addr[g->naddr], *a, (size_t)h->h_length);
-		g->naddr++;
-	}
-}
-
-/* Writes the body into a new buffer of the job's; false if it cannot. */
-static bool
-put_body(struct job *j, const struct gather *g, const char *fallback)
-{
-	struct proto_answer_wr	 aw;
-	struct proto_wr		 w;
-	const char		*canon = g->canon ? g->canon : fallback;
-	unsigned		 i, n = 0;
-
-	if ((j->body = malloc(PROTO_FRAME_MAX)) == NULL)
-		return false;
-	proto_wr_init(&w, j->body, PROTO_FRAME_MAX - PROTO_HDR_LEN);
-	proto_answer_begin(&aw, &w, 0, PROTO_SRC_NSS, canon, strlen(canon));
-	for (i = 0; i < g->naddr; i++)
-		proto_answer_addr(&aw, g->fam[i], g->addr[i]);
-	for (i = 0; g->aliases && g->aliases[i] && n < ALIASES_MAX; i++, n++)
-		proto_answer_alias(&aw, g->aliases[i], strlen(g->aliases[i]));
-	proto_answer_end(&aw);
-	proto_put_str(&w, j->pool->mods[j->mod].name,
-	    strlen(j->pool->mods[j->mod].name));
-	if (w.err) {
-		free(j->body);
-		j->body = NULL;
-		return false;
-	}
-	j->res.body = j->body;
-	j->res.len = w.off;
-	return true;
-}
-
-static int
-status_of(enum nss_status s)
-{
-	switch (s) {
-	case NSS_STATUS_SUCCESS:	return NSW_SUCCESS;
-	case NSS_STATUS_NOTFOUND:	return NSW_NOTFOUND;
-	case NSS_STATUS_TRYAGAIN:	return NSW_TRYAGAIN;
-	default:			return NSW_UNAVAIL;	/* and RETURN */
-	}
-}
-
-/* ERANGE, the way glibc's callers tell it: grow the buffer and call again. */
-static bool
-is_erange(enum nss_status s, int err, int herr)
-{
-	return s == NSS_STATUS_TRYAGAIN && err == ERANGE && herr == NETDB_INTERNAL;
-}
-
-/* One gethostbyname3_r or _2_r call for af, into g; returns the status. */
-static enum nss_status
-call_family(struct module *m, const char *name, int af, struct hostent *h,
-    struct wbuf *b, int *err, int *herr, int32_t *ttl)
-{
-	enum nss_status	 s;
-	char		*canon = NULL;
-
-	for (;;) {
-		if (b->len == 0 && !wbuf_grow(b))
-			goto nomem;
-		*err = 0;
-		*herr = 0;
-		if (m->fn3)
-			s = m->fn3(name, af, h, b->p, b->len, err, herr, ttl, &canon);
-		else
-			s = m->fn2(name, af, h, b->p, b->len, err, herr);
-		if (!is_erange(s, *err, *herr))
-			break;
-		if (!wbuf_grow(b))
-			goto nomem;
-	}
-	/* gethostbyname3_r's canonical name is what getaddrinfo reports. */
-	if (s == NSS_STATUS_SUCCESS && canon)
-		h->h_name = canon;
-	return s;
-nomem:
-	*err = ENOMEM;
-	*herr = NETDB_INTERNAL;
-	return NSS_STATUS_TRYAGAIN;
-}
-
-static void
-run_name(struct job *j, struct module *m, struct wbuf *b, struct wbuf *b2)
-{
-	const char	*name = (const char *)j->key;
-	struct gather	 g;
-	enum nss_status	 s, s6 = NSS_STATUS_UNAVAIL;
-	struct hostent	 h6, h4;
-	int32_t		 ttl = -1, ttl2 = -1;
-	int		 err = 0, herr = 0;
-
-	memset(&g, 0, sizeof(g));
-	if (j->family == PROTO_AF_UNSPEC && m->fn4) {
-		struct gaih_addrtuple *pat = NULL, *t;
-
-		for (;;) {
-			if (b->len == 0 && !wbuf_grow(b)) {
-				s = NSS_STATUS_TRYAGAIN;
-				err = ENOMEM;
-				herr = NETDB_INTERNAL;
-				break;
-			}
-			pat = NULL;
-			err = 0;
-			herr = 0;
-			s = m->fn4(name, &pat, b->p, b->len, &err, &herr, &ttl);
-			if (!is_erange(s, err, herr))
-				break;
-			if (!wbuf_grow(b)) {
-				err = ENOMEM;
-				break;
-			}
-		}
-		if (s == NSS_STATUS_SUCCESS) {
-			for (t = pat; t && g.naddr < ADDRS_MAX; t = t->next) {
-				if (g.canon == NULL && t->name)
-					g.canon = t->name;
-				if (t->family != AF_INET && t->family != AF_INET6)
-					continue;
-				g.fam[g.naddr] = t->family == AF_INET ?
-				    PROTO_AF_INET : PROTO_AF_INET6;
-				memcpy(g.addr[g.naddr], t->addr,
-				    t->family == AF_INET ? 4 : 16);
-				/* fe80::1%eth0, as nss-myhostname gives it */
-				if (t->family == AF_INET6 && t->scopeid != 0) {
-					g.fam[g.naddr] = PROTO_AF_INET6_SCOPED;
-					proto_answer_set_scope(g.addr[g.naddr],
-					    t->scopeid);
-				}
-				g.naddr++;
-			}
-		}
-	} else if (m->fn3 || m->fn2) {
-		/*
-		 * As getaddrinfo: AF_INET6 first, then AF_INET; found in
-		 * either is found, else TRYAGAIN from AF_INET6 wins, else
-		 * AF_INET's status unless it is UNAVAIL and AF_INET6's not.
-		 */
-		s = NSS_STATUS_UNAVAIL;
-		if (j->family != PROTO_AF_INET) {
-			s6 = s = call_family(m, name, AF_INET6, &h6, b, &err, &herr,
-			    &ttl);
-			if (s6 == NSS_STATUS_SUCCESS)
-				gather_hostent(&g, &h6);
-		}
-		if (j->family != PROTO_AF_INET6) {
-			s = call_family(m, name, AF_INET, &h4, b2, &err, &herr, &ttl2);
-			if (s == NSS_STATUS_SUCCESS)
-				gather_hostent(&g, &h4);
-			if (ttl2 >= 0 && (ttl < 0 || ttl2 < ttl))
-				ttl = ttl2;
-		}
-		if (j->family == PROTO_AF_UNSPEC) {
-			if (s6 == NSS_STATUS_SUCCESS || s == NSS_STATUS_SUCCESS)
-				s = NSS_STATUS_SUCCESS;
-			else if (s6 == NSS_STATUS_TRYAGAIN)
-				s = NSS_STATUS_TRYAGAIN;
-			else if (s == NSS_STATUS_UNAVAIL && s6 != NSS_STATUS_UNAVAIL)
-				s = s6;
-		}
-	} else {
-		/* No function to call: getaddrinfo's "could not locate". */
-		s = NSS_STATUS_UNAVAIL;
-		herr = NETDB_INTERNAL;
-		err = EBUSY;
-	}
-	j->res.status = status_of(s);
-	j->res.err = err;
-	j->res.herrno = herr;
-	j->res.ttl = ttl;
-	if (s == NSS_STATUS_SUCCESS && !put_body(j, &g, name)) {
-		j->res.status = NSW_UNAVAIL;
-		j->res.err = EMSGSIZE;
-		j->res.herrno = NETDB_INTERNAL;
-	}
-}
-
-static void
-run_addr(struct job *j, struct module *m, struct wbuf *b)
-{
-	struct gather	 g;
-	struct hostent	 h;
-	enum nss_status	 s;
-	int32_t		 ttl = -1;
-	int		 af = j->family == PROTO_AF_INET ? AF_INET : AF_INET6;
-	int		 err = 0, herr = 0;
-
-	memset(&g, 0, sizeof(g));
-	if (m->fna2 == NULL && m->fna == NULL) {
-		j->res.status = NSW_UNAVAIL;
-		j->res.herrno = NETDB_INTERNAL;
-		j->res.err = EBUSY;
-		return;
-	}
-	for (;;) {
-		if (b->len == 0 && !wbuf_grow(b)) {
-			s = NSS_STATUS_TRYAGAIN;
-			err = ENOMEM;
-			herr = NETDB_INTERNAL;
-			break;
-		}
-		err = 0;
-		herr = 0;
-		if (m->fna2)
-			s = m->fna2(j->key, (socklen_t)j->key_len, af, &h, b->p, b->len,
-			    &err, &herr, &ttl);
-		else
-			s = m->fna(j->key, (socklen_t)j->key_len, af, &h, b->p, b->len,
-			    &err, &herr);
-		if (!is_erange(s, err, herr))
-			break;
-		if (!wbuf_grow(b)) {
-			err = ENOMEM;
-			break;
-		}
-	}
-	j->res.status = status_of(s);
-	j->res.err = err;
-	j->res.herrno = herr;
-	j->res.ttl = ttl;
-	if (s != NSS_STATUS_SUCCESS)
-		return;
-	gather_hostent(&g, &h);
-	if (g.canon == NULL || !put_body(j, &g, "")) {
-		j->res.status = NSW_UNAVAIL;
-		j->res.err = EMSGSIZE;
-		j->res.herrno = NETDB_INTERNAL;
-	}
-}
-
-static void
-run(struct job *j, struct wbuf *b, struct wbuf *b2)
-{
-	struct module	*m = &j->pool->mods[j->mod];
-	int64_t		 t0 = now_usec();
-
-	module_load(m);
-	if (m->state != 1) {
-		/* As glibc, for a module it cannot load. */
-		j->res.status = NSW_UNAVAIL;
-		j->res.herrno = NETDB_INTERNAL;
-		j->res.err = EBUSY;
-		j->res.ttl = -1;
-	} else if (j->op == NSSPOOL_NAME)
-		run_name(j, m, b, b2);
-	else
-		run_addr(j, m, b);
-	j->usec = now_usec() - t0;
-}
-
 static void *
 worker(void *arg)
 {
 	struct nsspool	*p = arg;
-	struct wbuf	 b = { NULL, 0 }, b2 = { NULL, 0 };
+	struct nssmods_buf b = { NULL, 0 }, b2 = { NULL, 0 };
 	struct job	*j;
+	int64_t		 t0;
 	uint64_t	 one = 1;
 	sigset_t	 all;
 
@@ -493,7 +139,9 @@ worker(void *arg)
 		j->state = J_RUNNING;
 		p->busy++;
 		pthread_mutex_unlock(&p->lock);
-		run(j, &b, &b2);
+		t0 = now_usec();
+		nssmods_run(p->mods, &j->call, &b, &b2);
+		j->usec = now_usec() - t0;
 		pthread_mutex_lock(&p->lock);
 		p->busy--;
 		j->state = J_DONE;
@@ -530,7 +178,7 @@ bucket(const struct nsspool *p, int mod, int op, uint8_t family, const uint8_t *
 static bool
 same_key(const struct job *j, const uint8_t *key, size_t len)
 {
-	return j->key_len == len && memcmp(j->key, key, len) == 0;
+	return j->call.key_len == len && memcmp(j->call.key, key, len) == 0;
 }
 
 static void
@@ -541,7 +189,8 @@ unlink_job(struct job *j)
 
 	if (!j->linked)
 		return;
-	pp = &p->table[bucket(p, j->mod, j->op, j->family, j->key, j->key_len)];
+	pp = &p->table[bucket(p, j->call.mod, j->call.op, j->call.family, j->call.key,
+	    j->call.key_len)];
 	while (*pp != j)
 		pp = &(*pp)->hnext;
 	*pp = j->hnext;
@@ -572,16 +221,16 @@ job_free(struct job *j)
 {
 	if (j->timer)
 		event_free(j->timer);
-	free(j->body);
+	free(j->call.body);
 	free(j);
 }
 
 static void
-count(struct module *m, const struct job *j)
+count(struct modstats *m, const struct job *j)
 {
 	m->calls++;
 	m->usec += (uint64_t)j->usec;
-	switch (j->res.status) {
+	switch (j->call.res.status) {
 	case NSW_SUCCESS:	m->found++; break;
 	case NSW_NOTFOUND:	m->notfound++; break;
 	case NSW_UNAVAIL:	m->unavail++; break;
@@ -605,13 +254,14 @@ done_cb(evutil_socket_t fd, short what, void *arg)
 	pthread_mutex_unlock(&p->lock);
 	for (; j; j = next) {
 		next = j->qnext;
-		count(&p->mods[j->mod], j);
+		count(&p->stats[j->call.mod], j);
 		if (j->abandoned) {
 			p->stuck--;
 			log_info("nss: %s came back after %lld ms, past its timeout",
-			    p->mods[j->mod].name, (long long)(j->usec / 1000));
+			    nssmods_name(p->mods, j->call.mod),
+			    (long long)(j->usec / 1000));
 		} else
-			deliver(j, &j->res);
+			deliver(j, &j->call.res);
 		job_free(j);
 	}
 }
@@ -643,9 +293,10 @@ timeout_cb(evutil_socket_t fd, short what, void *arg)
 	r.err = ETIMEDOUT;
 	r.timed_out = true;
 	r.ttl = -1;
-	p->mods[j->mod].timeouts++;
-	log_warning("nss: %s did not answer within %u ms%s", p->mods[j->mod].name,
-	    p->timeout_ms, state == J_QUEUED ? " (every worker busy)" : "");
+	p->stats[j->call.mod].timeouts++;
+	log_warning("nss: %s did not answer within %u ms%s",
+	    nssmods_name(p->mods, j->call.mod), p->timeout_ms,
+	    state == J_QUEUED ? " (every worker busy)" : "");
 	if (state == J_RUNNING) {
 		j->abandoned = true;
 		p->stuck++;
@@ -666,7 +317,8 @@ nsspool_call(struct nsspool *p, int mod, int op, uint8_t family, const void *key
 	unsigned	 b;
 	pthread_t	 t;
 
-	if (mod < 0 || (unsigned)mod >= p->nmods || key_len > PROTO_NAME_MAX + 1)
+	if (mod < 0 || (unsigned)mod >= nssmods_count(p->mods) ||
+	    key_len > PROTO_NAME_MAX + 1)
 		return -EINVAL;
 	if ((w = malloc(sizeof(*w))) == NULL)
 		return -ENOMEM;
@@ -674,8 +326,8 @@ nsspool_call(struct nsspool *p, int mod, int op, uint8_t family, const void *key
 	w->arg = arg;
 	b = bucket(p, mod, op, family, key, key_len);
 	for (j = p->table[b]; j; j = j->hnext)
-		if (j->mod == mod && j->op == op && j->family == family &&
-		    same_key(j, key, key_len))
+		if (j->call.mod == mod && j->call.op == op &&
+		    j->call.family == family && same_key(j, key, key_len))
 			break;
 	if (j) {
 		w->next = j->waiters;
@@ -687,11 +339,11 @@ nsspool_call(struct nsspool *p, int mod, int op, uint8_t family, const void *key
 		return p->pending >= NSSPOOL_PENDING_MAX ? -EBUSY : -ENOMEM;
 	}
 	j->pool = p;
-	j->mod = mod;
-	j->op = op;
-	j->family = family;
-	j->key_len = key_len;
-	memcpy(j->key, key, key_len);
+	j->call.mod = mod;
+	j->call.op = op;
+	j->call.family = family;
+	j->call.key_len = key_len;
+	memcpy(j->call.key, key, key_len);
 	if ((j->timer = evtimer_new(p->base, timeout_cb, j)) == NULL) {
 		free(j);
 		free(w);
@@ -737,45 +389,19 @@ nsspool_call(struct nsspool *p, int mod, int op, uint8_t family, const void *key
 int
 nsspool_module(struct nsspool *p, const char *name)
 {
-	struct module	*m;
-	unsigned	 i;
-
-	if (name[0] == '\0' || strlen(name) >= NSW_NAME_MAX ||
-	    strcmp(name, "namecache") == 0 || strchr(name, '/'))
-		return -EINVAL;
-	for (i = 0; i < p->nmods; i++)
-		if (strcmp(p->mods[i].name, name) == 0)
-			return (int)i;
-	if (p->nmods == NSSPOOL_MODULES_MAX)
-		return -E2BIG;
-	m = &p->mods[p->nmods];
-	memset(m, 0, sizeof(*m));
-	snprintf(m->name, sizeof(m->name), "%s", name);
-	pthread_mutex_init(&m->lock, NULL);
-	return (int)p->nmods++;
+	return nssmods_add(p->mods, name);
 }
 
 bool
 nsspool_missing(struct nsspool *p, int id)
 {
-	struct module	*m;
-	bool		 missing;
-
-	if (id < 0 || (unsigned)id >= p->nmods)
-		return false;
-	m = &p->mods[id];
-	pthread_mutex_lock(&m->lock);
-	missing = m->state == -1;
-	pthread_mutex_unlock(&m->lock);
-	return missing;
+	return nssmods_missing(p->mods, id);
 }
 
 const char *
 nsspool_module_name(const struct nsspool *p, int id)
 {
-	if (id < 0 || (unsigned)id >= p->nmods)
-		return "?";
-	return p->mods[id].name;
+	return nssmods_name(p->mods, id);
 }
 
 struct nsspool *
@@ -802,12 +428,15 @@ nsspool_new(struct event_base *base, unsigned workers, unsigned timeout_ms)
 	if ((p->done_ev = event_new(base, p->efd, EV_READ | EV_PERSIST, done_cb, p)) ==
 	    NULL || event_add(p->done_ev, NULL) < 0)
 		goto fail;
+	if ((p->mods = nssmods_new()) == NULL)
+		goto fail;
 	return p;
 fail:
 	if (p->done_ev)
 		event_free(p->done_ev);
 	if (p->efd >= 0)
 		close(p->efd);
+	nssmods_free(p->mods);
 	free(p);
 	return NULL;
 }
@@ -874,11 +503,7 @@ nsspool_free(struct nsspool *p)
 	}
 	event_free(p->done_ev);
 	close(p->efd);
-	for (i = 0; i < p->nmods; i++) {
-		if (p->mods[i].handle)
-			dlclose(p->mods[i].handle);
-		pthread_mutex_destroy(&p->mods[i].lock);
-	}
+	nssmods_free(p->mods);
 	pthread_cond_destroy(&p->work);
 	pthread_cond_destroy(&p->gone);
 	pthread_mutex_destroy(&p->lock);
@@ -918,11 +543,12 @@ nsspool_write_stats(const struct nsspool *p, struct proto_kv_wr *kw)
 	proto_kv_u64(kw, "nss_workers_stuck", p->stuck);
 	proto_kv_u64(kw, "nss_calls_queued", queued);
 	proto_kv_u64(kw, "nss_calls_pending", p->pending);
-	for (i = 0; i < p->nmods; i++) {
-		const struct module *m = &p->mods[i];
+	for (i = 0; i < nssmods_count(p->mods); i++) {
+		const struct modstats	*m = &p->stats[i];
+		const char		*name = nssmods_name(p->mods, (int)i);
 
 #define KV(what, v) do {						\
-		snprintf(key, sizeof(key), "nss_%.40s_" what, m->name);	\
+		snprintf(key, sizeof(key), "nss_%.40s_" what, name);	\
 		proto_kv_u64(kw, key, (v));				\
 	} while (0)
 		KV("calls", m->calls);
@@ -941,8 +567,8 @@ nsspool_reset_stats(struct nsspool *p)
 {
 	unsigned i;
 
-	for (i = 0; i < p->nmods; i++) {
-		struct module *m = &p->mods[i];
+	for (i = 0; i < nssmods_count(p->mods); i++) {
+		struct modstats *m = &p->stats[i];
 
 		m->calls = m->usec = m->timeouts = m->found = 0;
 		m->notfound = m->unavail = m->tryagain = 0;

@@ -14,20 +14,14 @@
  * a request in flight is never idle.
  */
 #include <errno.h>
-#include <stddef.h>
-#include <fcntl.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <event2/event.h>
-#include <systemd/sd-daemon.h>
 
+#include "listener.h"
 #include "log.h"
 #include "nscd.h"
 #include "server.h"
@@ -64,11 +58,9 @@ struct server {
 	server_dispatch_fn	*dispatch;
 	server_xlate_fn		*xlate;		/* nscd framing; NULL: ours */
 	void			*arg;
-	int			 lfd;
+	struct listener		*listener;
 	struct event		*lev;
 	struct event		*retry;		/* accept paused after EMFILE */
-	char			*bound_path;	/* unlinked at exit, if we bound it */
-	bool			 activated;
 	unsigned		 max_clients;
 	struct timeval		 idle;		/* idle_timeout */
 	unsigned		 nconns;
@@ -648,11 +640,12 @@ server_new(struct event_base *base, struct stats *stats,
 	srv->stats = stats;
 	srv->dispatch = dispatch;
 	srv->arg = arg;
-	srv->lfd = -1;
 	srv->max_clients = 4096;
 	srv->idle.tv_sec = SERVER_IDLE_SEC;
 	TAILQ_INIT(&srv->conns);
-	if ((srv->retry = evtimer_new(base, retry_cb, srv)) == NULL) {
+	if ((srv->listener = listener_new()) == NULL ||
+	    (srv->retry = evtimer_new(base, retry_cb, srv)) == NULL) {
+		listener_free(srv->listener);
 		free(srv);
 		return NULL;
 	}
@@ -682,161 +675,25 @@ server_free(struct server *srv)
 	if (srv->lev)
 		event_free(srv->lev);
 	event_free(srv->retry);
-	if (srv->lfd >= 0)
-		close(srv->lfd);
-	if (srv->bound_path) {
-		unlink(srv->bound_path);
-		free(srv->bound_path);
-	}
+	listener_free(srv->listener);
 	free(srv);
-}
-
-static char *
-errf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static char *
-errf(const char *fmt, ...)
-{
-	va_list	 ap;
-	char	*s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
-
-/* Whether a daemon answers on path: a live socket must not be stolen. */
-static bool
-socket_alive(const struct sockaddr_un *sun)
-{
-	int	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	bool	alive;
-
-	if (fd < 0)
-		return false;
-	alive = connect(fd, (const struct sockaddr *)sun, sizeof(*sun)) == 0;
-	close(fd);
-	return alive;
-}
-
-/*
- * The sockets systemd passed, read once: the nscd socket is the one named
- * "nscd" (FileDescriptorName= of namecache-nscd.socket); namecache's own
- * is the first other Unix stream socket.  -1: none passed.
- */
-static int
-passed_socket(bool nscd)
-{
-	static int	 own = -1, nscd_fd = -1;
-	static bool	 read_once;
-	char		**names = NULL;
-	int		 n, i;
-
-	if (!read_once) {
-		read_once = true;
-		n = sd_listen_fds_with_names(1, &names);
-		for (i = 0; i < n; i++) {
-			int fd = SD_LISTEN_FDS_START + i;
-
-			if (sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0) <= 0) {
-				log_warning("ignoring passed descriptor %d: not a "
-				    "listening Unix stream socket", fd);
-				continue;
-			}
-			if (names && names[i] && strcmp(names[i], "nscd") == 0)
-				nscd_fd = nscd_fd < 0 ? fd : nscd_fd;
-			else if (own < 0)
-				own = fd;
-		}
-		for (i = 0; names && names[i]; i++)
-			free(names[i]);
-		free(names);
-	}
-	return nscd ? nscd_fd : own;
 }
 
 bool
 server_nscd_passed(void)
 {
-	return passed_socket(true) >= 0;
+	return listener_nscd_passed();
 }
 
 int
 server_listen(struct server *srv, const char *path, char **ret_err)
 {
-	struct sockaddr_un	 sun;
-	struct stat		 st;
-	char			*dir, *slash;
-	int			 fd = -1, r;
+	int r;
 
-	*ret_err = NULL;
-	if ((fd = passed_socket(srv->xlate != NULL)) >= 0) {
-		if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0 ||
-		    fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
-			r = -errno;
-			*ret_err = errf("socket from systemd: %s", strerror(-r));
-			return r;
-		}
-		srv->activated = true;
-		log_info("listening on the %ssocket systemd passed",
-		    srv->xlate ? "nscd " : "");
-		goto listen_ok;
-	}
-	if (path == NULL || path[0] == '\0')
-		return -ENOENT;
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(sun.sun_path)) {
-		*ret_err = errf("socket path too long: %s", path);
-		return -ENAMETOOLONG;
-	}
-	strcpy(sun.sun_path, path);
-	if (socket_alive(&sun)) {
-		*ret_err = errf("%s: another daemon is answering there", path);
-		return -EADDRINUSE;
-	}
-	if ((dir = strdup(path)) != NULL && (slash = strrchr(dir, '/')) != NULL &&
-	    slash != dir) {
-		*slash = '\0';
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-			r = -errno;
-			*ret_err = errf("cannot create %s: %s", dir, strerror(-r));
-			free(dir);
-			return r;
-		}
-	}
-	free(dir);
-	/* lstat first: on a read-only folder unlink says EROFS, stale or not. */
-	if (lstat(path, &st) == 0 && unlink(path) < 0) {
-		r = -errno;
-		*ret_err = errf("cannot remove stale %s: %s", path, strerror(-r));
+	if ((r = listener_open(srv->listener, path, srv->xlate != NULL, ret_err)) < 0)
 		return r;
-	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
-		r = -errno;
-		*ret_err = errf("cannot bind %s: %s", path, strerror(-r));
-		if (fd >= 0)
-			close(fd);
-		return r;
-	}
-	if ((srv->bound_path = strdup(path)) == NULL) {
-		close(fd);
-		unlink(path);
-		return -ENOMEM;
-	}
-	if (chmod(path, 0666) < 0 || listen(fd, SOMAXCONN) < 0) {
-		r = -errno;
-		*ret_err = errf("cannot listen on %s: %s", path, strerror(-r));
-		close(fd);
-		return r;
-	}
-	log_info("listening on %s", path);
-listen_ok:
-	srv->lfd = fd;
-	srv->lev = event_new(srv->base, fd, EV_READ | EV_PERSIST, accept_cb, srv);
+	srv->lev = event_new(srv->base, listener_fd(srv->listener),
+	    EV_READ | EV_PERSIST, accept_cb, srv);
 	if (srv->lev == NULL || event_add(srv->lev, NULL) < 0)
 		return -ENOMEM;
 	return 0;
@@ -864,7 +721,7 @@ server_clients(const struct server *srv)
 bool
 server_socket_activated(const struct server *srv)
 {
-	return srv->activated;
+	return listener_activated(srv->listener);
 }
 
 bool
@@ -905,31 +762,11 @@ server_scratch(struct server *srv, size_t *ret_cap)
 int
 server_activated_path(const struct server *srv, char *buf, size_t len)
 {
-	struct sockaddr_un	sun;
-	socklen_t		sl = sizeof(sun);
-
-	if (!srv->activated)
-		return -ENOTSOCK;
-	memset(&sun, 0, sizeof(sun));
-	if (getsockname(srv->lfd, (struct sockaddr *)&sun, &sl) < 0)
-		return -errno;
-	if (sl <= offsetof(struct sockaddr_un, sun_path) || sun.sun_path[0] == '\0')
-		return -EADDRNOTAVAIL;	/* unnamed or abstract: no folder */
-	if (strnlen(sun.sun_path, sizeof(sun.sun_path)) >= len)
-		return -ENAMETOOLONG;
-	memcpy(buf, sun.sun_path, strnlen(sun.sun_path, sizeof(sun.sun_path)) + 1);
-	return 0;
+	return listener_activated_path(srv->listener, buf, len);
 }
 
 bool
 server_path_answered(const char *path)
 {
-	struct sockaddr_un sun;
-
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(sun.sun_path))
-		return false;
-	strcpy(sun.sun_path, path);
-	return socket_alive(&sun);
+	return listener_path_answered(path);
 }
