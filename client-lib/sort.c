@@ -44,6 +44,7 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
+#include "array.h"
 #include "client.h"
 #include "hash.h"
 #include "proto.h"
@@ -153,20 +154,6 @@ struct slist {
 	bool			 has_zero;
 };
 
-static bool
-grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	void *nv;
-
-	if (n < *cap)
-		return true;
-	if ((nv = realloc(*v, (*cap ? *cap * 2 : 8) * size)) == NULL)
-		return false;
-	*v = nv;
-	*cap = *cap ? *cap * 2 : 8;
-	return true;
-}
-
 /* "label" and "precedence": PREFIX[/BITS] VALUE; a bad line is ignored. */
 static bool
 add_prefix(struct plist *l, char *v1, const char *v2)
@@ -181,7 +168,7 @@ add_prefix(struct plist *l, char *v1, const char *v2)
 	    (slash && !decimal(slash, &bits)) || bits > 128 ||
 	    !decimal(v2, &val) || val > INT_MAX)
 		return true;
-	if (!grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)))
+	if (array_grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)) < 0)
 		return false;
 	memcpy(l->v[l->n].addr, &a, 16);
 	l->v[l->n].bits = (unsigned)bits;
@@ -196,7 +183,7 @@ add_scope(struct slist *l, uint32_t addr, unsigned long bits, unsigned long val)
 {
 	uint32_t mask;
 
-	if (!grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)))
+	if (array_grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)) < 0)
 		return false;
 	/* bits is 96 to 128: 96 is /0; glibc's shift by 32 - n, in 32 bits */
 	mask = bits == 96 ? 0 : htonl(0xffffffffu << ((128 - bits) & 31));
@@ -336,14 +323,14 @@ tables_load(void)
 	fclose(fp);
 	tab.reload = reload;
 	/* Each list ends with its catch-all, unless the file gave one. */
-	if (ok && labels.n && !labels.has_zero && (ok = grow((void **)&labels.v,
-	    &labels.cap, labels.n, sizeof(*labels.v))))
+	if (ok && labels.n && !labels.has_zero && (ok = array_grow((void **)&labels.v,
+	    &labels.cap, labels.n, sizeof(*labels.v)) == 0))
 		labels.v[labels.n++] = (struct prefix_ent){ { 0 }, 0, 1 };
-	if (ok && prec.n && !prec.has_zero && (ok = grow((void **)&prec.v,
-	    &prec.cap, prec.n, sizeof(*prec.v))))
+	if (ok && prec.n && !prec.has_zero && (ok = array_grow((void **)&prec.v,
+	    &prec.cap, prec.n, sizeof(*prec.v)) == 0))
 		prec.v[prec.n++] = (struct prefix_ent){ { 0 }, 0, 40 };
-	if (ok && scopes.n && !scopes.has_zero && (ok = grow((void **)&scopes.v,
-	    &scopes.cap, scopes.n, sizeof(*scopes.v))))
+	if (ok && scopes.n && !scopes.has_zero && (ok = array_grow((void **)&scopes.v,
+	    &scopes.cap, scopes.n, sizeof(*scopes.v)) == 0))
 		scopes.v[scopes.n++] = (struct scope_ent){ 0, 0, 14 };
 	tables_free(&tab);
 	if (!ok) {
@@ -560,7 +547,7 @@ ifinfo_dump(struct ifinfo *out)
 				address = local;
 			if (address == NULL)
 				continue;	/* glibc would read garbage: no such message */
-			if (!grow((void **)&r.v, &cap, r.n, sizeof(*r.v)))
+			if (array_grow((void **)&r.v, &cap, r.n, sizeof(*r.v)) < 0)
 				goto fail;
 			if (ifm->ifa_family == AF_INET) {
 				static const uint8_t lo[4] = { 127, 0, 0, 1 };
