@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* client-lib/array.c - room for one more in a malloc'd array that doubles. */
 
-/* Shared by sort.c's gai.conf lists and its address dump, so all grow alike. */
+/* Shared by gaiconf.c's lists and sort.c's address dump, so all grow alike. */
 #include <errno.h>
 #include <stdlib.h>
 

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* client-lib/sort.c - getaddrinfo's order: RFC 6724 as glibc sorts, /etc/gai.conf, AI_ADDRCONFIG. */
+/* client-lib/sort.c - getaddrinfo's order: RFC 6724 as glibc sorts, its source probes cached; AI_ADDRCONFIG. */
 
 /*
  * The daemon answers in the order the hosts line's sources gave; glibc's
  * getaddrinfo then sorts by destination address selection (RFC 3484's
  * rules, RFC 6724's numbering), and that depends on the caller's own
- * source addresses, so it is done here, in the caller.  The rules, their
- * tables and /etc/gai.conf's syntax follow glibc 2.36 (Debian 12), quirks
- * included, so that a sorted result is in exactly getaddrinfo's order:
+ * source addresses, so it is done here, in the caller.  The rules follow
+ * glibc 2.36 (Debian 12), with its tables or /etc/gai.conf's (gaiconf.c),
+ * quirks included, so that a sorted result is in exactly getaddrinfo's order:
  *
  *   - the source of each destination is what a UDP connect() to it
  *     picks (rule 1: none, unusable), with its scope id, as glibc
@@ -27,87 +27,28 @@
  * probes anew, as glibc does.
  */
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <errno.h>
-#include <limits.h>
 #include <net/if.h>
 #include <net/if_arp.h>
 #include <pthread.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
 #include "array.h"
 #include "client.h"
+#include "gaiconf.h"
 #include "hash.h"
 #include "proto.h"
 #include "shared.h"
 #include "sort.h"
 
-#ifndef NC_GAICONF_PATH
-#define NC_GAICONF_PATH	"/etc/gai.conf"
-#endif
-
-/* --- the tables: built in, or /etc/gai.conf's ---------------------------- */
-
-struct prefix_ent {
-	uint8_t		addr[16];
-	unsigned	bits;
-	int		val;
-};
-
-struct scope_ent {
-	uint32_t	addr;		/* network order */
-	uint32_t	mask;		/* network order */
-	int		val;
-};
-
-#define P6(...) { __VA_ARGS__ }
-static const struct prefix_ent default_labels[] = {
-	{ P6(0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1), 128, 0 },
-	{ P6(0x20,0x02), 16, 2 },
-	{ P6(0), 96, 3 },
-	{ P6(0,0,0,0,0,0,0,0,0,0,0xff,0xff), 96, 4 },
-	/* glibc: site-local and ULA apart, as they are never NATed */
-	{ P6(0xfe,0xc0), 10, 5 },
-	{ P6(0xfc), 7, 6 },
-	{ P6(0x20,0x01), 32, 7 },	/* Teredo */
-	{ P6(0), 0, 1 },
-};
-
-static const struct prefix_ent default_precedence[] = {
-	{ P6(0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1), 128, 50 },
-	{ P6(0x20,0x02), 16, 30 },
-	{ P6(0), 96, 20 },
-	{ P6(0,0,0,0,0,0,0,0,0,0,0xff,0xff), 96, 10 },
-	{ P6(0), 0, 40 },
-};
-
-/* Network order, written out byte by byte. */
-#define NET4(a, b, c, d) ((uint32_t)(a) | (uint32_t)(b) << 8 | \
-	(uint32_t)(c) << 16 | (uint32_t)(d) << 24)
-static const struct scope_ent default_scopes[] = {
-	{ NET4(169, 254, 0, 0), NET4(255, 255, 0, 0), 2 },
-	{ NET4(127, 0, 0, 0), NET4(255, 0, 0, 0), 2 },
-	{ 0, 0, 14 },
-};
-
-struct tables {
-	const struct prefix_ent	*labels;
-	const struct prefix_ent	*precedence;
-	const struct scope_ent	*scopes;
-	bool			 reload;	/* "reload yes" */
-	bool			 loaded;
-	struct timespec		 mtime;
-};
-
+/* Guards the cache below and gaiconf's tables. */
 static pthread_mutex_t	lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t	once = PTHREAD_ONCE_INIT;
 
@@ -122,323 +63,6 @@ static void
 init_once(void)
 {
 	pthread_atfork(NULL, NULL, atfork_child);
-}
-static struct tables	tab = {
-	default_labels, default_precedence, default_scopes, false, false, { 0, 0 }
-};
-
-static bool
-decimal(const char *s, unsigned long *ret)
-{
-	char		*end;
-	unsigned long	 v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (end == s || *end != '\0' || (v == ULONG_MAX && errno == ERANGE))
-		return false;
-	*ret = v;
-	return true;
-}
-
-/* A list being read, in file order. */
-struct plist {
-	struct prefix_ent	*v;
-	size_t			 n, cap;
-	bool			 has_zero;	/* a /0 entry was given */
-};
-
-struct slist {
-	struct scope_ent	*v;
-	size_t			 n, cap;
-	bool			 has_zero;
-};
-
-/* "label" and "precedence": PREFIX[/BITS] VALUE; a bad line is ignored. */
-static bool
-add_prefix(struct plist *l, char *v1, const char *v2)
-{
-	struct in6_addr	 a;
-	unsigned long	 bits = 128, val;
-	char		*slash = strchr(v1, '/');
-
-	if (slash)
-		*slash++ = '\0';
-	if (inet_pton(AF_INET6, v1, &a) != 1 ||
-	    (slash && !decimal(slash, &bits)) || bits > 128 ||
-	    !decimal(v2, &val) || val > INT_MAX)
-		return true;
-	if (array_grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)) < 0)
-		return false;
-	memcpy(l->v[l->n].addr, &a, 16);
-	l->v[l->n].bits = (unsigned)bits;
-	l->v[l->n].val = (int)val;
-	l->n++;
-	l->has_zero |= bits == 0;
-	return true;
-}
-
-static bool
-add_scope(struct slist *l, uint32_t addr, unsigned long bits, unsigned long val)
-{
-	uint32_t mask;
-
-	if (array_grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)) < 0)
-		return false;
-	/* bits is 96 to 128: 96 is /0; glibc's shift by 32 - n, in 32 bits */
-	mask = bits == 96 ? 0 : htonl(0xffffffffu << ((128 - bits) & 31));
-	l->v[l->n].mask = mask;
-	l->v[l->n].addr = addr & mask;
-	l->v[l->n].val = (int)val;
-	l->n++;
-	l->has_zero |= bits == 96;
-	return true;
-}
-
-/* "scopev4": an IPv4 or v4-mapped prefix, and a scope. */
-static bool
-add_scopev4(struct slist *l, char *v1, const char *v2)
-{
-	struct in6_addr	 a6;
-	struct in_addr	 a4;
-	unsigned long	 bits, val;
-	char		*slash = strchr(v1, '/');
-
-	if (slash)
-		*slash++ = '\0';
-	if (inet_pton(AF_INET6, v1, &a6) == 1) {
-		bits = 128;
-		if (IN6_IS_ADDR_V4MAPPED(&a6) && (!slash || decimal(slash, &bits)) &&
-		    bits >= 96 && bits <= 128 && decimal(v2, &val) && val <= INT_MAX) {
-			uint32_t w;
-
-			memcpy(&w, a6.s6_addr + 12, 4);
-			return add_scope(l, w, bits, val);
-		}
-		return true;
-	}
-	bits = 32;
-	if (inet_pton(AF_INET, v1, &a4) == 1 && (!slash || decimal(slash, &bits)) &&
-	    bits <= 32 && decimal(v2, &val) && val <= INT_MAX)
-		return add_scope(l, a4.s_addr, bits + 96, val);
-	return true;
-}
-
-/* Most specific first; equal ones keep file order (glibc's stable qsort). */
-static void
-psort(struct prefix_ent *v, size_t n)
-{
-	for (size_t i = 1; i < n; i++) {
-		struct prefix_ent e = v[i];
-		size_t j = i;
-
-		for (; j > 0 && v[j - 1].bits < e.bits; j--)
-			v[j] = v[j - 1];
-		v[j] = e;
-	}
-}
-
-/* glibc compares the network-order masks as numbers: so do we. */
-static void
-ssort(struct scope_ent *v, size_t n)
-{
-	for (size_t i = 1; i < n; i++) {
-		struct scope_ent e = v[i];
-		size_t j = i;
-
-		for (; j > 0 && v[j - 1].mask < e.mask; j--)
-			v[j] = v[j - 1];
-		v[j] = e;
-	}
-}
-
-static void
-tables_free(struct tables *t)
-{
-	if (t->labels != default_labels)
-		free((void *)t->labels);
-	if (t->precedence != default_precedence)
-		free((void *)t->precedence);
-	if (t->scopes != default_scopes)
-		free((void *)t->scopes);
-	t->labels = default_labels;
-	t->precedence = default_precedence;
-	t->scopes = default_scopes;
-}
-
-/* Reads /etc/gai.conf as glibc's gaiconf_init does.  Under lock. */
-static void
-tables_load(void)
-{
-	struct plist	 labels = { 0 }, prec = { 0 };
-	struct slist	 scopes = { 0 };
-	struct stat	 st;
-	char		*line = NULL;
-	size_t		 cap = 0;
-	FILE		*fp;
-	bool		 ok = true, reload = tab.reload;
-
-	tab.loaded = true;
-	if ((fp = fopen(NC_GAICONF_PATH, "rce")) == NULL || fstat(fileno(fp), &st) < 0) {
-		if (fp)
-			fclose(fp);
-		tables_free(&tab);
-		return;
-	}
-	while (ok && getline(&line, &cap, fp) > 0) {
-		char *cp = strchr(line, '#'), *cmd, *v1, *v2;
-
-		if (cp)
-			*cp = '\0';
-		for (cp = line; isspace((unsigned char)*cp); cp++)
-			;
-		cmd = cp;
-		while (*cp && !isspace((unsigned char)*cp))
-			cp++;
-		if (*cp)
-			*cp++ = '\0';
-		while (isspace((unsigned char)*cp))
-			cp++;
-		v1 = cp;
-		while (*cp && !isspace((unsigned char)*cp))
-			cp++;
-		if (*cp)
-			*cp++ = '\0';
-		while (isspace((unsigned char)*cp))
-			cp++;
-		v2 = cp;
-		while (*cp && !isspace((unsigned char)*cp))
-			cp++;
-		*cp = '\0';
-		if (strcmp(cmd, "label") == 0)
-			ok = add_prefix(&labels, v1, v2);
-		else if (strcmp(cmd, "precedence") == 0)
-			ok = add_prefix(&prec, v1, v2);
-		else if (strcmp(cmd, "scopev4") == 0)
-			ok = add_scopev4(&scopes, v1, v2);
-		else if (strcmp(cmd, "reload") == 0)
-			reload = strcmp(v1, "yes") == 0;
-	}
-	free(line);
-	fclose(fp);
-	tab.reload = reload;
-	/* Each list ends with its catch-all, unless the file gave one. */
-	if (ok && labels.n && !labels.has_zero && (ok = array_grow((void **)&labels.v,
-	    &labels.cap, labels.n, sizeof(*labels.v)) == 0))
-		labels.v[labels.n++] = (struct prefix_ent){ { 0 }, 0, 1 };
-	if (ok && prec.n && !prec.has_zero && (ok = array_grow((void **)&prec.v,
-	    &prec.cap, prec.n, sizeof(*prec.v)) == 0))
-		prec.v[prec.n++] = (struct prefix_ent){ { 0 }, 0, 40 };
-	if (ok && scopes.n && !scopes.has_zero && (ok = array_grow((void **)&scopes.v,
-	    &scopes.cap, scopes.n, sizeof(*scopes.v)) == 0))
-		scopes.v[scopes.n++] = (struct scope_ent){ 0, 0, 14 };
-	tables_free(&tab);
-	if (!ok) {
-		/* out of memory: the built-in tables, as glibc */
-		free(labels.v);
-		free(prec.v);
-		free(scopes.v);
-		return;
-	}
-	if (labels.n) {
-		psort(labels.v, labels.n);
-		tab.labels = labels.v;
-	}
-	if (prec.n) {
-		psort(prec.v, prec.n);
-		tab.precedence = prec.v;
-	}
-	if (scopes.n) {
-		ssort(scopes.v, scopes.n);
-		tab.scopes = scopes.v;
-	}
-	tab.mtime = st.st_mtim;
-}
-
-/* Once per process, and again when "reload yes" and the file changed. */
-static void cache_drop(void);
-
-static void
-tables_check(void)
-{
-	struct stat st;
-
-	if (!tab.loaded)
-		tables_load();
-	else if (tab.reload && (stat(NC_GAICONF_PATH, &st) < 0 ||
-	    st.st_mtim.tv_sec != tab.mtime.tv_sec ||
-	    st.st_mtim.tv_nsec != tab.mtime.tv_nsec)) {
-		tables_load();
-		/* the cached labels, precedences and scopes were the old tables' */
-		cache_drop();
-	}
-}
-
-/* --- the rules' functions ----------------------------------------------- */
-
-/* An address as glibc's tables see it: IPv4 as v4-mapped. */
-static void
-as_v6(const struct namecache_address *a, uint8_t out[16])
-{
-	if (a->family == AF_INET) {
-		memset(out, 0, 10);
-		out[10] = out[11] = 0xff;
-		memcpy(out + 12, a->addr.bytes, 4);
-	} else
-		memcpy(out, a->addr.bytes, 16);
-}
-
-static int
-match_prefix(const struct namecache_address *a, const struct prefix_ent *list)
-{
-	uint8_t v[16];
-
-	as_v6(a, v);
-	for (size_t i = 0; ; i++) {
-		unsigned	bits = list[i].bits, k = 0;
-
-		while (bits >= 8 && list[i].addr[k] == v[k]) {
-			k++;
-			bits -= 8;
-		}
-		/* (bits 0 left: every byte matched; glibc reads one past, to no effect) */
-		if (bits == 0 || (bits < 8 && ((list[i].addr[k] ^ v[k]) & (0xff00 >> bits)) == 0))
-			return list[i].val;
-		/* the /0 entry at the end always matches */
-	}
-}
-
-static int
-get_scope(const struct namecache_address *a)
-{
-	if (a->family == AF_INET6) {
-		const uint8_t *b = a->addr.bytes;
-
-		if (b[0] == 0xff)
-			return b[1] & 0xf;
-		if ((b[0] == 0xfe && (b[1] & 0xc0) == 0x80) ||
-		    IN6_IS_ADDR_LOOPBACK((const struct in6_addr *)(const void *)b))
-			return 2;
-		if (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0)
-			return 5;
-		return 14;
-	}
-	if (a->family == AF_INET) {
-		uint32_t w;
-
-		memcpy(&w, a->addr.bytes, 4);
-		for (size_t i = 0; ; i++)
-			if ((w & tab.scopes[i].mask) == tab.scopes[i].addr)
-				return tab.scopes[i].val;
-	}
-	return 15;
-}
-
-/* glibc's fls: the leading zero bits of a 32-bit value (32 for 0). */
-static int
-lead0(uint32_t v)
-{
-	return v ? __builtin_clz(v) : 32;
 }
 
 /* --- the interfaces: RTM_GETADDR, as __check_pf --------------------------- */
@@ -597,8 +221,8 @@ struct src {
 	uint8_t		prefixlen;
 	uint32_t	index;		/* 0xffffffff: not known */
 	int8_t		native;		/* -1: not asked yet */
-	/* what the rules look up, once per destination (tables_load drops
-	   the cache) */
+	/* what the rules look up, once per destination (a reload of the
+	   tables drops the cache) */
 	int		dst_scope, dst_label, dst_prec, src_scope, src_label;
 };
 
@@ -721,9 +345,9 @@ probe(struct src *s, int family, const uint8_t *dst, uint32_t scope_id,
 		struct namecache_address d = { .family = family };
 
 		memcpy(d.addr.bytes, dst, family == AF_INET ? 4 : 16);
-		s->dst_scope = get_scope(&d);
-		s->dst_label = match_prefix(&d, tab.labels);
-		s->dst_prec = match_prefix(&d, tab.precedence);
+		s->dst_scope = gaiconf_scope(&d);
+		s->dst_label = gaiconf_label(&d);
+		s->dst_prec = gaiconf_precedence(&d);
 	}
 	cache.probes++;
 	if ((fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_IP)) < 0)
@@ -753,8 +377,8 @@ probe(struct src *s, int family, const uint8_t *dst, uint32_t scope_id,
 			s->prefixlen = found->prefixlen;
 			s->index = found->index;
 		}
-		s->src_scope = get_scope(&s->src_addr);
-		s->src_label = match_prefix(&s->src_addr, tab.labels);
+		s->src_scope = gaiconf_scope(&s->src_addr);
+		s->src_label = gaiconf_label(&s->src_addr);
 	}
 	close(fd);
 }
@@ -778,6 +402,13 @@ native_of(uint32_t index)
 }
 
 /* --- the comparison: glibc's rfc3484_sort ------------------------------- */
+
+/* glibc's fls: the leading zero bits of a 32-bit value (32 for 0). */
+static int
+lead0(uint32_t v)
+{
+	return v ? __builtin_clz(v) : 32;
+}
 
 struct item {
 	const struct namecache_address *dst;
@@ -924,7 +555,9 @@ nc_sort(struct namecache_address *v, uint32_t *scope_ids, size_t n)
 	}
 	pthread_once(&once, init_once);
 	pthread_mutex_lock(&lock);
-	tables_check();
+	/* the cached labels, precedences and scopes were the old tables' */
+	if (gaiconf_refresh())
+		cache_drop();
 	keep = cache_check();
 	ifs = ifinfo_get(keep);
 	for (size_t i = 0; i < n; i++) {
