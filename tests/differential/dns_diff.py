@@ -223,21 +223,11 @@ import dnsenv  # noqa: E402
 import nclib   # noqa: E402
 
 # ====================================================================== data
-EXTRA_ORIGIN = "diff.example."
-EXTRA_ZONE = dnsenv.Zone(
-    EXTRA_ORIGIN,
-    dnsenv.Soa(120, "ns1." + EXTRA_ORIGIN, "hostmaster." + EXTRA_ORIGIN, 1, 3600, 600, 86400, 300),
-    ["ns1." + EXTRA_ORIGIN],
-    [dnsenv.Rec("ns1." + EXTRA_ORIGIN, 86400, "A", "192.0.2.53"),
-     # Reached from "www.sub" through the search list only.
-     dnsenv.Rec("www.sub." + EXTRA_ORIGIN, 300, "A", "192.0.2.150"),
-     dnsenv.Rec("www.sub." + EXTRA_ORIGIN, 300, "AAAA", "2001:db8::150"),
-     dnsenv.Rec("alias.sub." + EXTRA_ORIGIN, 300, "CNAME", "www.sub." + EXTRA_ORIGIN),
-     dnsenv.Rec("v4.sub." + EXTRA_ORIGIN, 300, "A", "192.0.2.153"),
-     # Also a name of test.example: the search list's order decides.
-     dnsenv.Rec("www." + EXTRA_ORIGIN, 300, "A", "192.0.2.152"),
-     # Only here: reached from "onlyhere" after test.example's NXDOMAIN.
-     dnsenv.Rec("onlyhere." + EXTRA_ORIGIN, 300, "AAAA", "2001:db8::151")])
+# diff.example. (dotted names that only the search list reaches, and the
+# halves of two A/AAAA pairs split across test.example and diff.example)
+# and broken.example. (SERVFAIL): dnsenv.DIFF_ZONE, dnsenv.search_zones().
+EXTRA_ORIGIN = dnsenv.D
+EXTRA_ZONE = dnsenv.DIFF_ZONE
 ALL_ZONES = list(dnsenv.ZONES) + [EXTRA_ZONE]
 
 # The root, so that names outside the test zones get NXDOMAIN (negative TTL 60).
@@ -399,6 +389,8 @@ def candidates(key, search, ndots):
 
 def describe_name(name, root):
     n = dnsenv.norm(name)
+    if n == dnsenv.BROKEN_ORIGIN or n.endswith("." + dnsenv.BROKEN_ORIGIN):
+        return "%s: SERVFAIL (%s does not load)" % (n, dnsenv.BROKEN_ORIGIN)
     z = dnsenv.zone_of(n, ALL_ZONES)
     if z is None:
         return "%s: %s" % (n, "NXDOMAIN (root zone)" if root else "outside every zone: nsd REFUSED")
@@ -972,13 +964,12 @@ def outer(args):
     t0 = time.monotonic()
     tmp = tempfile.mkdtemp(prefix="dns-diff-outer-")
     os.chmod(tmp, 0o755)
-    zones = []
-    for origin, text in ((EXTRA_ORIGIN, EXTRA_ZONE.text()), (".", ROOT_ZONE_TEXT)):
-        path = os.path.join(tmp, (origin.strip(".") or "root") + ".zone")
-        with open(path, "w") as f:
-            f.write(text)
-        os.chmod(path, 0o644)
-        zones.append((origin, path))
+    zones = dnsenv.search_zones(tmp)
+    path = os.path.join(tmp, "root.zone")
+    with open(path, "w") as f:
+        f.write(ROOT_ZONE_TEXT)
+    os.chmod(path, 0o644)
+    zones.append((".", path))
     names = args.phase or list(PHASES)
 
     def run_phase(name):
@@ -992,7 +983,7 @@ def outer(args):
                 cmd.append("--" + flag.replace("_", "-"))
         tp = time.monotonic()
         p = dnsenv.run_in_netns(cmd, search=cfg["search"], options=cfg["options"],
-                                zones=zones if cfg["root"] else zones[:1], timeout=500,
+                                zones=zones if cfg["root"] else zones[:-1], timeout=500,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         try:
             with open(result) as f:
