@@ -28,10 +28,24 @@ very file glibc reads, and no --upstream):
     files-dns    as dns, with HOSTS_FILE bind-mounted over /etc/hosts and
                  given to namecached; the reference is 'files dns'
 
-Besides dnsenv.ZONES nsd serves EXTRA_ZONE (diff.example.: dotted names
-that only the search list reaches, such as www.sub) and, except in
-dns-refused, ROOT_ZONE ("."), so that every name gets an authoritative
-answer (NXDOMAIN outside the test zones) as from a recursive resolver.
+Besides dnsenv.ZONES nsd serves EXTRA_ZONE (dnsenv.DIFF_ZONE,
+diff.example.: dotted names that only the search list reaches, such as
+www.sub), broken.example. (a zone file nsd cannot load: SERVFAIL) and,
+except in dns-refused, ROOT_ZONE ("."), so that every name gets an
+authoritative answer (NXDOMAIN outside the test zones) as from a recursive
+resolver.
+
+Two search-list cases every phase asks (docs/design.md, "DNS: the cache
+and the fetches"):
+    a pair split across domains  v6only.test.example has AAAA only and
+              v6only.diff.example A only (v4only the other way round):
+              AF_UNSPEC stops at test.example with one family, AF_INET
+              (AF_INET6) goes on to diff.example;
+    SERVFAIL (or REFUSED), then NXDOMAIN  x.broken.example (SERVFAIL as
+              asked, every phase) and, in dns-refused, x.y and
+              outside.invalid (REFUSED): glibc's NOTFOUND with TRY_AGAIN,
+              EAI_NONAME for getaddrinfo(AF_INET) without AI_CANONNAME
+              (the probe asks it) and EAI_AGAIN for the rest.
 
 Ways namecache is asked, each compared with glibc's answer for the key:
     miss+hit  per key, after a cache flush: `getent -s namecache DB K K`
@@ -185,6 +199,8 @@ def probe(service, kind):
             (socket.AF_INET, socket.AI_CANONNAME, "AI_CANONNAME"),
             (socket.AF_INET6, socket.AI_CANONNAME, "AI_CANONNAME"),
             (socket.AF_UNSPEC, 0, "0"),
+            # glibc's gethostbyname2_r path: EAI_NONAME after SERVFAIL then NXDOMAIN
+            (socket.AF_INET, 0, "0"),
             (socket.AF_INET6, socket.AI_V4MAPPED, "AI_V4MAPPED"),
             (socket.AF_INET6, socket.AI_V4MAPPED | socket.AI_ALL | socket.AI_CANONNAME,
              "AI_V4MAPPED|AI_ALL|AI_CANONNAME"))
@@ -308,6 +324,11 @@ def keys_dns():
         # the extra zone: dotted names that the search list reaches
         "www.sub", "WWW.Sub", "alias.sub", "v4.sub", "onlyhere", "www.sub.diff.example.",
         "sub", "sub.diff.example",       # an empty non-terminal: NODATA
+        # pairs split across test.example and diff.example
+        "V6Only", "v6only.diff.example", "v4only.diff.example", "v6only.diff.example.",
+        # SERVFAIL as asked (broken.example), then NXDOMAIN from the search list
+        "x.broken.example", "X.Broken.Example", "broken.example", "a.b.broken.example",
+        "x.broken.example.",            # SERVFAIL alone
         # outside every test zone (root: NXDOMAIN)
         "outside.invalid", "outside.invalid.", "x.y", "localhost", "www.test", "example",
     ]
@@ -321,13 +342,17 @@ def keys_ndots2():
         "www.test.example", "www.test.example.", "alias1.test.example", "host.neg.example",
         "www.sub", "alias.sub", "v4.sub", "onlyhere", "x.y", "x.y.z", "nonexistent",
         "nonexistent.test.example", "a.b.nonexistent", "sub", "sub.diff",
+        # SERVFAIL first (2 dots), and last (1 dot: the search list first)
+        "x.broken.example", "a.x.broken.example", "broken.example",
     ])
 
 
 def keys_refused():
     return ["www", "alias1", "v6only", "v4only", "nodata", "ns1", "srv._tcp", "nonexistent",
             "www.sub", "alias.sub", "onlyhere", "www.test.example", "host.neg.example",
-            "outside.invalid", "outside.invalid.", "x.y", "localhost"]
+            "outside.invalid", "outside.invalid.", "x.y", "localhost",
+            # REFUSED or SERVFAIL as asked, then NXDOMAIN (and the split pairs above)
+            "a.b.c", "x.broken.example", "broken.example", "v6only.diff.example"]
 
 
 def keys_files():
@@ -338,7 +363,8 @@ def keys_files():
     names += ["www", "ttl3600", "v4only", "alias1", "alias2", "target", "many", "multi",
               "nodata", "nowhere", "dangling", "v6only", "ttl10", "mx", "filesonly",
               "filesonly.test.example", "www.sub", "www.sub.diff.example", "alias.sub",
-              "onlyhere", "nonexistent", "host.neg.example", "ip6-localhost"]
+              "onlyhere", "nonexistent", "host.neg.example", "ip6-localhost",
+              "v6only.diff.example", "v4only.diff.example", "x.broken.example", "x.y"]
     return dedup(names)
 
 
