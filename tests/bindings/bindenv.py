@@ -2,7 +2,8 @@
 """tests/bindings/bindenv.py - what the bindings' tests share: the namespace, the files, a daemon.
 
 enter(script, argv) re-executes the calling test inside tests/dns/in-netns.sh
-(nsd with the test zones and a root, no response rate limiting), then
+(nsd with the test zones, dnsenv.search_zones() and a root, no response
+rate limiting; search dnsenv.SEARCH_LIST, "test.example diff.example"), then
 binds corpus.HOSTS over /etc/hosts and "hosts: files dns" over
 /etc/nsswitch.conf, so glibc's own modules are the reference.  Env.daemon()
 starts a namecached on those same files and points NAMECACHE_SOCKET at it.
@@ -138,8 +139,10 @@ def enter(script):
         argv[i + 1] = os.path.abspath(argv[i + 1])
         with tempfile.TemporaryDirectory(prefix="nc-bind-zones-") as z:
             os.chmod(z, 0o755)
+            zones = [corpus.root_zone(z)] + dnsenv.search_zones(z)
             return dnsenv.run_in_netns(["/usr/bin/python3", os.path.abspath(script)] + argv,
-                                       zones=[corpus.root_zone(z)], rrl=False).returncode
+                                       search=dnsenv.SEARCH_LIST, zones=zones,
+                                       rrl=False).returncode
     etc = tempfile.mkdtemp(prefix="nc-bind-etc-")
     os.chmod(etc, 0o755)
     with open("/etc/nsswitch.conf") as f:

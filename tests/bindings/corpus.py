@@ -2,7 +2,8 @@
 """tests/bindings/corpus.py - the names the bindings' differential tests ask, and their hosts file.
 
 The DNS names are dnsenv's test zones (served by nsd inside in-netns.sh,
-search test.example); the hosts names are HOSTS's, which the tests bind
+with dnsenv.search_zones(): search test.example diff.example); the hosts
+names are HOSTS's, which the tests bind
 over /etc/hosts for glibc and give namecached as its hosts file.
 """
 
@@ -33,9 +34,20 @@ NAMES = [
     # negative: no such name, no address, a CNAME to nowhere
     "nosuch.test.example", "nodata.test.example", "dangling.test.example",
     "nosuchname",
+    # the search list's two cases: a pair split across test.example and
+    # diff.example (AF_UNSPEC stops at test.example with one family; the
+    # other family is found in diff.example), and SERVFAIL as asked
+    # (broken.example, which nsd cannot load) then NXDOMAIN: glibc's
+    # EAI_NONAME for AF_INET without AI_CANONNAME, EAI_AGAIN otherwise
+    "v6only", "v4only", "x.broken.example", "broken.example",
     # numeric
     "127.0.0.1", "::1", "192.0.2.77", "2001:db8::99",
 ]
+
+# Names whose answer is a temporary failure (SERVFAIL, then NXDOMAIN):
+# never published in the shared store (docs/design.md), so their hits come
+# from the daemon's cache over the socket.
+TEMPORARY = ["x.broken.example", "broken.example"]
 
 # The root, served by nsd too, so that every name outside the test zones
 # gets an authoritative NXDOMAIN, as from a recursive resolver (without it

@@ -3,8 +3,9 @@
 """tests/bindings/test_python.py - the CPython binding (client-lib/python) against socket.getaddrinfo (issue 14).
 
 Runs inside tests/dns/in-netns.sh (it re-executes itself there): nsd
-serves the test zones and a root (corpus.ROOT_ZONE_TEXT) on 127.0.0.1:53,
-/etc/resolv.conf points at it,
+serves the test zones, diff.example, broken.example (SERVFAIL) and a root
+(corpus.ROOT_ZONE_TEXT) on 127.0.0.1:53, /etc/resolv.conf points at it
+(search test.example diff.example),
 corpus.HOSTS is bound over /etc/hosts and "hosts: files dns" over
 /etc/nsswitch.conf, so glibc's own files and dns modules are the
 reference; namecached reads the same three files.
@@ -90,6 +91,16 @@ def differential(env):
                 diffs.append("%s %r:\n  socket    %r\n  namecache %r" % (rnd, v, want, got))
     c = namecache.counters()
     assert not diffs, "%d of %d differ:\n%s" % (len(diffs), n, "\n".join(diffs[:10]))
+    # The search list's two cases are there (corpus.py): the pair split
+    # across domains, and SERVFAIL then NXDOMAIN.
+    addrs = lambda name, fam, fl=0: sorted({t[4][0] for t in ref[(  # noqa: E731
+        name, None, fam, socket.SOCK_STREAM, 0, fl)]})
+    assert addrs("v6only", 0) == ["2001:db8::6"], ref
+    assert addrs("v6only", socket.AF_INET) == ["192.0.2.154"]
+    assert addrs("v4only", socket.AF_INET6) == ["2001:db8::154"]
+    for fam, fl, code in ((socket.AF_INET, 0, socket.EAI_NONAME), (0, 0, socket.EAI_AGAIN),
+                          (socket.AF_INET, socket.AI_CANONNAME, socket.EAI_AGAIN)):
+        assert ref[("x.broken.example", None, fam, 0, 0, fl)][:2] == ("gaierror", code)
     # Only the numeric hosts were handed to socket.getaddrinfo.
     numeric = sum(1 for v in ref if v[0][0].isdigit() or ":" in v[0])
     assert c["fallbacks"] == 2 * numeric, (c, numeric)

@@ -28,10 +28,24 @@ very file glibc reads, and no --upstream):
     files-dns    as dns, with HOSTS_FILE bind-mounted over /etc/hosts and
                  given to namecached; the reference is 'files dns'
 
-Besides dnsenv.ZONES nsd serves EXTRA_ZONE (diff.example.: dotted names
-that only the search list reaches, such as www.sub) and, except in
-dns-refused, ROOT_ZONE ("."), so that every name gets an authoritative
-answer (NXDOMAIN outside the test zones) as from a recursive resolver.
+Besides dnsenv.ZONES nsd serves EXTRA_ZONE (dnsenv.DIFF_ZONE,
+diff.example.: dotted names that only the search list reaches, such as
+www.sub), broken.example. (a zone file nsd cannot load: SERVFAIL) and,
+except in dns-refused, ROOT_ZONE ("."), so that every name gets an
+authoritative answer (NXDOMAIN outside the test zones) as from a recursive
+resolver.
+
+Two search-list cases every phase asks (docs/design.md, "DNS: the cache
+and the fetches"):
+    a pair split across domains  v6only.test.example has AAAA only and
+              v6only.diff.example A only (v4only the other way round):
+              AF_UNSPEC stops at test.example with one family, AF_INET
+              (AF_INET6) goes on to diff.example;
+    SERVFAIL (or REFUSED), then NXDOMAIN  x.broken.example (SERVFAIL as
+              asked, every phase) and, in dns-refused, x.y and
+              outside.invalid (REFUSED): glibc's NOTFOUND with TRY_AGAIN,
+              EAI_NONAME for getaddrinfo(AF_INET) without AI_CANONNAME
+              (the probe asks it) and EAI_AGAIN for the rest.
 
 Ways namecache is asked, each compared with glibc's answer for the key:
     miss+hit  per key, after a cache flush: `getent -s namecache DB K K`
@@ -185,6 +199,8 @@ def probe(service, kind):
             (socket.AF_INET, socket.AI_CANONNAME, "AI_CANONNAME"),
             (socket.AF_INET6, socket.AI_CANONNAME, "AI_CANONNAME"),
             (socket.AF_UNSPEC, 0, "0"),
+            # glibc's gethostbyname2_r path: EAI_NONAME after SERVFAIL then NXDOMAIN
+            (socket.AF_INET, 0, "0"),
             (socket.AF_INET6, socket.AI_V4MAPPED, "AI_V4MAPPED"),
             (socket.AF_INET6, socket.AI_V4MAPPED | socket.AI_ALL | socket.AI_CANONNAME,
              "AI_V4MAPPED|AI_ALL|AI_CANONNAME"))
@@ -223,21 +239,11 @@ import dnsenv  # noqa: E402
 import nclib   # noqa: E402
 
 # ====================================================================== data
-EXTRA_ORIGIN = "diff.example."
-EXTRA_ZONE = dnsenv.Zone(
-    EXTRA_ORIGIN,
-    dnsenv.Soa(120, "ns1." + EXTRA_ORIGIN, "hostmaster." + EXTRA_ORIGIN, 1, 3600, 600, 86400, 300),
-    ["ns1." + EXTRA_ORIGIN],
-    [dnsenv.Rec("ns1." + EXTRA_ORIGIN, 86400, "A", "192.0.2.53"),
-     # Reached from "www.sub" through the search list only.
-     dnsenv.Rec("www.sub." + EXTRA_ORIGIN, 300, "A", "192.0.2.150"),
-     dnsenv.Rec("www.sub." + EXTRA_ORIGIN, 300, "AAAA", "2001:db8::150"),
-     dnsenv.Rec("alias.sub." + EXTRA_ORIGIN, 300, "CNAME", "www.sub." + EXTRA_ORIGIN),
-     dnsenv.Rec("v4.sub." + EXTRA_ORIGIN, 300, "A", "192.0.2.153"),
-     # Also a name of test.example: the search list's order decides.
-     dnsenv.Rec("www." + EXTRA_ORIGIN, 300, "A", "192.0.2.152"),
-     # Only here: reached from "onlyhere" after test.example's NXDOMAIN.
-     dnsenv.Rec("onlyhere." + EXTRA_ORIGIN, 300, "AAAA", "2001:db8::151")])
+# diff.example. (dotted names that only the search list reaches, and the
+# halves of two A/AAAA pairs split across test.example and diff.example)
+# and broken.example. (SERVFAIL): dnsenv.DIFF_ZONE, dnsenv.search_zones().
+EXTRA_ORIGIN = dnsenv.D
+EXTRA_ZONE = dnsenv.DIFF_ZONE
 ALL_ZONES = list(dnsenv.ZONES) + [EXTRA_ZONE]
 
 # The root, so that names outside the test zones get NXDOMAIN (negative TTL 60).
@@ -318,6 +324,11 @@ def keys_dns():
         # the extra zone: dotted names that the search list reaches
         "www.sub", "WWW.Sub", "alias.sub", "v4.sub", "onlyhere", "www.sub.diff.example.",
         "sub", "sub.diff.example",       # an empty non-terminal: NODATA
+        # pairs split across test.example and diff.example
+        "V6Only", "v6only.diff.example", "v4only.diff.example", "v6only.diff.example.",
+        # SERVFAIL as asked (broken.example), then NXDOMAIN from the search list
+        "x.broken.example", "X.Broken.Example", "broken.example", "a.b.broken.example",
+        "x.broken.example.",            # SERVFAIL alone
         # outside every test zone (root: NXDOMAIN)
         "outside.invalid", "outside.invalid.", "x.y", "localhost", "www.test", "example",
     ]
@@ -331,13 +342,17 @@ def keys_ndots2():
         "www.test.example", "www.test.example.", "alias1.test.example", "host.neg.example",
         "www.sub", "alias.sub", "v4.sub", "onlyhere", "x.y", "x.y.z", "nonexistent",
         "nonexistent.test.example", "a.b.nonexistent", "sub", "sub.diff",
+        # SERVFAIL first (2 dots), and last (1 dot: the search list first)
+        "x.broken.example", "a.x.broken.example", "broken.example",
     ])
 
 
 def keys_refused():
     return ["www", "alias1", "v6only", "v4only", "nodata", "ns1", "srv._tcp", "nonexistent",
             "www.sub", "alias.sub", "onlyhere", "www.test.example", "host.neg.example",
-            "outside.invalid", "outside.invalid.", "x.y", "localhost"]
+            "outside.invalid", "outside.invalid.", "x.y", "localhost",
+            # REFUSED or SERVFAIL as asked, then NXDOMAIN (and the split pairs above)
+            "a.b.c", "x.broken.example", "broken.example", "v6only.diff.example"]
 
 
 def keys_files():
@@ -348,7 +363,8 @@ def keys_files():
     names += ["www", "ttl3600", "v4only", "alias1", "alias2", "target", "many", "multi",
               "nodata", "nowhere", "dangling", "v6only", "ttl10", "mx", "filesonly",
               "filesonly.test.example", "www.sub", "www.sub.diff.example", "alias.sub",
-              "onlyhere", "nonexistent", "host.neg.example", "ip6-localhost"]
+              "onlyhere", "nonexistent", "host.neg.example", "ip6-localhost",
+              "v6only.diff.example", "v4only.diff.example", "x.broken.example", "x.y"]
     return dedup(names)
 
 
@@ -399,6 +415,8 @@ def candidates(key, search, ndots):
 
 def describe_name(name, root):
     n = dnsenv.norm(name)
+    if n == dnsenv.BROKEN_ORIGIN or n.endswith("." + dnsenv.BROKEN_ORIGIN):
+        return "%s: SERVFAIL (%s does not load)" % (n, dnsenv.BROKEN_ORIGIN)
     z = dnsenv.zone_of(n, ALL_ZONES)
     if z is None:
         return "%s: %s" % (n, "NXDOMAIN (root zone)" if root else "outside every zone: nsd REFUSED")
@@ -972,13 +990,12 @@ def outer(args):
     t0 = time.monotonic()
     tmp = tempfile.mkdtemp(prefix="dns-diff-outer-")
     os.chmod(tmp, 0o755)
-    zones = []
-    for origin, text in ((EXTRA_ORIGIN, EXTRA_ZONE.text()), (".", ROOT_ZONE_TEXT)):
-        path = os.path.join(tmp, (origin.strip(".") or "root") + ".zone")
-        with open(path, "w") as f:
-            f.write(text)
-        os.chmod(path, 0o644)
-        zones.append((origin, path))
+    zones = dnsenv.search_zones(tmp)
+    path = os.path.join(tmp, "root.zone")
+    with open(path, "w") as f:
+        f.write(ROOT_ZONE_TEXT)
+    os.chmod(path, 0o644)
+    zones.append((".", path))
     names = args.phase or list(PHASES)
 
     def run_phase(name):
@@ -992,7 +1009,7 @@ def outer(args):
                 cmd.append("--" + flag.replace("_", "-"))
         tp = time.monotonic()
         p = dnsenv.run_in_netns(cmd, search=cfg["search"], options=cfg["options"],
-                                zones=zones if cfg["root"] else zones[:1], timeout=500,
+                                zones=zones if cfg["root"] else zones[:-1], timeout=500,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         try:
             with open(result) as f:

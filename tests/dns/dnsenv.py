@@ -38,6 +38,12 @@ Test data (module constants; assert against them, never hard-code):
     that does not exist).  neg.example.: host (A only).  PTRs for
     192.0.2.10, 192.0.2.20 and 2001:db8::20.  No wildcard.  Print a zone
     file with: dnsenv.py zone test.example.
+    DIFF_ZONE (diff.example., not in ZONES) is a second search domain
+    (SEARCH_LIST): www.sub, alias.sub, v4.sub, www, onlyhere, and the
+    halves of two pairs split across the domains (v6only A, v4only AAAA).
+    search_zones(folder) -> [(origin, path)] serves it and BROKEN_ORIGIN
+    (broken.example., a zone file nsd cannot load: SERVFAIL for every
+    name in it) through run_in_netns(zones=...).
     With minimal_responses=False (the default, like a stock nsd) positive
     answers also carry the zone's NS (TTL 86400) in authority and glue in
     additional: only the answer section decides a cache TTL.
@@ -261,6 +267,51 @@ ZONES = [TEST_ZONE, NEG_ZONE, REV4_ZONE, REV6_ZONE]
 
 # What nsd puts in the TTL field of the authority SOA of a negative answer.
 NSD_NEGATIVE_SOA_TTL = {z.origin: z.negative_ttl for z in ZONES}
+
+# A second search domain (not in ZONES: served only where a test asks,
+# through search_zones()), for search lists "test.example diff.example".
+D = "diff.example."
+DIFF_ZONE = Zone(D, Soa(120, "ns1." + D, "hostmaster." + D, 1, 3600, 600, 86400, 300),
+                 ["ns1." + D], [
+    Rec("ns1." + D, 86400, "A", "192.0.2.53"),
+    # Reached from "www.sub" through the search list only.
+    Rec("www.sub." + D, 300, "A", "192.0.2.150"),
+    Rec("www.sub." + D, 300, "AAAA", "2001:db8::150"),
+    Rec("alias.sub." + D, 300, "CNAME", "www.sub." + D),
+    Rec("v4.sub." + D, 300, "A", "192.0.2.153"),
+    # Also a name of test.example: the search list's order decides.
+    Rec("www." + D, 300, "A", "192.0.2.152"),
+    # Only here: reached from "onlyhere" after test.example's NXDOMAIN.
+    Rec("onlyhere." + D, 300, "AAAA", "2001:db8::151"),
+    # Pairs split across the two domains: v6only.test.example has AAAA
+    # only, v4only.test.example A only.  glibc's dns module searches A and
+    # AAAA as a pair for AF_UNSPEC and stops at test.example (one family);
+    # AF_INET (for v6only) and AF_INET6 (for v4only) go on to these.
+    Rec("v6only." + D, 300, "A", "192.0.2.154"),
+    Rec("v4only." + D, 300, "AAAA", "2001:db8::154"),
+])
+SEARCH_LIST = "test.example diff.example"
+
+# A zone nsd is told to serve from a file that does not parse: it answers
+# SERVFAIL for every name in it (x.broken.example, asked first with ndots:1,
+# then NXDOMAIN from the search domains).
+BROKEN_ORIGIN = "broken.example."
+
+
+def search_zones(folder):
+    """(origin, path) pairs for run_in_netns's zones=: DIFF_ZONE and the
+    broken zone (SERVFAIL), their files written in folder (which must be
+    readable by nsd)."""
+    out = []
+    for origin, text in ((D, DIFF_ZONE.text()),
+                         (BROKEN_ORIGIN, "; dnsenv.py: not a zone file, so nsd says SERVFAIL\n"
+                                         "this does not parse\n")):
+        path = os.path.join(folder, origin.rstrip(".") + ".zone")
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, 0o644)
+        out.append((origin, path))
+    return out
 
 
 def zone_of(name, zones=None):

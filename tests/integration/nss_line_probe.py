@@ -11,7 +11,12 @@ gethostbyname2 of
 each family through ctypes (h_errno), gethostbyaddr (h_errno), and getent's
 stdout and exit status for ahosts, ahostsv4, ahostsv6 and hosts.
 
-    nss_line_probe.py KEY...
+    nss_line_probe.py [--only WHAT] KEY...
+
+--only WHAT makes the one call WHAT (gai_unspec, ghbn2_inet, getent_hosts,
+...) and nothing else: the first lookup of the process, as glibc's nscd
+client needs when a refusal would send the process's later lookups
+around nscd (test_nscd.py).
 """
 import ctypes
 import ctypes.util
@@ -62,30 +67,49 @@ def gai(key, family, flags):
         return {"eai_system": e.errno}
 
 
-out = {}
-for key in sys.argv[1:]:
-    r = {}
-    for fam, fname in ((socket.AF_UNSPEC, "unspec"), (socket.AF_INET, "inet"),
-                       (socket.AF_INET6, "inet6")):
-        r["gai_" + fname] = gai(key, fam, socket.AI_CANONNAME)
-    r["gai_inet_plain"] = gai(key, socket.AF_INET, 0)
+def ghbn2(key, fam):
     libc.__h_errno_location()[0] = 0
-    r["ghbn2_inet"] = hostent(libc.gethostbyname2(key.encode(), socket.AF_INET))
-    libc.__h_errno_location()[0] = 0
-    r["ghbn2_inet6"] = hostent(libc.gethostbyname2(key.encode(), socket.AF_INET6))
+    return hostent(libc.gethostbyname2(key.encode(), fam))
+
+
+def ghba(key):
+    try:
+        return list(socket.gethostbyaddr(key))
+    except socket.herror as e:
+        return {"herror": e.errno}
+    except (socket.gaierror, OSError) as e:
+        return {"error": str(type(e).__name__)}
+
+
+def getent(db, key):
+    p = subprocess.run(["getent", db, key], capture_output=True, text=True)
+    return [p.returncode, p.stdout]
+
+
+def calls(key):
+    """(WHAT, thunk) for every call made for key, in order."""
+    out = [("gai_" + fname, lambda fam=fam: gai(key, fam, socket.AI_CANONNAME))
+           for fam, fname in ((socket.AF_UNSPEC, "unspec"), (socket.AF_INET, "inet"),
+                              (socket.AF_INET6, "inet6"))]
+    out += [("gai_inet_plain", lambda: gai(key, socket.AF_INET, 0)),
+            ("ghbn2_inet", lambda: ghbn2(key, socket.AF_INET)),
+            ("ghbn2_inet6", lambda: ghbn2(key, socket.AF_INET6))]
     try:
         socket.inet_pton(socket.AF_INET6 if ":" in key else socket.AF_INET, key)
     except OSError:
         pass
     else:
-        try:
-            r["ghba"] = list(socket.gethostbyaddr(key))
-        except socket.herror as e:
-            r["ghba"] = {"herror": e.errno}
-        except (socket.gaierror, OSError) as e:
-            r["ghba"] = {"error": str(type(e).__name__)}
-    for db in ("ahosts", "ahostsv4", "ahostsv6", "hosts"):
-        p = subprocess.run(["getent", db, key], capture_output=True, text=True)
-        r["getent_" + db] = [p.returncode, p.stdout]
-    out[key] = r
+        out.append(("ghba", lambda: ghba(key)))
+    out += [("getent_" + db, lambda db=db: getent(db, key))
+            for db in ("ahosts", "ahostsv4", "ahostsv6", "hosts")]
+    return out
+
+
+args = sys.argv[1:]
+only = None
+if args[:1] == ["--only"]:
+    only, args = args[1], args[2:]
+out = {}
+for key in args:
+    out[key] = {what: fn() for what, fn in calls(key) if only in (None, what)}
 json.dump(out, sys.stdout, indent=1, sort_keys=True)

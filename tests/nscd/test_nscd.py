@@ -19,6 +19,10 @@ nscd-probe (a C program's getaddrinfo, gethostbyname2_r, gethostbyaddr_r).
   * differential: glibc's own NSS walk of issue 11's lines against the
     nscd path for the same line (the namespace's nsswitch.conf is the
     daemon's, as on a host), as misses and as hits;
+  * differential (dns): glibc's dns module through a search list, in
+    tests/dns/in-netns.sh: a pair split across search domains, and
+    SERVFAIL or REFUSED then NXDOMAIN (which the daemon refuses, so glibc
+    walks NSS itself), call by call, as misses and as hits;
   * other databases refused at once: passwd, group, services, netgroup,
     initgroups still work;
   * the descriptor is read-only; INVALIDATE is root's (or admin_group's);
@@ -263,7 +267,7 @@ def dedup(glibc):
     return glibc
 
 
-def known_nscd(what, glibc, got):
+def known_nscd(what, glibc, got, unspec=None):
     """Where glibc's own nscd client answers otherwise than its NSS walk,
     whatever the daemon says (nss/getaddrinfo.c, get_nscd_addresses: every
     getaddrinfo but plain AF_INET asks GETAI, the AF_UNSPEC answer, and
@@ -274,10 +278,21 @@ def known_nscd(what, glibc, got):
     - AF_INET loses the duplicate 127.0.0.1 that glibc's files module makes
       of a "::1" line when it is asked for AF_INET;
     - AF_INET6 with AI_V4MAPPED (getent ahostsv6) maps every IPv4 address,
-      where the NSS walk maps them only when there is no IPv6 one.
+      where the NSS walk maps them only when there is no IPv6 one;
+    - so a pair split across search domains (glibc's own AF_UNSPEC answer,
+      unspec, stops at the first domain with either family) has nothing
+      for AF_INET or AF_INET6 with AI_CANONNAME (getent ahostsv4 too):
+      EAI_NONAME, where the NSS walk of that one family goes on to the
+      domain that has it.  A real nscd's GETAI is that AF_UNSPEC walk too.
     docs/design.md lists them."""
     if what in ("gai_inet", "gai_inet6") and glibc == {"eai": -5} and got == {"eai": -2}:
         return True
+    if isinstance(unspec, list) and got in ({"eai": -2}, [2, ""]):
+        v6 = what == "gai_inet6"
+        if what in ("gai_inet", "gai_inet6", "getent_ahostsv4") and \
+                not any((":" in a[0]) == v6 for a in unspec) and \
+                (isinstance(glibc, list) and glibc[:1] != [2]):
+            return True
     if what in ("gai_inet", "getent_ahostsv4") and glibc != got and dedup(glibc) == got:
         return True
     return what == "getent_ahostsv6" and "::ffff:" in got[1] and "::ffff:" not in glibc[1]
@@ -331,6 +346,110 @@ def differential_lines(env):
                                          differ, xfail, requests))
     assert requests > 0
     assert not failures, "\n".join(failures[:int(os.environ.get("NC_SHOW", "20"))])
+
+
+# Names for glibc's dns module (search test.example diff.example, ndots:1,
+# nsd without a root: REFUSED outside the zones, SERVFAIL in broken.example).
+DNS_KEYS = [
+    # pairs split across test.example and diff.example (dnsenv.DIFF_ZONE)
+    "v6only", "v4only", "V6Only", "v6only.test.example", "v6only.diff.example",
+    # SERVFAIL or REFUSED as asked, then NXDOMAIN: NOTFOUND with TRY_AGAIN,
+    # which the daemon refuses (glibc then walks NSS itself)
+    "x.broken.example", "broken.example", "x.y", "outside.invalid",
+    # the search list otherwise; REFUSED last (TRY_AGAIN: refused too)
+    "www", "www.sub", "alias.sub", "nonexistent",
+]
+
+
+def dns_call(key, what):
+    """One call (nss_line_probe.py --only) in a process of its own: after a
+    refusal glibc keeps the process's next 100 lookups away from nscd."""
+    r = run([PYTHON, PROBE, "--only", what, key], timeout=120)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)[key][what]
+
+
+def dns_inner(out_path):
+    """Inside in-netns.sh (differential_dns): a daemon on glibc's nscd socket
+    reading the namespace's resolv.conf; glibc's own walk (no nscd) against
+    the nscd path, each call a miss (after a flush) and then a hit."""
+    tmp = tempfile.mkdtemp(prefix="nc-nscd-dns-")
+    d = nclib.Daemon(BUILD, tmp, hosts_text=NS_HOSTS, resolv="/etc/resolv.conf",
+                     upstream=False, nsswitch_text="hosts: files dns\n",
+                     args=["--nscd-socket", NSCD_SOCKET]).start()
+    res = dict(compared=0, differ=0, xfail=0, failures=[], refused={}, known={}, rc=None)
+    try:
+        ref = without_nscd([PYTHON, PROBE] + DNS_KEYS, None)
+        assert ref.returncode == 0, ref.stderr
+        want = json.loads(ref.stdout)
+        for key in DNS_KEYS:
+            for what in sorted(want[key]):
+                for rnd in ("miss", "hit"):
+                    if rnd == "miss":
+                        d.ctl("flush-caches")
+                    r0 = stats(d)["nscd_refused"]
+                    got = dns_call(key, what)
+                    if stats(d)["nscd_refused"] > r0:
+                        res["refused"].setdefault(key, []).append("%s %s" % (rnd, what))
+                    res["compared"] += 1
+                    if got == want[key][what]:
+                        continue
+                    if known_nscd(what, want[key][what], got, want[key]["gai_unspec"]):
+                        res["xfail"] += 1
+                        res["known"].setdefault("%s %s" % (key, what), []).append(
+                            "%s: glibc %s, nscd path %s" % (rnd, json.dumps(want[key][what]),
+                                                           json.dumps(got)))
+                        continue
+                    res["differ"] += 1
+                    res["failures"].append("%s %s %s:\n  glibc     %r\n  nscd path %r"
+                                           % (rnd, key, what, want[key][what], got))
+        st = stats(d)
+        res["requests"] = {k[len("nscd_requests_"):]: v for k, v in st.items()
+                           if k.startswith("nscd_requests_") and v}
+        res["want"] = {k: {w: want[k][w] for w in ("gai_unspec", "gai_inet", "gai_inet_plain")}
+                       for k in DNS_KEYS}
+    finally:
+        res["rc"] = d.stop()
+        res["log"] = d.read_log()[-3000:]
+        with open(out_path, "w") as f:
+            json.dump(res, f)
+    return 0
+
+
+@test
+def differential_dns(env):
+    """glibc's dns module through the search list (test.example
+    diff.example): a pair split across the domains, and SERVFAIL or
+    REFUSED as asked then NXDOMAIN (NOTFOUND with TRY_AGAIN, which the
+    daemon refuses, so glibc walks NSS itself).  glibc's own walk against
+    the nscd path, call by call, as misses and as hits.  The daemon, the
+    readers and nsd (port 53) are all in tests/dns/in-netns.sh."""
+    set_ns_hosts_line("files dns")
+    zdir = os.path.join(env.tmp, "zones")
+    os.makedirs(zdir)
+    out = os.path.join(env.tmp, "dns.json")
+    r = dnsenv.run_in_netns([PYTHON, os.path.abspath(__file__), "--dns-inner", out,
+                             "--build", BUILD], search=dnsenv.SEARCH_LIST,
+                            options="ndots:1 timeout:2 attempts:2",
+                            zones=dnsenv.search_zones(zdir), capture_output=True,
+                            text=True, timeout=500)
+    assert r.returncode == 0, (r.returncode, r.stdout[-3000:], r.stderr[-3000:])
+    with open(out) as f:
+        res = json.load(f)
+    for k in ("v6only", "v4only", "x.broken.example", "x.y"):
+        print("glibc %-18s %s" % (k, json.dumps(res["want"][k], sort_keys=True)))
+    for k, v in sorted(res["known"].items()):
+        print("known (XFAIL) %s: %s" % (k, "; ".join(v)))
+    print("refused (glibc walked NSS itself): %s" % "; ".join(
+        "%s: %d calls" % (k, len(v)) for k, v in res["refused"].items()))
+    print("differential (dns): %d keys, %d comparisons, %d differences, %d known (XFAIL); "
+          "nscd requests %s" % (len(DNS_KEYS), res["compared"], res["differ"], res["xfail"],
+                                res["requests"]))
+    assert res["rc"] == 0, res["log"]
+    # The cases are there: the daemon refused the SERVFAIL-then-NXDOMAIN names.
+    for k in ("x.broken.example", "x.y"):
+        assert res["refused"].get(k), res["refused"]
+    assert not res["failures"], "\n".join(res["failures"][:int(os.environ.get("NC_SHOW", "20"))])
 
 
 @test
@@ -704,6 +823,10 @@ def netlink_counter(env):
 
 
 def main():
+    if sys.argv[1:2] == ["--dns-inner"]:
+        global BUILD
+        BUILD = os.path.abspath(sys.argv[sys.argv.index("--build") + 1])
+        return dns_inner(sys.argv[2])
     enter_namespace()
 
     def set_build(b):
