@@ -42,6 +42,7 @@
 #define CHAN_QUERIES	16	/* queries a channel sends before it is replaced */
 #define CHAN_LIVE_MAX	64	/* channels at once, current and retiring */
 #define CHAN_PENDING_MAX 49152	/* ids in use on a channel: a free one is quick to draw */
+#define IDPOOL		64	/* random ids drawn at once */
 
 struct sockev {
 	struct sockev	*next;
@@ -96,6 +97,8 @@ struct resolver {
 	uint64_t		 generation;
 	void			(*changed)(void *);
 	void			*changed_arg;
+	uint16_t		 idpool[IDPOOL];	/* random, not yet used */
+	unsigned		 nidpool;
 };
 
 static void
@@ -475,6 +478,20 @@ chan_for_query(struct resolver *r)
 	return ch;
 }
 
+/*
+ * A random draw for an id.  glibc 2.36's arc4random is a getrandom(2) per
+ * call: the draws are taken IDPOOL at a time, in one call.
+ */
+static uint16_t
+resolver_draw_id(struct resolver *r)
+{
+	if (r->nidpool == 0) {
+		arc4random_buf(r->idpool, sizeof(r->idpool));
+		r->nidpool = IDPOOL;
+	}
+	return r->idpool[--r->nidpool];
+}
+
 /* A random id no query in flight on ch has; ch->pending < CHAN_PENDING_MAX. */
 static uint16_t
 chan_new_id(struct chan *ch)
@@ -482,7 +499,7 @@ chan_new_id(struct chan *ch)
 	uint16_t id;
 
 	do
-		id = (uint16_t)arc4random();
+		id = resolver_draw_id(ch->r);
 	while (ch->ids[id / 64] & (UINT64_C(1) << (id % 64)));
 	ch->ids[id / 64] |= UINT64_C(1) << (id % 64);
 	return id;
