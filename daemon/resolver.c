@@ -23,12 +23,18 @@
  * CHAN_LIVE_MAX channels live at once (each has a socket and c-ares' own
  * tables); past that the current one keeps taking queries.
  */
+#include <sys/socket.h>
+#include <sys/uio.h>
+
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <ares.h>
 #include <event2/event.h>
@@ -43,6 +49,8 @@
 #define CHAN_LIVE_MAX	64	/* channels at once, current and retiring */
 #define CHAN_PENDING_MAX 49152	/* ids in use on a channel: a free one is quick to draw */
 #define IDPOOL		64	/* random ids drawn at once */
+#define READ_AHEAD	7	/* replies read with the one c-ares asks for */
+#define UDP_READ_MAX	(4096 + 1)	/* c-ares 1.18's UDP read: MAXENDSSZ + 1 */
 
 struct sockev {
 	struct sockev	*next;
@@ -76,6 +84,22 @@ struct rquery {
 	void		*arg;
 };
 
+/*
+ * The replies one recvmmsg read past the first, while c-ares' read loop
+ * (read_udp_packets) runs for one readiness of one UDP socket.
+ */
+struct readahead {
+	int		 fd;		/* the socket read; -1 outside sock_cb */
+	bool		 drained;	/* recvmmsg found fewer than it could take */
+	unsigned	 n, next;	/* held, handed over */
+	struct {
+		size_t			 len;
+		socklen_t		 fromlen;
+		struct sockaddr_storage	 from;
+	}		 msg[READ_AHEAD];
+	uint8_t		 buf[READ_AHEAD][UDP_READ_MAX];
+};
+
 /* A callback c-ares made during ares_send, to be delivered from the loop. */
 struct deferred {
 	resolver_cb	*cb;
@@ -99,6 +123,7 @@ struct resolver {
 	void			*changed_arg;
 	uint16_t		 idpool[IDPOOL];	/* random, not yet used */
 	unsigned		 nidpool;
+	struct readahead	 ra;
 };
 
 static void
@@ -115,10 +140,23 @@ chan_update_timer(struct chan *ch)
 static void
 sock_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct chan *ch = arg;
+	struct chan	*ch = arg;
+	struct readahead *ra = &ch->r->ra;
+	unsigned	 before;
 
+	ra->fd = fd;
+	ra->drained = false;
+	ra->n = ra->next = 0;
 	ares_process_fd(ch->ares, what & EV_READ ? fd : ARES_SOCKET_BAD,
 	    what & EV_WRITE ? fd : ARES_SOCKET_BAD);
+	/* c-ares left its loop early (a reply from elsewhere): the rest. */
+	do {
+		before = ra->next;
+		if (ra->fd == fd && ra->next < ra->n)
+			ares_process_fd(ch->ares, fd, ARES_SOCKET_BAD);
+	} while (ra->fd == fd && ra->next < ra->n && ra->next != before);
+	ra->fd = -1;
+	ra->n = ra->next = 0;
 	chan_update_timer(ch);
 }
 
@@ -167,6 +205,123 @@ sock_state_cb(void *data, ares_socket_t fd, int readable, int writable)
 	if (s->ev == NULL || event_add(s->ev, NULL) < 0)
 		log_error("resolver: cannot watch socket %d", fd);
 }
+
+/*
+ * c-ares' socket calls (ares_set_socket_functions).  Its own would make a
+ * socket and set it non-blocking and close-on-exec with three fcntl calls,
+ * and read a UDP socket with recvfrom until one fails with EAGAIN: with
+ * sockets kept open (ARES_FLAG_STAYOPEN) that is one failed call per
+ * readiness.  Here one recvmmsg takes the reply c-ares asks for and up to
+ * READ_AHEAD more; when it found fewer than it could take, the socket is
+ * empty, and the next read of this readiness says EAGAIN without asking the
+ * kernel (the event is level-triggered: a reply arriving since wakes us).
+ */
+static ares_socket_t
+sf_socket(int af, int type, int protocol, void *arg)
+{
+	int fd, one = 1;
+
+	if ((fd = socket(af, type | SOCK_NONBLOCK | SOCK_CLOEXEC, protocol)) < 0)
+		return ARES_SOCKET_BAD;
+	/* As c-ares does for its own TCP sockets. */
+	if (type == SOCK_STREAM &&
+	    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0) {
+		close(fd);
+		return ARES_SOCKET_BAD;
+	}
+	return fd;
+}
+
+static int
+sf_close(ares_socket_t fd, void *arg)
+{
+	struct chan *ch = arg;
+
+	if (ch->r->ra.fd == fd) {
+		ch->r->ra.fd = -1;
+		ch->r->ra.n = ch->r->ra.next = 0;
+	}
+	return close(fd);
+}
+
+static int
+sf_connect(ares_socket_t fd, const struct sockaddr *sa, ares_socklen_t len,
+    void *arg)
+{
+	return connect(fd, sa, len);
+}
+
+static ares_ssize_t
+sf_recvfrom(ares_socket_t fd, void *buf, size_t len, int flags,
+    struct sockaddr *from, ares_socklen_t *fromlen, void *arg)
+{
+	struct chan	*ch = arg;
+	struct readahead *ra = &ch->r->ra;
+	struct mmsghdr	 mm[1 + READ_AHEAD];
+	struct iovec	 iov[1 + READ_AHEAD];
+	unsigned	 i;
+	int		 got;
+
+	/* TCP (no address asked), or not from sock_cb: as c-ares would. */
+	if (from == NULL)
+		return recv(fd, buf, len, flags);
+	if (ra->fd != fd)
+		return recvfrom(fd, buf, len, flags, from, fromlen);
+	if (ra->next < ra->n) {
+		i = ra->next++;
+		if (len > ra->msg[i].len)
+			len = ra->msg[i].len;
+		memcpy(buf, ra->buf[i], len);
+		if (*fromlen > ra->msg[i].fromlen)
+			*fromlen = ra->msg[i].fromlen;
+		memcpy(from, &ra->msg[i].from, *fromlen);
+		*fromlen = ra->msg[i].fromlen;
+		return (ares_ssize_t)len;
+	}
+	if (ra->drained) {
+		errno = EAGAIN;
+		return -1;
+	}
+	memset(mm, 0, sizeof(mm));
+	iov[0] = (struct iovec){ buf, len };
+	mm[0].msg_hdr.msg_name = from;
+	mm[0].msg_hdr.msg_namelen = *fromlen;
+	for (i = 1; i <= READ_AHEAD; i++) {
+		iov[i] = (struct iovec){ ra->buf[i - 1], UDP_READ_MAX };
+		mm[i].msg_hdr.msg_name = &ra->msg[i - 1].from;
+		mm[i].msg_hdr.msg_namelen = sizeof(ra->msg[i - 1].from);
+	}
+	for (i = 0; i <= READ_AHEAD; i++) {
+		mm[i].msg_hdr.msg_iov = &iov[i];
+		mm[i].msg_hdr.msg_iovlen = 1;
+	}
+	if ((got = recvmmsg(fd, mm, 1 + READ_AHEAD, flags | MSG_DONTWAIT,
+	    NULL)) < 0)
+		return -1;
+	ra->drained = got < 1 + READ_AHEAD;
+	ra->next = 0;
+	ra->n = got > 0 ? (unsigned)got - 1 : 0;
+	for (i = 0; i < ra->n; i++) {
+		ra->msg[i].len = mm[i + 1].msg_len;
+		ra->msg[i].fromlen = mm[i + 1].msg_hdr.msg_namelen;
+	}
+	*fromlen = mm[0].msg_hdr.msg_namelen;
+	return got > 0 ? (ares_ssize_t)mm[0].msg_len : 0;
+}
+
+static ares_ssize_t
+sf_sendv(ares_socket_t fd, const struct iovec *iov, int n, void *arg)
+{
+	struct msghdr m = { .msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)n };
+
+	if (n == 1)
+		return send(fd, iov[0].iov_base, iov[0].iov_len, MSG_NOSIGNAL);
+	return sendmsg(fd, &m, MSG_NOSIGNAL);
+}
+
+static const struct ares_socket_functions sock_funcs = {
+	sf_socket, sf_close, sf_connect, sf_recvfrom, sf_sendv
+};
 
 static void
 chan_destroy(struct chan *ch)
@@ -349,7 +504,7 @@ chan_new(struct resolver *r, struct chan **ret, char **ret_err)
 		return -ENOMEM;
 	}
 	memset(&o, 0, sizeof(o));
-	o.flags = ARES_FLAG_EDNS;
+	o.flags = ARES_FLAG_EDNS | ARES_FLAG_STAYOPEN;
 	o.ednspsz = EDNS_PAYLOAD;
 	o.sock_state_cb = sock_state_cb;
 	o.sock_state_cb_data = ch;
@@ -367,6 +522,7 @@ chan_new(struct resolver *r, struct chan **ret, char **ret_err)
 		free(ch);
 		return -EINVAL;
 	}
+	ares_set_socket_functions(ch->ares, &sock_funcs, ch);
 	if (r->nservers > 0) {
 		for (i = 0; i < r->nservers; i++) {
 			memset(&nodes[i], 0, sizeof(nodes[i]));
@@ -423,7 +579,7 @@ chan_dup(struct chan *from, struct chan **ret)
 		free(ch);
 		return -ENOMEM;
 	}
-	o.flags |= ARES_FLAG_EDNS;
+	o.flags |= ARES_FLAG_EDNS | ARES_FLAG_STAYOPEN;
 	o.ednspsz = EDNS_PAYLOAD;
 	o.sock_state_cb = sock_state_cb;
 	o.sock_state_cb_data = ch;
@@ -435,6 +591,7 @@ chan_dup(struct chan *from, struct chan **ret)
 		free(ch);
 		return -ENOMEM;
 	}
+	ares_set_socket_functions(ch->ares, &sock_funcs, ch);
 	if (ares_get_servers_ports(from->ares, &servers) != ARES_SUCCESS ||
 	    ares_set_servers_ports(ch->ares, servers) != ARES_SUCCESS) {
 		rc = -EIO;
@@ -607,6 +764,7 @@ resolver_new(struct event_base *base, struct stats *stats)
 		return NULL;
 	r->base = base;
 	r->stats = stats;
+	r->ra.fd = -1;
 	if ((r->gc = event_new(base, -1, 0, gc_cb, r)) == NULL) {
 		free(r);
 		return NULL;
