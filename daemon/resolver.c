@@ -53,14 +53,11 @@
 #define IDPOOL		64	/* random ids drawn at once */
 #define READ_AHEAD	7	/* replies read with the one c-ares asks for */
 #define UDP_READ_MAX	(4096 + 1)	/* c-ares 1.18's UDP read: MAXENDSSZ + 1 */
-#define SENDQ_LEN	64	/* queries held for one sendmmsg */
-#define SENDQ_MAX	512	/* c-ares sends a longer query over TCP */
 
 struct sockev {
 	struct sockev	*next;
 	int		 fd;
 	short		 what;
-	int		 send_err;	/* a held query's send failed: errno */
 	struct event	*ev;
 };
 
@@ -105,14 +102,6 @@ struct readahead {
 	uint8_t		 buf[READ_AHEAD][UDP_READ_MAX];
 };
 
-/* A query c-ares sent from ares_send, held until the sendmmsg of flush_cb. */
-struct sendq {
-	struct chan	*ch;
-	int		 fd;		/* -1: its socket was closed since */
-	size_t		 len;
-	uint8_t		 buf[SENDQ_MAX];
-};
-
 /* A callback c-ares made during ares_send, to be delivered from the loop. */
 struct deferred {
 	resolver_cb	*cb;
@@ -137,9 +126,6 @@ struct resolver {
 	uint16_t		 idpool[IDPOOL];	/* random, not yet used */
 	unsigned		 nidpool;
 	struct readahead	 ra;
-	struct event		*flush;		/* sends sendq */
-	unsigned		 nsendq;
-	struct sendq		 sendq[SENDQ_LEN];
 };
 
 static void
@@ -251,19 +237,12 @@ sf_socket(int af, int type, int protocol, void *arg)
 static int
 sf_close(ares_socket_t fd, void *arg)
 {
-	struct chan	*ch = arg;
+	struct chan *ch = arg;
 
-	struct resolver	*r = ch->r;
-	unsigned	 i;
-
-	if (r->ra.fd == fd) {
-		r->ra.fd = -1;
-		r->ra.n = r->ra.next = 0;
+	if (ch->r->ra.fd == fd) {
+		ch->r->ra.fd = -1;
+		ch->r->ra.n = ch->r->ra.next = 0;
 	}
-	/* The number may be reused before flush_cb runs. */
-	for (i = 0; i < r->nsendq; i++)
-		if (r->sendq[i].fd == fd)
-			r->sendq[i].fd = -1;
 	return close(fd);
 }
 
@@ -280,7 +259,6 @@ sf_recvfrom(ares_socket_t fd, void *buf, size_t len, int flags,
 {
 	struct chan	*ch = arg;
 	struct readahead *ra = &ch->r->ra;
-	struct sockev	*s;
 	struct mmsghdr	 mm[1 + READ_AHEAD];
 	struct iovec	 iov[1 + READ_AHEAD];
 	unsigned	 i;
@@ -289,18 +267,6 @@ sf_recvfrom(ares_socket_t fd, void *buf, size_t len, int flags,
 	/* TCP (no address asked), or not from sock_cb: as c-ares would. */
 	if (from == NULL)
 		return recv(fd, buf, len, flags);
-	/*
-	 * A held query could not be sent: c-ares hears of it as a read error
-	 * (it closes the socket and sends the server's queries again).  EAGAIN
-	 * would read as "no more", so a full buffer says ENOBUFS.
-	 */
-	for (s = ch->socks; s && s->fd != fd; s = s->next)
-		;
-	if (s && s->send_err) {
-		errno = s->send_err == EAGAIN ? ENOBUFS : s->send_err;
-		s->send_err = 0;
-		return -1;
-	}
 	if (ra->fd != fd)
 		return recvfrom(fd, buf, len, flags, from, fromlen);
 	if (ra->next < ra->n) {
@@ -346,32 +312,17 @@ sf_recvfrom(ares_socket_t fd, void *buf, size_t len, int flags,
 }
 
 /*
- * A query sent from ares_send is held, and all those sent in this turn of
- * the loop (a lookup's A and AAAA, a pipelining client's requests) leave
- * in one sendmmsg per socket from flush_cb, which the loop runs before it
- * waits again.  In c-ares 1.18 ares_send writes only to UDP sockets (TCP
- * queries are queued and written by ares_process_fd) and sends a query
- * over 512 bytes by TCP.  Anything else is sent at once.
+ * Sent at once, one call per query.  Holding a lookup's A and AAAA for one
+ * sendmmsg was tried: a connected UDP socket reports a refusal (ICMP) to
+ * whichever call comes next, and sendmmsg drops the error of a message
+ * after the first, so c-ares lost count and, with a refusing upstream, the
+ * A query waited for its timeouts instead of failing at once.
  */
 static ares_ssize_t
 sf_sendv(ares_socket_t fd, const struct iovec *iov, int n, void *arg)
 {
-	struct chan	*ch = arg;
-	struct resolver	*r = ch->r;
-	struct sendq	*q;
-	struct msghdr	 m = { .msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)n };
+	struct msghdr m = { .msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)n };
 
-	if (ch->in_send && n == 1 && iov[0].iov_len <= SENDQ_MAX &&
-	    r->nsendq < SENDQ_LEN) {
-		q = &r->sendq[r->nsendq++];
-		q->ch = ch;
-		q->fd = fd;
-		q->len = iov[0].iov_len;
-		memcpy(q->buf, iov[0].iov_base, q->len);
-		if (r->nsendq == 1)
-			event_active(r->flush, EV_TIMEOUT, 0);
-		return (ares_ssize_t)q->len;
-	}
 	if (n == 1)
 		return send(fd, iov[0].iov_base, iov[0].iov_len, MSG_NOSIGNAL);
 	return sendmsg(fd, &m, MSG_NOSIGNAL);
@@ -380,53 +331,6 @@ sf_sendv(ares_socket_t fd, const struct iovec *iov, int n, void *arg)
 static const struct ares_socket_functions sock_funcs = {
 	sf_socket, sf_close, sf_connect, sf_recvfrom, sf_sendv
 };
-
-/* A held query was not sent: its socket reads as failed (sf_recvfrom). */
-static void
-send_failed(const struct sendq *q, int err)
-{
-	struct sockev *s;
-
-	log_debug("resolver: cannot send a query: %s", strerror(err));
-	for (s = q->ch->socks; s && s->fd != q->fd; s = s->next)
-		;
-	if (s == NULL || s->ev == NULL || s->send_err)
-		return;
-	s->send_err = err;
-	event_active(s->ev, EV_READ, 0);
-}
-
-static void
-flush_cb(evutil_socket_t unused, short what, void *arg)
-{
-	struct resolver	*r = arg;
-	struct mmsghdr	 mm[SENDQ_LEN];
-	struct iovec	 iov[SENDQ_LEN];
-	unsigned	 i, end, n = r->nsendq;
-	int		 fd, sent;
-
-	memset(mm, 0, sizeof(mm));
-	for (i = 0; i < n; i++) {
-		iov[i] = (struct iovec){ r->sendq[i].buf, r->sendq[i].len };
-		mm[i].msg_hdr.msg_iov = &iov[i];
-		mm[i].msg_hdr.msg_iovlen = 1;
-	}
-	for (i = 0; i < n; ) {
-		if ((fd = r->sendq[i].fd) < 0) {
-			i++;
-			continue;
-		}
-		for (end = i + 1; end < n && r->sendq[end].fd == fd; end++)
-			;
-		while (i < end) {
-			if ((sent = sendmmsg(fd, mm + i, end - i, MSG_NOSIGNAL)) > 0)
-				i += (unsigned)sent;
-			else
-				send_failed(&r->sendq[i++], errno);
-		}
-	}
-	r->nsendq = 0;
-}
 
 static void
 chan_destroy(struct chan *ch)
@@ -870,12 +774,7 @@ resolver_new(struct event_base *base, struct stats *stats)
 	r->base = base;
 	r->stats = stats;
 	r->ra.fd = -1;
-	if ((r->flush = event_new(base, -1, 0, flush_cb, r)) == NULL) {
-		free(r);
-		return NULL;
-	}
 	if ((r->gc = event_new(base, -1, 0, gc_cb, r)) == NULL) {
-		event_free(r->flush);
 		free(r);
 		return NULL;
 	}
@@ -894,7 +793,6 @@ resolver_free(struct resolver *r)
 		chan_destroy(ch);
 	}
 	watch_free(r->watch);
-	event_free(r->flush);
 	event_free(r->gc);
 	free(r->resolv_conf);
 	free(r);
