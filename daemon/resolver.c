@@ -58,6 +58,7 @@ struct sockev {
 	struct sockev	*next;
 	int		 fd;
 	short		 what;
+	bool		 refused;	/* the next read says ECONNREFUSED */
 	struct event	*ev;
 };
 
@@ -259,6 +260,7 @@ sf_recvfrom(ares_socket_t fd, void *buf, size_t len, int flags,
 {
 	struct chan	*ch = arg;
 	struct readahead *ra = &ch->r->ra;
+	struct sockev	*s;
 	struct mmsghdr	 mm[1 + READ_AHEAD];
 	struct iovec	 iov[1 + READ_AHEAD];
 	unsigned	 i;
@@ -267,6 +269,13 @@ sf_recvfrom(ares_socket_t fd, void *buf, size_t len, int flags,
 	/* TCP (no address asked), or not from sock_cb: as c-ares would. */
 	if (from == NULL)
 		return recv(fd, buf, len, flags);
+	for (s = ch->socks; s && s->fd != fd; s = s->next)
+		;
+	if (s && s->refused) {
+		s->refused = false;
+		errno = ECONNREFUSED;
+		return -1;
+	}
 	if (ra->fd != fd)
 		return recvfrom(fd, buf, len, flags, from, fromlen);
 	if (ra->next < ra->n) {
@@ -312,20 +321,39 @@ sf_recvfrom(ares_socket_t fd, void *buf, size_t len, int flags,
 }
 
 /*
+ * A connected UDP socket reports a refusal (an ICMP port unreachable for
+ * any query sent on it) to whichever call comes next.  When a send takes
+ * it, c-ares fails only the query being sent, and the one that earned the
+ * refusal (a lookup's A, when its AAAA is sent next) waits for its
+ * timeouts.  So the socket is also made to read as refused once: c-ares
+ * then moves every query on that server on, as after any failed read.
+ *
  * Sent at once, one call per query.  Holding a lookup's A and AAAA for one
- * sendmmsg was tried: a connected UDP socket reports a refusal (ICMP) to
- * whichever call comes next, and sendmmsg drops the error of a message
- * after the first, so c-ares lost count and, with a refusing upstream, the
- * A query waited for its timeouts instead of failing at once.
+ * sendmmsg was tried: sendmmsg drops the error of any message after the
+ * first, so c-ares lost count of refusals altogether.
  */
 static ares_ssize_t
 sf_sendv(ares_socket_t fd, const struct iovec *iov, int n, void *arg)
 {
-	struct msghdr m = { .msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)n };
+	struct chan	*ch = arg;
+	struct sockev	*s;
+	struct msghdr	 m = { .msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)n };
+	ares_ssize_t	 rc;
 
 	if (n == 1)
-		return send(fd, iov[0].iov_base, iov[0].iov_len, MSG_NOSIGNAL);
-	return sendmsg(fd, &m, MSG_NOSIGNAL);
+		rc = send(fd, iov[0].iov_base, iov[0].iov_len, MSG_NOSIGNAL);
+	else
+		rc = sendmsg(fd, &m, MSG_NOSIGNAL);
+	if (rc < 0 && errno == ECONNREFUSED) {
+		for (s = ch->socks; s && s->fd != fd; s = s->next)
+			;
+		if (s && s->ev && !s->refused) {
+			s->refused = true;
+			event_active(s->ev, EV_READ, 0);
+		}
+		errno = ECONNREFUSED;
+	}
+	return rc;
 }
 
 static const struct ares_socket_functions sock_funcs = {
