@@ -802,10 +802,12 @@ def upstream_check(b, nc):
                 calls[t[-1]] = {"calls": int(t[3]), "errors": int(t[4]) if len(t) == 6 else 0}
     replies = after.get("upstream_replies", 0) - before.get("upstream_replies", 0)
     queries = after.get("upstream_queries", 0) - before.get("upstream_queries", 0)
-    rf = calls.get("recvfrom", {"calls": 0, "errors": 0})
+    # The daemon reads replies with recvmmsg since issue 19 (recvfrom before).
+    rf = {k: sum(calls.get(c, {}).get(k, 0) for c in ("recvfrom", "recvmmsg"))
+          for k in ("calls", "errors")}
     R["upstream"] = {"replies": replies, "queries": queries, "syscalls": calls,
                      "recvfrom_eagain_per_reply": rf["errors"] / replies if replies else None}
-    say("upstream: %d queries, %d replies, recvfrom %s" % (queries, replies, rf))
+    say("upstream: %d queries, %d replies, recvfrom and recvmmsg %s" % (queries, replies, rf))
 
 
 def pipeline(b, nc):
@@ -1100,11 +1102,15 @@ def targets(R):
     up = R.get("upstream") or {}
     if up.get("recvfrom_eagain_per_reply") is not None:
         v = up["recvfrom_eagain_per_reply"]
-        rf = up["syscalls"].get("recvfrom", {})
+        sc = up["syscalls"]
+        n = {k: sum(sc.get(c, {}).get(k, 0) for c in ("recvfrom", "recvmmsg"))
+             for k in ("calls", "errors")}
         extra.append(("recvfrom returning EAGAIN, per upstream reply", "%.3f" % v, "none per reply",
                       "**met**" if v < 0.1 else "**not met**",
-                      "`strace -f -c -p` of the daemon over %d upstream replies: %d recvfrom, "
-                      "%d of them EAGAIN" % (up["replies"], rf.get("calls", 0), rf.get("errors", 0))))
+                      "`strace -f -c -p` of the daemon over %d upstream replies: %d reads "
+                      "(recvfrom %d, recvmmsg %d), %d of them EAGAIN" % (
+                          up["replies"], n["calls"], sc.get("recvfrom", {}).get("calls", 0),
+                          sc.get("recvmmsg", {}).get("calls", 0), n["errors"])))
     return rows, extra
 
 

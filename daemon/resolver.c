@@ -14,21 +14,29 @@
  * Spoofing (docs/security.md).  c-ares 1.18 takes a query's id from the
  * buffer given to ares_send, so the id is ours to choose: a random one from
  * arc4random, unique among the channel's queries in flight (c-ares matches
- * a reply to the first query with its id).  c-ares keeps one UDP socket per
- * server for as long as any query is in flight, so under load every query
- * would leave from one source port, which a spoofer can learn by making us
- * ask a name of his own.  So a channel is retired after CHAN_QUERIES
- * queries and a copy of it takes over: the queries it sent finish on it, and
- * the next ones leave from a new socket with a new random port.  At most
+ * a reply to the first query with its id).  A channel keeps one UDP socket
+ * per server for as long as it lives (ARES_FLAG_STAYOPEN: c-ares would
+ * close it whenever no query is in flight, a socket, connect and close per
+ * miss), so every query would leave from one source port, which a spoofer
+ * can learn by making us ask a name of his own.  So a channel is retired
+ * after CHAN_QUERIES queries and a copy of it takes over: the queries it
+ * sent finish on it, then it is destroyed and its socket closed, and the
+ * next ones leave from a new socket with a new random port.  At most
  * CHAN_LIVE_MAX channels live at once (each has a socket and c-ares' own
  * tables); past that the current one keeps taking queries.
  */
+#include <sys/socket.h>
+#include <sys/uio.h>
+
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <ares.h>
 #include <event2/event.h>
@@ -42,11 +50,15 @@
 #define CHAN_QUERIES	16	/* queries a channel sends before it is replaced */
 #define CHAN_LIVE_MAX	64	/* channels at once, current and retiring */
 #define CHAN_PENDING_MAX 49152	/* ids in use on a channel: a free one is quick to draw */
+#define IDPOOL		64	/* random ids drawn at once */
+#define READ_AHEAD	7	/* replies read with the one c-ares asks for */
+#define UDP_READ_MAX	(4096 + 1)	/* c-ares 1.18's UDP read: MAXENDSSZ + 1 */
 
 struct sockev {
 	struct sockev	*next;
 	int		 fd;
 	short		 what;
+	bool		 refused;	/* the next read says ECONNREFUSED */
 	struct event	*ev;
 };
 
@@ -75,6 +87,22 @@ struct rquery {
 	void		*arg;
 };
 
+/*
+ * The replies one recvmmsg read past the first, while c-ares' read loop
+ * (read_udp_packets) runs for one readiness of one UDP socket.
+ */
+struct readahead {
+	int		 fd;		/* the socket read; -1 outside sock_cb */
+	bool		 drained;	/* recvmmsg found fewer than it could take */
+	unsigned	 n, next;	/* held, handed over */
+	struct {
+		size_t			 len;
+		socklen_t		 fromlen;
+		struct sockaddr_storage	 from;
+	}		 msg[READ_AHEAD];
+	uint8_t		 buf[READ_AHEAD][UDP_READ_MAX];
+};
+
 /* A callback c-ares made during ares_send, to be delivered from the loop. */
 struct deferred {
 	resolver_cb	*cb;
@@ -96,6 +124,9 @@ struct resolver {
 	uint64_t		 generation;
 	void			(*changed)(void *);
 	void			*changed_arg;
+	uint16_t		 idpool[IDPOOL];	/* random, not yet used */
+	unsigned		 nidpool;
+	struct readahead	 ra;
 };
 
 static void
@@ -112,10 +143,23 @@ chan_update_timer(struct chan *ch)
 static void
 sock_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct chan *ch = arg;
+	struct chan	*ch = arg;
+	struct readahead *ra = &ch->r->ra;
+	unsigned	 before;
 
+	ra->fd = fd;
+	ra->drained = false;
+	ra->n = ra->next = 0;
 	ares_process_fd(ch->ares, what & EV_READ ? fd : ARES_SOCKET_BAD,
 	    what & EV_WRITE ? fd : ARES_SOCKET_BAD);
+	/* c-ares left its loop early (a reply from elsewhere): the rest. */
+	do {
+		before = ra->next;
+		if (ra->fd == fd && ra->next < ra->n)
+			ares_process_fd(ch->ares, fd, ARES_SOCKET_BAD);
+	} while (ra->fd == fd && ra->next < ra->n && ra->next != before);
+	ra->fd = -1;
+	ra->n = ra->next = 0;
 	chan_update_timer(ch);
 }
 
@@ -164,6 +208,157 @@ sock_state_cb(void *data, ares_socket_t fd, int readable, int writable)
 	if (s->ev == NULL || event_add(s->ev, NULL) < 0)
 		log_error("resolver: cannot watch socket %d", fd);
 }
+
+/*
+ * c-ares' socket calls (ares_set_socket_functions).  Its own would make a
+ * socket and set it non-blocking and close-on-exec with three fcntl calls,
+ * and read a UDP socket with recvfrom until one fails with EAGAIN: with
+ * sockets kept open (ARES_FLAG_STAYOPEN) that is one failed call per
+ * readiness.  Here one recvmmsg takes the reply c-ares asks for and up to
+ * READ_AHEAD more; when it found fewer than it could take, the socket is
+ * empty, and the next read of this readiness says EAGAIN without asking the
+ * kernel (the event is level-triggered: a reply arriving since wakes us).
+ */
+static ares_socket_t
+sf_socket(int af, int type, int protocol, void *arg)
+{
+	int fd, one = 1;
+
+	if ((fd = socket(af, type | SOCK_NONBLOCK | SOCK_CLOEXEC, protocol)) < 0)
+		return ARES_SOCKET_BAD;
+	/* As c-ares does for its own TCP sockets. */
+	if (type == SOCK_STREAM &&
+	    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0) {
+		close(fd);
+		return ARES_SOCKET_BAD;
+	}
+	return fd;
+}
+
+static int
+sf_close(ares_socket_t fd, void *arg)
+{
+	struct chan *ch = arg;
+
+	if (ch->r->ra.fd == fd) {
+		ch->r->ra.fd = -1;
+		ch->r->ra.n = ch->r->ra.next = 0;
+	}
+	return close(fd);
+}
+
+static int
+sf_connect(ares_socket_t fd, const struct sockaddr *sa, ares_socklen_t len,
+    void *arg)
+{
+	return connect(fd, sa, len);
+}
+
+static ares_ssize_t
+sf_recvfrom(ares_socket_t fd, void *buf, size_t len, int flags,
+    struct sockaddr *from, ares_socklen_t *fromlen, void *arg)
+{
+	struct chan	*ch = arg;
+	struct readahead *ra = &ch->r->ra;
+	struct sockev	*s;
+	struct mmsghdr	 mm[1 + READ_AHEAD];
+	struct iovec	 iov[1 + READ_AHEAD];
+	unsigned	 i;
+	int		 got;
+
+	/* TCP (no address asked), or not from sock_cb: as c-ares would. */
+	if (from == NULL)
+		return recv(fd, buf, len, flags);
+	for (s = ch->socks; s && s->fd != fd; s = s->next)
+		;
+	if (s && s->refused) {
+		s->refused = false;
+		errno = ECONNREFUSED;
+		return -1;
+	}
+	if (ra->fd != fd)
+		return recvfrom(fd, buf, len, flags, from, fromlen);
+	if (ra->next < ra->n) {
+		i = ra->next++;
+		if (len > ra->msg[i].len)
+			len = ra->msg[i].len;
+		memcpy(buf, ra->buf[i], len);
+		if (*fromlen > ra->msg[i].fromlen)
+			*fromlen = ra->msg[i].fromlen;
+		memcpy(from, &ra->msg[i].from, *fromlen);
+		*fromlen = ra->msg[i].fromlen;
+		return (ares_ssize_t)len;
+	}
+	if (ra->drained) {
+		errno = EAGAIN;
+		return -1;
+	}
+	memset(mm, 0, sizeof(mm));
+	iov[0] = (struct iovec){ buf, len };
+	mm[0].msg_hdr.msg_name = from;
+	mm[0].msg_hdr.msg_namelen = *fromlen;
+	for (i = 1; i <= READ_AHEAD; i++) {
+		iov[i] = (struct iovec){ ra->buf[i - 1], UDP_READ_MAX };
+		mm[i].msg_hdr.msg_name = &ra->msg[i - 1].from;
+		mm[i].msg_hdr.msg_namelen = sizeof(ra->msg[i - 1].from);
+	}
+	for (i = 0; i <= READ_AHEAD; i++) {
+		mm[i].msg_hdr.msg_iov = &iov[i];
+		mm[i].msg_hdr.msg_iovlen = 1;
+	}
+	if ((got = recvmmsg(fd, mm, 1 + READ_AHEAD, flags | MSG_DONTWAIT,
+	    NULL)) < 0)
+		return -1;
+	ra->drained = got < 1 + READ_AHEAD;
+	ra->next = 0;
+	ra->n = got > 0 ? (unsigned)got - 1 : 0;
+	for (i = 0; i < ra->n; i++) {
+		ra->msg[i].len = mm[i + 1].msg_len;
+		ra->msg[i].fromlen = mm[i + 1].msg_hdr.msg_namelen;
+	}
+	*fromlen = mm[0].msg_hdr.msg_namelen;
+	return got > 0 ? (ares_ssize_t)mm[0].msg_len : 0;
+}
+
+/*
+ * A connected UDP socket reports a refusal (an ICMP port unreachable for
+ * any query sent on it) to whichever call comes next.  When a send takes
+ * it, c-ares fails only the query being sent, and the one that earned the
+ * refusal (a lookup's A, when its AAAA is sent next) waits for its
+ * timeouts.  So the socket is also made to read as refused once: c-ares
+ * then moves every query on that server on, as after any failed read.
+ *
+ * Sent at once, one call per query.  Holding a lookup's A and AAAA for one
+ * sendmmsg was tried: sendmmsg drops the error of any message after the
+ * first, so c-ares lost count of refusals altogether.
+ */
+static ares_ssize_t
+sf_sendv(ares_socket_t fd, const struct iovec *iov, int n, void *arg)
+{
+	struct chan	*ch = arg;
+	struct sockev	*s;
+	struct msghdr	 m = { .msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)n };
+	ares_ssize_t	 rc;
+
+	if (n == 1)
+		rc = send(fd, iov[0].iov_base, iov[0].iov_len, MSG_NOSIGNAL);
+	else
+		rc = sendmsg(fd, &m, MSG_NOSIGNAL);
+	if (rc < 0 && errno == ECONNREFUSED) {
+		for (s = ch->socks; s && s->fd != fd; s = s->next)
+			;
+		if (s && s->ev && !s->refused) {
+			s->refused = true;
+			event_active(s->ev, EV_READ, 0);
+		}
+		errno = ECONNREFUSED;
+	}
+	return rc;
+}
+
+static const struct ares_socket_functions sock_funcs = {
+	sf_socket, sf_close, sf_connect, sf_recvfrom, sf_sendv
+};
 
 static void
 chan_destroy(struct chan *ch)
@@ -346,7 +541,7 @@ chan_new(struct resolver *r, struct chan **ret, char **ret_err)
 		return -ENOMEM;
 	}
 	memset(&o, 0, sizeof(o));
-	o.flags = ARES_FLAG_EDNS;
+	o.flags = ARES_FLAG_EDNS | ARES_FLAG_STAYOPEN;
 	o.ednspsz = EDNS_PAYLOAD;
 	o.sock_state_cb = sock_state_cb;
 	o.sock_state_cb_data = ch;
@@ -364,6 +559,7 @@ chan_new(struct resolver *r, struct chan **ret, char **ret_err)
 		free(ch);
 		return -EINVAL;
 	}
+	ares_set_socket_functions(ch->ares, &sock_funcs, ch);
 	if (r->nservers > 0) {
 		for (i = 0; i < r->nservers; i++) {
 			memset(&nodes[i], 0, sizeof(nodes[i]));
@@ -420,7 +616,7 @@ chan_dup(struct chan *from, struct chan **ret)
 		free(ch);
 		return -ENOMEM;
 	}
-	o.flags |= ARES_FLAG_EDNS;
+	o.flags |= ARES_FLAG_EDNS | ARES_FLAG_STAYOPEN;
 	o.ednspsz = EDNS_PAYLOAD;
 	o.sock_state_cb = sock_state_cb;
 	o.sock_state_cb_data = ch;
@@ -432,6 +628,7 @@ chan_dup(struct chan *from, struct chan **ret)
 		free(ch);
 		return -ENOMEM;
 	}
+	ares_set_socket_functions(ch->ares, &sock_funcs, ch);
 	if (ares_get_servers_ports(from->ares, &servers) != ARES_SUCCESS ||
 	    ares_set_servers_ports(ch->ares, servers) != ARES_SUCCESS) {
 		rc = -EIO;
@@ -475,6 +672,20 @@ chan_for_query(struct resolver *r)
 	return ch;
 }
 
+/*
+ * A random draw for an id.  glibc 2.36's arc4random is a getrandom(2) per
+ * call: the draws are taken IDPOOL at a time, in one call.
+ */
+static uint16_t
+resolver_draw_id(struct resolver *r)
+{
+	if (r->nidpool == 0) {
+		arc4random_buf(r->idpool, sizeof(r->idpool));
+		r->nidpool = IDPOOL;
+	}
+	return r->idpool[--r->nidpool];
+}
+
 /* A random id no query in flight on ch has; ch->pending < CHAN_PENDING_MAX. */
 static uint16_t
 chan_new_id(struct chan *ch)
@@ -482,7 +693,7 @@ chan_new_id(struct chan *ch)
 	uint16_t id;
 
 	do
-		id = (uint16_t)arc4random();
+		id = resolver_draw_id(ch->r);
 	while (ch->ids[id / 64] & (UINT64_C(1) << (id % 64)));
 	ch->ids[id / 64] |= UINT64_C(1) << (id % 64);
 	return id;
@@ -590,6 +801,7 @@ resolver_new(struct event_base *base, struct stats *stats)
 		return NULL;
 	r->base = base;
 	r->stats = stats;
+	r->ra.fd = -1;
 	if ((r->gc = event_new(base, -1, 0, gc_cb, r)) == NULL) {
 		free(r);
 		return NULL;

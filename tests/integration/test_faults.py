@@ -433,6 +433,14 @@ def upstream_dead_hits_answered_failures_not_waited_for(env):
     assert s2["failures_remembered"] - s1["failures_remembered"] == n, (s1, s2)
     # The hits were hits: nothing of theirs went upstream.
     assert stats(d)["upstream_queries"] == s1["upstream_queries"]
+    # AF_UNSPEC: A and AAAA on one socket, each refusal reported to whichever
+    # call comes next; neither query may be left to its timeouts.
+    for i in range(3):
+        f, _ = lookup(d, "gone%d.fault.example" % i, family=0)
+        assert f is not None and f["status"] == nclib.TRYAGAIN, f
+    s3 = stats(d)
+    assert s3["upstream_timeouts"] == s0["upstream_timeouts"], (
+        "a dead upstream was waited for (AF_UNSPEC)", s0, s3)
 
 
 @test
