@@ -64,7 +64,8 @@ struct half {
 	uint16_t	 qtype;
 	uint32_t	 kind;		/* the cache kind its result goes under */
 	int		 outcome;	/* enum outcome, once answered */
-	struct answer	 ans;
+	uint32_t	 ttl;		/* the reply's (answer.c: positive or SOA) */
+	bool		 cacheable;	/* negative: it had an SOA */
 	uint8_t		*body;		/* O_POSITIVE: the answer body */
 	size_t		 len;
 };
@@ -368,8 +369,8 @@ fetch_positive(struct fetch *f)
 
 	memset(r, 0, sizeof(r));
 	for (i = 0; i < f->nhalf; i++)
-		if (f->half[i].outcome == O_POSITIVE && f->half[i].ans.ttl < pos_ttl)
-			pos_ttl = f->half[i].ans.ttl;
+		if (f->half[i].outcome == O_POSITIVE && f->half[i].ttl < pos_ttl)
+			pos_ttl = f->half[i].ttl;
 	for (i = 0; i < f->nhalf; i++) {
 		struct half *h = &f->half[i];
 		uint32_t ttl;
@@ -378,10 +379,10 @@ fetch_positive(struct fetch *f)
 		switch (h->outcome) {
 		case O_POSITIVE:
 			r[i].status = CACHE_POSITIVE;
-			r[i].ttl = cache_clamp_ttl(ds->cache, CACHE_POSITIVE, h->ans.ttl);
+			r[i].ttl = cache_clamp_ttl(ds->cache, CACHE_POSITIVE, h->ttl);
 			r[i].data = h->body;
 			r[i].len = h->len;
-			cache_put(ds->cache, f->key, h->kind, CACHE_POSITIVE, h->ans.ttl,
+			cache_put(ds->cache, f->key, h->kind, CACHE_POSITIVE, h->ttl,
 			    h->body, h->len);
 			break;
 		case O_NXDOMAIN:
@@ -391,7 +392,7 @@ fetch_positive(struct fetch *f)
 			 * has none there, for its SOA's time, or else for as
 			 * long as the records it came with.
 			 */
-			ttl = h->ans.cacheable ? h->ans.ttl : pos_ttl;
+			ttl = h->cacheable ? h->ttl : pos_ttl;
 			r[i].status = CACHE_NODATA;
 			r[i].ttl = cache_clamp_ttl(ds->cache, CACHE_NODATA, ttl);
 			cache_put(ds->cache, f->key, h->kind, CACHE_NODATA, ttl, NULL, 0);
@@ -460,10 +461,10 @@ fetch_weigh(struct fetch *f)
 
 			if (h->outcome != O_NXDOMAIN && h->outcome != O_NODATA)
 				continue;
-			if (!h->ans.cacheable)
+			if (!h->cacheable)
 				f->neg_cacheable = false;
-			else if (!f->any_negative || h->ans.ttl < f->neg_ttl)
-				f->neg_ttl = h->ans.ttl;
+			else if (!f->any_negative || h->ttl < f->neg_ttl)
+				f->neg_ttl = h->ttl;
 			f->any_negative = true;
 		}
 	}
@@ -485,6 +486,7 @@ half_cb(void *arg, int status, const uint8_t *reply, size_t len)
 	struct half	*h = arg;
 	struct fetch	*f = h->f;
 	struct dnssrc	*ds = f->ds;
+	struct answer	 ans;
 	struct proto_wr	 w;
 
 	log_debug("upstream: %s type %u: %s", f->cand[f->icand], h->qtype,
@@ -510,12 +512,14 @@ half_cb(void *arg, int status, const uint8_t *reply, size_t len)
 	}
 	proto_wr_init(&w, ds->fetched, sizeof(ds->fetched));
 	if (answer_from_reply(reply, len, f->cand[f->icand], h->qtype, f->mode,
-	    f->family, f->addr, &w, &h->ans) < 0) {
+	    f->family, f->addr, &w, &ans) < 0) {
 		half_done(h, O_BAD);
 		return;
 	}
-	if (h->ans.status != ANSWER_POSITIVE) {
-		half_done(h, h->ans.status == ANSWER_NODATA ? O_NODATA : O_NXDOMAIN);
+	h->ttl = ans.ttl;
+	h->cacheable = ans.cacheable;
+	if (ans.status != ANSWER_POSITIVE) {
+		half_done(h, ans.status == ANSWER_NODATA ? O_NODATA : O_NXDOMAIN);
 		return;
 	}
 	free(h->body);
