@@ -24,6 +24,7 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <stddef.h>
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,10 +49,11 @@ struct centry {
 	uint32_t	 kind;
 	uint32_t	 cost;		/* bytes of heap it holds: malloc_usable_size
 					   and the allocator's header */
-	uint8_t		 status;
+	uint8_t		 status : 7;	/* enum cache_status */
+	uint8_t		 failed_notfound : 1;	/* with failed_until */
 	uint8_t		 name_len;
-	bool		 failed_notfound;	/* with failed_until */
-	char		 name[];	/* lowercased, NUL, then data */
+	char		 name[];		/* 66 bytes in: a byte more costs
+						   16 of malloc for some names */	/* lowercased, NUL, then data */
 };
 
 struct cache {
@@ -383,7 +385,7 @@ cache_put_failure(struct cache *c, const char *name, uint32_t kind, bool notfoun
 		e->expires = now;
 	}
 	e->failed_until = now + (int64_t)c->lim.failure_ttl * 1000;
-	e->failed_notfound = notfound;
+	e->failed_notfound = notfound ? 1 : 0;
 	return 0;
 }
 

@@ -42,6 +42,7 @@
 #include <event2/event.h>
 
 #include "log.h"
+#include "resolvconf.h"
 #include "resolver.h"
 #include "stats.h"
 #include "watch.h"
@@ -489,38 +490,17 @@ describe_servers(struct chan *ch)
 }
 
 /*
- * glibc's "options timeout:N attempts:N" (and its defaults, 5 s and 2, and
- * caps, 30 and 5): c-ares 1.18 reads only retrans: and retry:, so these are
- * read here and handed over as options.
+ * glibc's "options timeout:N attempts:N": c-ares 1.18 reads only retrans:
+ * and retry:, so these are read here (resolvconf.c) and handed over.
  */
 static void
 read_timeouts(const char *path, int *ret_timeout_ms, int *ret_tries)
 {
-	FILE	*f;
-	char	*line = NULL, *tok, *save;
-	size_t	 cap = 0;
-	long	 v;
+	FILE *f = fopen(path, "re");
 
-	*ret_timeout_ms = 5000;
-	*ret_tries = 2;
-	if ((f = fopen(path, "re")) == NULL)
-		return;
-	while (getline(&line, &cap, f) > 0) {
-		tok = strtok_r(line, " \t\n", &save);
-		if (tok == NULL || strcmp(tok, "options") != 0)
-			continue;
-		while ((tok = strtok_r(NULL, " \t\n", &save)) != NULL) {
-			if (strncmp(tok, "timeout:", 8) == 0) {
-				v = strtol(tok + 8, NULL, 10);
-				*ret_timeout_ms = (int)(v < 1 ? 1 : v > 30 ? 30 : v) * 1000;
-			} else if (strncmp(tok, "attempts:", 9) == 0) {
-				v = strtol(tok + 9, NULL, 10);
-				*ret_tries = (int)(v < 1 ? 1 : v > 5 ? 5 : v);
-			}
-		}
-	}
-	free(line);
-	fclose(f);
+	resolvconf_timeouts(f, ret_timeout_ms, ret_tries);
+	if (f)
+		fclose(f);
 }
 
 static int
