@@ -14,6 +14,7 @@
 #include "lookup.h"
 #include "nsspool.h"
 #include "resolver.h"
+#include "seams.h"
 #include "nscdmap.h"
 #include "nscdsrv.h"
 #include "shm.h"
@@ -308,10 +309,12 @@ dispatch_request(void *arg, struct server_req *req)
 	struct proto_lookup_name qn;
 	struct proto_lookup_addr qa;
 	struct proto_query_rr	 qr;
+	struct lookup_req	 lr;
 	const char		*why = NULL;
 	char			 msg[64];
 	int			 r;
 
+	seams_server_req(&lr, req);
 	switch (req->hdr.type) {
 	case PROTO_LOOKUP_NAME:
 		d->stats.lookups_name++;
@@ -319,7 +322,7 @@ dispatch_request(void *arg, struct server_req *req)
 		    &why)) < 0)
 			bad_request(d, req, r, why);
 		else
-			lookup_name(d->lookup, req, &qn);
+			lookup_name(d->lookup, &lr, &qn);
 		break;
 	case PROTO_LOOKUP_ADDR:
 		d->stats.lookups_addr++;
@@ -327,7 +330,7 @@ dispatch_request(void *arg, struct server_req *req)
 		    &why)) < 0)
 			bad_request(d, req, r, why);
 		else
-			lookup_addr(d->lookup, req, &qa);
+			lookup_addr(d->lookup, &lr, &qa);
 		break;
 	case PROTO_QUERY_RR:
 		d->stats.lookups_rr++;
@@ -335,7 +338,7 @@ dispatch_request(void *arg, struct server_req *req)
 		    &why)) < 0)
 			bad_request(d, req, r, why);
 		else
-			lookup_rr(d->lookup, req, &qr);
+			lookup_rr(d->lookup, &lr, &qr);
 		break;
 	case PROTO_STATISTICS:
 		reply_kv(d, req, kv_statistics, NULL);

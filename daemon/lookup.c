@@ -47,8 +47,9 @@ struct lookup {
 /* One lookup, from its request to its reply. */
 struct walk {
 	struct lookup		*lk;
-	struct server_req	*req;		/* until it waits */
-	struct server_hold	*hold;		/* once it waits */
+	const struct lookup_frontend *fe;	/* NULL: the engine's own walk */
+	void			*ctx;		/* the front end's request, until it waits */
+	void			*hold;		/* once it waits */
 	struct reply_to		 to;		/* names and addr point below */
 	char			 name[PROTO_NAME_MAX + 2];
 	size_t			 name_len;
@@ -57,6 +58,7 @@ struct walk {
 	struct walk_state	 ws;
 	uint16_t		 rr_type;	/* REPLY_RR: the type asked */
 	bool			 refresh;	/* refresh live answers it meets */
+	bool			 absolute;	/* LOOKUP_ABSOLUTE: no search list */
 };
 
 static void walk_run(struct walk *);
@@ -64,12 +66,10 @@ static void walk_run(struct walk *);
 static void
 walk_send(struct walk *wk, size_t len)
 {
-	const struct lookup_frontend *fe = wk->lk->env.front;
-
 	if (wk->hold)
-		fe->hold_reply(wk->hold, reply_frame(wk->lk->reply), len);
-	else if (wk->req)
-		fe->reply(wk->req, reply_frame(wk->lk->reply), len);
+		wk->fe->hold_reply(wk->hold, reply_frame(wk->lk->reply), len);
+	else if (wk->ctx)
+		wk->fe->reply(wk->ctx, reply_frame(wk->lk->reply), len);
 	/* else: a walk of the engine's own, to publish */
 	free(wk);
 }
@@ -79,7 +79,7 @@ static void
 walk_cancel(struct walk *wk)
 {
 	if (wk->hold)
-		wk->lk->env.front->hold_release(wk->hold);
+		wk->fe->hold_release(wk->hold);
 	free(wk);
 }
 
@@ -108,7 +108,7 @@ static void
 walk_finish(struct walk *wk, struct stage *st, const struct walk_end *end)
 {
 	struct lookup *lk = wk->lk;
-	bool asked = wk->hold || wk->req;
+	bool asked = wk->hold || wk->ctx;
 
 	reply_end_unavail(lk->reply, &wk->to, st);
 	if (end->publish)
@@ -144,11 +144,11 @@ walk_fail(struct walk *wk, uint16_t status, const char *why)
 static bool
 walk_hold(struct walk *wk)
 {
-	if (wk->hold || wk->req == NULL)
+	if (wk->hold || wk->ctx == NULL)
 		return true;	/* held already, or nobody's to hold */
-	if ((wk->hold = wk->lk->env.front->hold(wk->req)) == NULL)
+	if ((wk->hold = wk->fe->hold(wk->ctx)) == NULL)
 		return false;
-	wk->req = NULL;
+	wk->ctx = NULL;
 	return true;
 }
 
@@ -167,6 +167,19 @@ step_files(struct walk *wk)
 
 /* --- dns ----------------------------------------------------------------- */
 
+/* The name the dns source is asked: absolute ones end in a dot, so no search. */
+static const char *
+dns_name(const struct walk *wk, char buf[PROTO_NAME_MAX + 2])
+{
+	if (!wk->absolute || wk->name_len == 0 || wk->name[wk->name_len - 1] == '.' ||
+	    wk->name_len > PROTO_NAME_MAX)
+		return wk->name;
+	memcpy(buf, wk->name, wk->name_len);
+	buf[wk->name_len] = '.';
+	buf[wk->name_len + 1] = '\0';
+	return buf;
+}
+
 static void
 dns_done(void *arg, int status, const struct dns_result *r, unsigned n)
 {
@@ -174,6 +187,7 @@ dns_done(void *arg, int status, const struct dns_result *r, unsigned n)
 	struct lookup	*lk = wk->lk;
 	struct stage	 st;
 	char		 cand[DNSSRC_NCAND][PROTO_NAME_MAX + 2];
+	char		 dotted[PROTO_NAME_MAX + 2];
 	bool		 asis;
 	int		 ncand = 0;
 
@@ -186,7 +200,7 @@ dns_done(void *arg, int status, const struct dns_result *r, unsigned n)
 		return;
 	}
 	if (wk->to.what == REPLY_NAME)
-		ncand = dnssrc_candidates(lk->dns, wk->name, cand, &asis);
+		ncand = dnssrc_candidates(lk->dns, dns_name(wk, dotted), cand, &asis);
 	reply_dns(lk->reply, &wk->to, cand, ncand, r, n, &st);
 	walk_step_done(wk, &st);
 }
@@ -198,9 +212,11 @@ step_dns(struct walk *wk)
 	struct dnssrc_ask	 a;
 	struct dns_result	 now[2];
 	bool			 wants[2];
+	/* The key is copied by dnssrc_wait: the buffer may go with the call. */
+	char			 dotted[PROTO_NAME_MAX + 2];
 
 	if (wk->to.what == REPLY_NAME)
-		dnssrc_ask_name(lk->dns, &a, wk->name, wk->to.family);
+		dnssrc_ask_name(lk->dns, &a, dns_name(wk, dotted), wk->to.family);
 	else if (wk->to.what == REPLY_ADDR)
 		dnssrc_ask_addr(&a, wk->to.family, wk->addr);
 	else
@@ -309,25 +325,30 @@ walk_run(struct walk *wk)
 	}
 }
 
+/* req NULL: a walk of the engine's own, to publish what it finds. */
 static struct walk *
-walk_new(struct lookup *lk, struct server_req *req, int what, uint8_t family)
+walk_new(struct lookup *lk, const struct lookup_req *req, int what, uint8_t family)
 {
 	struct walk *wk = calloc(1, sizeof(*wk));
 
 	if (wk == NULL && req != NULL) {
-		struct reply_to	to = { .type = req->hdr.type, .id = req->hdr.id };
+		struct reply_to	to = { .type = req->type, .id = req->id };
 		struct stage	st;
 
 		reply_error(lk->reply, &to, PROTO_INTERNAL, "out of memory", &st);
-		lk->env.front->reply(req, reply_frame(lk->reply), st.len);
+		req->fe->reply(req->ctx, reply_frame(lk->reply), st.len);
 	}
 	if (wk == NULL)
 		return NULL;
 	wk->lk = lk;
-	wk->req = req;
-	wk->to.type = req ? req->hdr.type : (what == REPLY_ADDR ? PROTO_LOOKUP_ADDR :
+	if (req != NULL) {
+		wk->fe = req->fe;
+		wk->ctx = req->ctx;
+		wk->absolute = (req->flags & LOOKUP_ABSOLUTE) != 0;
+	}
+	wk->to.type = req ? req->type : (what == REPLY_ADDR ? PROTO_LOOKUP_ADDR :
 	    PROTO_LOOKUP_NAME);
-	wk->to.id = req ? req->hdr.id : 0;
+	wk->to.id = req ? req->id : 0;
 	wk->to.what = what;
 	wk->to.family = family;
 	wk->to.name = wk->name;
@@ -338,7 +359,7 @@ walk_new(struct lookup *lk, struct server_req *req, int what, uint8_t family)
 
 /* A walk of (name, family), published under the name as given. */
 static struct walk *
-walk_name(struct lookup *lk, struct server_req *req, uint8_t family,
+walk_name(struct lookup *lk, const struct lookup_req *req, uint8_t family,
     const char *name, size_t len)
 {
 	struct walk *wk;
@@ -349,7 +370,8 @@ walk_name(struct lookup *lk, struct server_req *req, uint8_t family,
 	memcpy(wk->name, name, len);
 	wk->name[len] = '\0';
 	wk->name_len = len;
-	wk->pk.kind = SHM_NAME;
+	/* An absolute walk is no glibc lookup of the name: it is not published. */
+	wk->pk.kind = wk->absolute ? 0 : SHM_NAME;
 	wk->pk.family = family;
 	wk->pk.len = len;
 	memcpy(wk->pk.key, name, len);
@@ -358,7 +380,8 @@ walk_name(struct lookup *lk, struct server_req *req, uint8_t family,
 
 /* A walk of an address (4 or 16 bytes, as family says), published under it. */
 static struct walk *
-walk_addr(struct lookup *lk, struct server_req *req, uint8_t family, const void *addr)
+walk_addr(struct lookup *lk, const struct lookup_req *req, uint8_t family,
+    const void *addr)
 {
 	struct walk *wk;
 
@@ -408,7 +431,7 @@ refreshed(void *arg, int mode, uint8_t family, const char *key,
 }
 
 void
-lookup_name(struct lookup *lk, struct server_req *req,
+lookup_name(struct lookup *lk, const struct lookup_req *req,
     const struct proto_lookup_name *q)
 {
 	struct walk *wk;
@@ -418,7 +441,7 @@ lookup_name(struct lookup *lk, struct server_req *req,
 }
 
 void
-lookup_addr(struct lookup *lk, struct server_req *req,
+lookup_addr(struct lookup *lk, const struct lookup_req *req,
     const struct proto_lookup_addr *q)
 {
 	struct walk *wk;
@@ -428,7 +451,7 @@ lookup_addr(struct lookup *lk, struct server_req *req,
 }
 
 void
-lookup_rr(struct lookup *lk, struct server_req *req, const struct proto_query_rr *q)
+lookup_rr(struct lookup *lk, const struct lookup_req *req, const struct proto_query_rr *q)
 {
 	struct walk_line	 line;
 	struct walk		*wk;

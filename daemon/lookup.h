@@ -11,7 +11,6 @@
 #include "dnssrc.h"
 #include "modsrc.h"
 #include "proto.h"
-#include "server.h"
 
 struct hosts;
 struct lookup;
@@ -22,17 +21,30 @@ struct shm;
 
 /*
  * The engine's seams.  Every front end (the namecache protocol, glibc's
- * nscd protocol) hands the engine a request as a struct server_req and
- * gets its reply frame back through these; the daemon passes the real
- * parts (seams.c), the scenario tests (tests/unit/test-engine.c) fakes.
+ * nscd protocol, the DNS listener) hands the engine a request as a
+ * struct lookup_req naming its own functions, and gets its reply frame
+ * back through them; the daemon passes the real parts (seams.c), the
+ * scenario tests (tests/unit/test-engine.c) fakes.
  */
 struct lookup_frontend {
 	/* The walk must wait: keep the request past the call.  NULL: no memory. */
-	struct server_hold *(*hold)(struct server_req *);
-	void	(*reply)(struct server_req *, const void *frame, size_t len);
-	void	(*hold_reply)(struct server_hold *, const void *frame, size_t len);
+	void	*(*hold)(void *ctx);
+	void	(*reply)(void *ctx, const void *frame, size_t len);
+	void	(*hold_reply)(void *hold, const void *frame, size_t len);
 	/* At shutdown: the held request ends with no reply. */
-	void	(*hold_release)(struct server_hold *);
+	void	(*hold_release)(void *hold);
+};
+
+/* LOOKUP_ABSOLUTE: the name is whole as given; the search list is not applied. */
+#define LOOKUP_ABSOLUTE	0x1u
+
+/* A request, as a front end hands it over: read during the call only. */
+struct lookup_req {
+	const struct lookup_frontend *fe;
+	void		*ctx;		/* the front end's own, given back to fe */
+	uint8_t		 type;		/* PROTO_* request type the reply frame answers */
+	uint32_t	 id;		/* and its id */
+	unsigned	 flags;		/* LOOKUP_* */
 };
 
 /* The hosts index (hostsrc.h): borrowed until the next return to the loop. */
@@ -43,7 +55,6 @@ struct lookup_hosts {
 };
 
 struct lookup_env {
-	const struct lookup_frontend	*front;
 	struct lookup_hosts		 hosts;
 	struct dnssrc_upstream		 upstream;
 	struct modsrc_modules		 modules;
@@ -76,15 +87,16 @@ void	 lookup_free(struct lookup *);
 void	 lookup_configure(struct lookup *, const struct cache_limits *, bool prefetch);
 
 /*
- * Answers the request now, or holds it and answers when the sources
- * have; req is borrowed for the call.  q is read during the call only.
+ * Answers the request now, or holds it (req->fe->hold) and answers when
+ * the sources have.  req and q are read during the call only.
  */
-void	 lookup_name(struct lookup *, struct server_req *,
+void	 lookup_name(struct lookup *, const struct lookup_req *req,
 	    const struct proto_lookup_name *q);
-void	 lookup_addr(struct lookup *, struct server_req *,
+void	 lookup_addr(struct lookup *, const struct lookup_req *req,
 	    const struct proto_lookup_addr *q);
 /* Records of any type: DNS alone, whatever the hosts line says. */
-void	 lookup_rr(struct lookup *, struct server_req *, const struct proto_query_rr *q);
+void	 lookup_rr(struct lookup *, const struct lookup_req *req,
+	    const struct proto_query_rr *q);
 
 /*
  * The hosts line to walk (namecache's own entry already taken out): files

@@ -29,6 +29,7 @@
 #include "nscd.h"
 #include "nscdmap.h"
 #include "nscdsrv.h"
+#include "seams.h"
 #include "shm.h"
 
 struct nscdsrv {
@@ -135,12 +136,13 @@ lookup(struct nscdsrv *ns, struct server_req *req, int32_t type)
 {
 	struct proto_lookup_name qn;
 	struct proto_lookup_addr qa;
-	struct server_req	 lr = *req;
+	struct lookup_req	 lr;
 	uint8_t			 refusal[64];
 	size_t			 klen = req->body_len;
 
-	lr.hdr.type = PROTO_LOOKUP_NAME;
-	lr.hdr.id = 0;
+	seams_server_req(&lr, req);
+	lr.type = PROTO_LOOKUP_NAME;
+	lr.id = 0;
 	switch (type) {
 	case NSCD_GETHOSTBYNAME:
 	case NSCD_GETHOSTBYNAMEv6:
@@ -166,7 +168,7 @@ lookup(struct nscdsrv *ns, struct server_req *req, int32_t type)
 		memset(&qa, 0, sizeof(qa));
 		qa.family = klen == 4 ? PROTO_AF_INET : PROTO_AF_INET6;
 		memcpy(qa.addr, req->body, klen);
-		lr.hdr.type = PROTO_LOOKUP_ADDR;
+		lr.type = PROTO_LOOKUP_ADDR;
 		ns->d->stats.lookups_addr++;
 		lookup_addr(ns->d->lookup, &lr, &qa);
 		return;

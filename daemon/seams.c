@@ -6,13 +6,48 @@
 #include "nsspool.h"
 #include "resolver.h"
 #include "seams.h"
+#include "server.h"
+
+static void *
+front_hold(void *ctx)
+{
+	return server_hold(ctx);
+}
+
+static void
+front_reply(void *ctx, const void *frame, size_t len)
+{
+	server_reply(ctx, frame, len);
+}
+
+static void
+front_hold_reply(void *hold, const void *frame, size_t len)
+{
+	server_hold_reply(hold, frame, len);
+}
+
+static void
+front_hold_release(void *hold)
+{
+	server_hold_release(hold);
+}
 
 static const struct lookup_frontend server_front = {
-	.hold = server_hold,
-	.reply = server_reply,
-	.hold_reply = server_hold_reply,
-	.hold_release = server_hold_release,
+	.hold = front_hold,
+	.reply = front_reply,
+	.hold_reply = front_hold_reply,
+	.hold_release = front_hold_release,
 };
+
+void
+seams_server_req(struct lookup_req *ret, struct server_req *req)
+{
+	ret->fe = &server_front;
+	ret->ctx = req;
+	ret->type = req->hdr.type;
+	ret->id = req->hdr.id;
+	ret->flags = 0;
+}
 
 static const struct hosts *
 hosts_get(void *arg)
@@ -64,7 +99,6 @@ seams_lookup_env(struct lookup_env *env, struct hostsrc *hosts,
     void *now_arg)
 {
 	memset(env, 0, sizeof(*env));
-	env->front = &server_front;
 	env->hosts = (struct lookup_hosts){ hosts_get, hosts_error, hosts };
 	env->upstream = (struct dnssrc_upstream){ upstream_query, upstream_search,
 	    resolver };

@@ -8,10 +8,13 @@
 struct hostsrc;
 struct nsspool;
 struct resolver;
+struct server_req;
 
-/* The engine's world in the daemon: the server's replies and holds, the
- * live hosts index, c-ares and the worker pool.  All borrowed. */
+/* The engine's world in the daemon: the live hosts index, c-ares and the worker pool.  All borrowed. */
 void	seams_lookup_env(struct lookup_env *ret, struct hostsrc *, struct resolver *,
 	    struct nsspool *, cache_clock_fn *now, void *now_arg);
+
+/* A request of the Unix socket's (namecache's or nscd's protocol), for the engine. */
+void	seams_server_req(struct lookup_req *ret, struct server_req *req);
 
 #endif

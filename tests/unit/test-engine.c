@@ -36,7 +36,8 @@
  *   module NAME missing           the module does not load
  *   nscd [reloads=N]              glibc's nscd map, published into
  *   shm                           the shared segment, published into
- *   ask ID NAME [family=unspec|inet|inet6]
+ *   ask ID NAME [family=unspec|inet|inet6] [absolute=yes]
+ *                                 absolute: no search list (the DNS listener's)
  *   ask_addr ID ADDRESS
  *   ask_rr ID NAME TYPE
  *   refresh NAME [family=...]     a refresh walk, nobody waiting
@@ -142,7 +143,8 @@ struct client {
 	size_t		 len;
 };
 
-struct server_hold {
+/* A held request; the request itself (ctx) is the client's id. */
+struct fake_hold {
 	uint32_t	id;
 };
 
@@ -580,24 +582,34 @@ frame_id(const void *frame, size_t len)
 	return hdr.id;
 }
 
-static struct server_hold *
-fake_hold(struct server_req *req)
+static uint32_t
+ctx_id(void *ctx)
 {
-	struct server_hold *h = malloc(sizeof(*h));
+	return (uint32_t)((uintptr_t)ctx - 1);
+}
 
-	h->id = req->hdr.id;
+static void *
+fake_hold(void *ctx)
+{
+	struct fake_hold *h = malloc(sizeof(*h));
+
+	h->id = ctx_id(ctx);
 	return h;
 }
 
 static void
-fake_reply(struct server_req *req, const void *frame, size_t len)
+fake_reply(void *ctx, const void *frame, size_t len)
 {
-	record(frame_id(frame, len), frame, len);
+	if (frame_id(frame, len) != ctx_id(ctx))
+		die("a reply with another request's id");
+	record(ctx_id(ctx), frame, len);
 }
 
 static void
-fake_hold_reply(struct server_hold *h, const void *frame, size_t len)
+fake_hold_reply(void *hold, const void *frame, size_t len)
 {
+	struct fake_hold *h = hold;
+
 	if (frame_id(frame, len) != h->id)
 		die("a held reply with another request's id");
 	record(h->id, frame, len);
@@ -605,8 +617,10 @@ fake_hold_reply(struct server_hold *h, const void *frame, size_t len)
 }
 
 static void
-fake_hold_release(struct server_hold *h)
+fake_hold_release(void *hold)
 {
+	struct fake_hold *h = hold;
+
 	W->client[h->id].released = true;
 	free(h);
 }
@@ -716,7 +730,6 @@ static void
 start(void)
 {
 	struct lookup_env env = {
-		.front = &fake_front,
 		.hosts = { fake_hosts, fake_hosts_error, NULL },
 		.upstream = { fake_query, fake_search, NULL },
 		.modules = { fake_module_call, fake_module_missing, fake_module_id,
@@ -839,15 +852,17 @@ expect(char **tok, int n)
 }
 
 static void
-ask(long id, struct server_req *req, uint8_t type)
+ask(long id, struct lookup_req *req, uint8_t type)
 {
 	if (id < 0 || id >= MAXCLIENTS)
 		die("client id %ld out of range", id);
 	free(W->client[id].frame);
 	memset(&W->client[id], 0, sizeof(W->client[id]));
 	memset(req, 0, sizeof(*req));
-	req->hdr.type = type;
-	req->hdr.id = (uint32_t)id;
+	req->fe = &fake_front;
+	req->ctx = (void *)(uintptr_t)(id + 1);	/* never NULL */
+	req->type = type;
+	req->id = (uint32_t)id;
 }
 
 static uint64_t
@@ -892,7 +907,7 @@ static void
 command(char **tok, int n, char *rest)
 {
 	const char		*c = tok[0];
-	struct server_req	 req;
+	struct lookup_req	 req;
 
 	if (strcmp(c, "config") == 0) {
 		if (W->started)
@@ -1020,6 +1035,7 @@ command(char **tok, int n, char *rest)
 		lookup_set_shm(W->lk, W->shm);
 	} else if (strcmp(c, "ask") == 0) {
 		struct proto_lookup_name q;
+		const char *v;
 
 		start();
 		memset(&q, 0, sizeof(q));
@@ -1027,6 +1043,8 @@ command(char **tok, int n, char *rest)
 		q.family = family_of(tok, n, 3);
 		q.name_len = strlen(tok[2]);
 		memcpy(q.name, tok[2], q.name_len + 1);
+		if ((v = opt(tok, n, 3, "absolute")) != NULL && strcmp(v, "yes") == 0)
+			req.flags |= LOOKUP_ABSOLUTE;
 		lookup_name(W->lk, &req, &q);
 	} else if (strcmp(c, "ask_addr") == 0) {
 		struct proto_lookup_addr q;
