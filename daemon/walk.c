@@ -20,11 +20,14 @@
 void
 walk_begin(struct walk_state *ws, const struct walk_line *line)
 {
-	memset(ws, 0, sizeof(*ws));
-	ws->line = *line;
+	/* The line's used sources only: walk_begin runs once a lookup. */
+	ws->line.n = line->n;
+	memcpy(ws->line.src, line->src, line->n * sizeof(line->src[0]));
+	ws->i = 0;
 	ws->expires = INT64_MAX;
 	ws->ttl_full = UINT32_MAX;
 	ws->publishable = true;
+	ws->exact = false;
 }
 
 static void

@@ -22,14 +22,43 @@ name_fold_char(uint8_t c)
 	return c >= 'A' && c <= 'Z' ? (uint8_t)(c + ('a' - 'A')) : c;
 }
 
+/* Inline: the hosts index, the cache and the stores compare on every lookup. */
+
 /* Copies len bytes of src to dst, folded; dst may be src. */
-void	name_fold(void *dst, const void *src, size_t len);
+static inline void
+name_fold(void *dst, const void *src, size_t len)
+{
+	uint8_t		*d = dst;
+	const uint8_t	*s = src;
+
+	for (size_t i = 0; i < len; i++)
+		d[i] = name_fold_char(s[i]);
+}
 
 /* Whether len bytes of a and b are equal once folded. */
-bool	name_eq_fold(const void *a, const void *b, size_t len);
+static inline bool
+name_eq_fold(const void *a, const void *b, size_t len)
+{
+	const uint8_t	*x = a, *y = b;
+
+	for (size_t i = 0; i < len; i++)
+		if (x[i] != y[i] && name_fold_char(x[i]) != name_fold_char(y[i]))
+			return false;
+	return true;
+}
 
 /* Whether NUL-terminated a and b are equal once folded. */
-bool	name_streq_fold(const char *a, const char *b);
+static inline bool
+name_streq_fold(const char *a, const char *b)
+{
+	uint8_t x, y;
+
+	do {
+		x = name_fold_char((uint8_t)*a++);
+		y = name_fold_char((uint8_t)*b++);
+	} while (x != '\0' && x == y);
+	return x == y;
+}
 
 /*
  * An order of folded names: -1, 0 or 1 as a, alen bytes, sorts before,
