@@ -145,46 +145,26 @@ qtype_meta(uint16_t t)
 	    t == 254;
 }
 
-/* Only what a host name holds: the hosts line's walk may take it. */
+/*
+ * Only what a host name holds, so the hosts line's walk may take it: in
+ * the string, as dnsmsg_name escapes any other byte with a backslash.
+ */
 static bool
-wire_plain(const uint8_t *w, size_t len)
+name_plain(const char *s)
 {
-	size_t	i, end;
-	uint8_t	c;
-
-	if (len <= 1)
-		return false;		/* the root */
-	for (i = 0; w[i] != 0; i = end) {
-		end = i + 1 + w[i];
-		while (++i < end) {
-			c = w[i];
-			if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			    (c >= '0' && c <= '9') || c == '-' || c == '_'))
-				return false;
-		}
-	}
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		    (*s >= '0' && *s <= '9') || *s == '-' || *s == '_' ||
+		    *s == '.'))
+			return false;
 	return true;
-}
-
-/* The OPT's rdata at rd: each option's header and length checked. */
-static int
-opt_options(const uint8_t *p, size_t len)
-{
-	struct rd	rd = { p, len, 0, 0 };
-	uint16_t	olen;
-
-	while (rd.err == 0 && rd.off < rd.len) {
-		rd_u16(&rd);			/* OPTION-CODE */
-		olen = rd_u16(&rd);
-		rd_take(&rd, olen);
-	}
-	return rd.err;
 }
 
 /* The additional section: one OPT at most, nothing else.  A verdict. */
 static int
 query_additional(struct rd *rd, uint16_t arcount, struct dnswire_query *q)
 {
+	struct rd	 opt;
 	const uint8_t	*rdata;
 	uint8_t		 owner[DNSMSG_NAME_MAX];
 	uint16_t	 type, size, rdlen;
@@ -206,9 +186,17 @@ query_additional(struct rd *rd, uint16_t arcount, struct dnswire_query *q)
 		q->udp_size = size < DNSWIRE_UDP_PLAIN ? DNSWIRE_UDP_PLAIN :
 		    size > DNSWIRE_EDNS_SIZE ? DNSWIRE_EDNS_SIZE : size;
 		q->do_bit = (ttl & EDNS_DO) != 0;
-		if ((ttl >> 16 & 0xff) != 0)
+		if ((ttl >> 16 & 0xff) != 0) {
 			verdict = DNSWIRE_BADVERS;
-		else if (opt_options(rdata, rdlen) < 0)
+			continue;
+		}
+		/* Each option's header and length, within the rdata. */
+		opt = (struct rd){ rdata, rdlen, 0, 0 };
+		while (opt.err == 0 && opt.off < opt.len) {
+			rd_u16(&opt);		/* OPTION-CODE */
+			rd_take(&opt, rd_u16(&opt));
+		}
+		if (opt.err)
 			goto formerr;
 	}
 	return verdict;
@@ -267,7 +255,7 @@ dnswire_query_read(const uint8_t *buf, size_t len, struct dnswire_query *ret_q)
 		q->name[0] = '\0';	/* "." from dnsmsg: "" here */
 	else
 		q->name_len = (size_t)r;
-	q->name_plain = wire_plain(q->wire, wire_len);
+	q->name_plain = q->name_len > 0 && name_plain(q->name);
 
 	if (ancount != 0 || nscount != 0 || qtype_meta(q->qtype))
 		return DNSWIRE_FORMERR;
