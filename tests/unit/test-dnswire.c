@@ -899,6 +899,16 @@ test_reply_error(void **state)
 	assert_int_equal(msg.flags, 0x8181);
 	assert_int_equal(msg.qdcount, 0);
 
+	/* A header promising a question that is not there: 12 bytes back. */
+	mb_query(&mb, 0x5556, 0x0100, "example.com", DNS_T_A);
+	mb.len = 12;
+	assert_int_equal(read_mb(&q), DNSWIRE_FORMERR);
+	n = error_reply(DNSWIRE_FORMERR, &msg);
+	assert_int_equal(n, 12);
+	assert_int_equal(msg.qdcount, 0);
+	n = error_reply(DNS_R_REFUSED, &msg);
+	assert_int_equal(n, 12);
+
 	/* NOTIMP: opcode echoed, header only. */
 	mb_query(&mb, 0x6666, 4 << 11 | 0x0100, "example.com", DNS_T_SOA);
 	n = error_reply(DNSWIRE_NOTIMP, &msg);
