@@ -327,33 +327,32 @@ name_at_eq(const struct dnswire_wr *w, size_t off, const uint8_t *s)
 /*
  * A name of len wire bytes, uncompressed and trusted.  With compress, its
  * longest suffix written before becomes a pointer, and its new suffixes
- * are remembered (while the table has room and a pointer reaches them).
+ * are remembered once written (while the table has room and a pointer
+ * reaches them).  Once the record does not fit, nothing more is compared:
+ * the bytes past len are not this reply's.
  */
 static void
 put_name(struct dnswire_wr *w, const uint8_t *name, size_t len, bool compress)
 {
-	size_t		pos, n;
+	size_t		pos, n, at;
 	unsigned	i;
 
-	for (pos = 0; name[pos] != 0; pos += n) {
+	for (pos = 0; name[pos] != 0 && !w->full; pos += n) {
 		n = 1 + (size_t)name[pos];
-		if (!compress) {
-			put(w, name + pos, n);
-			continue;
-		}
-		for (i = 0; i < w->nnames; i++)
+		for (i = 0; compress && i < w->nnames; i++)
 			if (w->names[i].len == len - pos &&
 			    name_at_eq(w, w->names[i].off, name + pos)) {
 				put_u16(w, (uint16_t)(0xc000 | w->names[i].off));
 				return;
 			}
-		if (w->nnames < DNSWIRE_WR_NAMES && w->len <= PTR_MAX &&
-		    !w->full) {
-			w->names[w->nnames].off = (uint16_t)w->len;
+		at = w->len;
+		put(w, name + pos, n);
+		if (compress && !w->full && at <= PTR_MAX &&
+		    w->nnames < DNSWIRE_WR_NAMES) {
+			w->names[w->nnames].off = (uint16_t)at;
 			w->names[w->nnames].len = (uint8_t)(len - pos);
 			w->nnames++;
 		}
-		put(w, name + pos, n);
 	}
 	put(w, "", 1);
 }

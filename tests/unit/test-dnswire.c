@@ -789,6 +789,33 @@ test_reply_truncation(void **state)
 	assert_true(dnswire_reply_end(&w) <= 600);
 }
 
+/*
+ * A record that stops fitting in its owner's first label, then a target of
+ * the owner's length: nothing is compared with the bytes not written.
+ * The buffer's stale bytes read as a pointer far past its end.
+ */
+static void
+test_reply_stale_bytes(void **state)
+{
+	static const uint8_t	 a[4] = { 1, 2, 3, 4 };
+	struct dnswire_query	 q;
+	struct dnswire_wr	 w;
+	uint8_t			*buf;
+	unsigned		 i;
+
+	mb_query(&mb, 5, 0x0100, "x", DNS_T_A);
+	read_query(&q);
+	assert_non_null(buf = malloc(512));
+	memset(buf, 0xff, 512);
+	dnswire_reply_begin(&w, buf, 512, 512, &q, 0);
+	for (i = 0; i < 30; i++)
+		assert_int_equal(dnswire_add_a(&w, DNS_S_ANSWER, NULL, 1, a), 0);
+	assert_int_equal(dnswire_add_cname(&w, DNS_S_ANSWER,
+	    "aaaaaaaaaaaaaaaa.x", 1, "bbbbbbbbbbbbbbbb.x"), -ENOSPC);
+	assert_int_equal(dnswire_reply_end(&w), 19);
+	free(buf);
+}
+
 static size_t
 soa_rdata(struct mb *m, uint32_t minimum)
 {
@@ -1328,6 +1355,7 @@ main(void)
 		cmocka_unit_test(test_reply_names),
 		cmocka_unit_test(test_reply_edns),
 		cmocka_unit_test(test_reply_truncation),
+		cmocka_unit_test(test_reply_stale_bytes),
 		cmocka_unit_test(test_reply_soa),
 		cmocka_unit_test(test_reply_error),
 		cmocka_unit_test(test_keep_roundtrip),
