@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dnswire.h"
@@ -29,16 +30,30 @@ static const uint8_t fixed_query[] = {
 	0, 0, 41, 0x04, 0xd0, 0, 0, 0x80, 0, 0, 0,
 };
 
+/*
+ * A buffer of exactly limit bytes, on the heap so that ASan sees past its
+ * end, full of stale bytes that read as pointers: nothing may read them.
+ */
+static uint8_t *
+stale_buffer(size_t limit)
+{
+	uint8_t *p = malloc(limit);
+
+	FUZZ_CHECK(p != NULL);
+	memset(p, 0xff, limit);
+	return p;
+}
+
 /* A reply as written: within its limit, parsed by dnsmsg, the question as read. */
 static void
-check_reply(size_t n, size_t limit, const struct dnswire_query *q,
-    struct dnsmsg *m)
+check_reply(const uint8_t *buf, size_t n, size_t limit,
+    const struct dnswire_query *q, struct dnsmsg *m)
 {
 	FUZZ_CHECK(n >= 12 && n <= limit);
-	FUZZ_CHECK(dnsmsg_parse(reply, n, m) == 0);
+	FUZZ_CHECK(dnsmsg_parse(buf, n, m) == 0);
 	FUZZ_CHECK(m->id == q->id && (m->flags & 0x8000));
 	FUZZ_CHECK(m->qdcount == 1 && m->qtype == q->qtype);
-	FUZZ_CHECK(memcmp(reply + 12, q->wire, q->wire_len) == 0);
+	FUZZ_CHECK(memcmp(buf + 12, q->wire, q->wire_len) == 0);
 	FUZZ_CHECK(m->arcount == (q->edns ? 1 : 0));
 	if (m->flags & 0x0200)
 		FUZZ_CHECK(m->ancount == 0 && m->nscount == 0);
@@ -56,6 +71,7 @@ query_replies(const struct dnswire_query *q)
 	struct dnsmsg_iter	 it;
 	const size_t		 limits[] = { q->udp_size, DNSWIRE_UDP_PLAIN,
 	    DNSWIRE_TCP_LIMIT };
+	uint8_t			*buf;
 	unsigned		 i, j;
 	size_t			 n;
 	int			 r[6];
@@ -67,7 +83,8 @@ query_replies(const struct dnswire_query *q)
 	    q->udp_size <= DNSWIRE_EDNS_SIZE);
 	FUZZ_CHECK(q->edns || (q->udp_size == DNSWIRE_UDP_PLAIN && !q->do_bit));
 	for (i = 0; i < 3; i++) {
-		dnswire_reply_begin(&w, reply, sizeof(reply), limits[i], q,
+		buf = stale_buffer(limits[i]);
+		dnswire_reply_begin(&w, buf, limits[i], limits[i], q,
 		    DNS_R_NOERROR);
 		/* The name as read goes back as its own bytes: never -EINVAL. */
 		r[0] = dnswire_add_a(&w, DNS_S_ANSWER, NULL, 60, addr);
@@ -81,15 +98,18 @@ query_replies(const struct dnswire_query *q)
 			FUZZ_CHECK(r[j] == 0 || r[j] == -ENOSPC);
 		FUZZ_CHECK(r[5] == (r[4] == 0 ? -EINVAL : -ENOSPC));
 		n = dnswire_reply_end(&w);
-		check_reply(n, limits[i], q, &m);
-		if (m.flags & 0x0200)
+		check_reply(buf, n, limits[i], q, &m);
+		if (m.flags & 0x0200) {
+			free(buf);
 			continue;
+		}
 		FUZZ_CHECK(r[4] == 0 && m.ancount == 4 && m.nscount == 1);
 		/* Every owner is the question, by pointer: its spelling too. */
 		memset(&it, 0, sizeof(it));
 		while (dnsmsg_next_rr(&m, &it, &rr) == 1 && rr.type != DNS_T_OPT)
 			FUZZ_CHECK(q->name_len == 0 ? strcmp(rr.name, ".") == 0 :
 			    strcmp(rr.name, q->name) == 0);
+		free(buf);
 	}
 }
 
@@ -171,6 +191,7 @@ keep(const uint8_t *data, size_t size, const struct dnswire_query *fq)
 	struct dnswire_wr	w;
 	struct dnsmsg		up, m;
 	uint32_t		ttl, age = size ? data[size - 1] * 7u : 0;
+	uint8_t			*buf;
 	size_t			n;
 	bool			parsed;
 	int			k, r;
@@ -188,13 +209,15 @@ keep(const uint8_t *data, size_t size, const struct dnswire_query *fq)
 	r = dnswire_add_kept(&w, kept, (size_t)k, age);
 	FUZZ_CHECK(r == 0 || r == -ENOSPC);
 	n = dnswire_reply_end(&w);
-	check_reply(n, DNSWIRE_TCP_LIMIT, fq, &m);
+	check_reply(reply, n, DNSWIRE_TCP_LIMIT, fq, &m);
 	if (r == 0)
 		compare_kept(&up, &m, age);
-	dnswire_reply_begin(&w, reply, sizeof(reply), fq->udp_size, fq, 0);
+	buf = stale_buffer(fq->udp_size);
+	dnswire_reply_begin(&w, buf, fq->udp_size, fq->udp_size, fq, 0);
 	r = dnswire_add_kept(&w, kept, (size_t)k, age);
 	FUZZ_CHECK(r == 0 || r == -ENOSPC);
-	check_reply(dnswire_reply_end(&w), fq->udp_size, fq, &m);
+	check_reply(buf, dnswire_reply_end(&w), fq->udp_size, fq, &m);
+	free(buf);
 }
 
 /* The input as a kept list read back from a store. */
@@ -224,7 +247,7 @@ kept_list(const uint8_t *data, size_t size, const struct dnswire_query *fq)
 		FUZZ_CHECK(r == -EBADMSG);
 	if (r == 0)
 		FUZZ_CHECK(t != -EBADMSG && (t == -ENOENT) == (size == 0));
-	check_reply(n, DNSWIRE_TCP_LIMIT, fq, &m);
+	check_reply(reply, n, DNSWIRE_TCP_LIMIT, fq, &m);
 }
 
 int
