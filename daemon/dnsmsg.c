@@ -209,12 +209,14 @@ wr_quoted(struct wr *w, const uint8_t *s, size_t n)
 
 /*
  * Reads the name at off in buf[0..len) into w: labels joined by '.', the
- * root as "."; with absolute, every label is followed by a '.'.  *ret_next
- * gets the offset just past the name's encoding at off.  0 or -EBADMSG.
+ * root as "."; with absolute, every label is followed by a '.'.  With wire
+ * set, also the name in wire form, expanded (DNSMSG_NAME_MAX bytes fit).
+ * *ret_next gets the offset just past the name's encoding at off.  Returns
+ * the length of the wire form, or -EBADMSG.
  */
 static int
 name_read(const uint8_t *buf, size_t len, size_t off, struct wr *w,
-    bool absolute, size_t *ret_next)
+    bool absolute, uint8_t *wire_out, size_t *ret_next)
 {
 	size_t		 pos = off, seg = off, next = 0, wire = 0, target, i;
 	unsigned	 ptrs = 0, labels = 0;
@@ -242,9 +244,11 @@ name_read(const uint8_t *buf, size_t len, size_t off, struct wr *w,
 		if (c > len - pos - 1)
 			return -EBADMSG;
 		/* With the root label still to come, at most 254 so far. */
-		wire += 1 + (size_t)c;
-		if (wire > DNSMSG_NAME_MAX - 1)
+		if (wire + 1 + c > DNSMSG_NAME_MAX - 1)
 			return -EBADMSG;
+		if (wire_out)
+			memcpy(wire_out + wire, buf + pos, 1 + (size_t)c);
+		wire += 1 + (size_t)c;
 		if (labels++ > 0 && !absolute)
 			wr_char(w, '.');
 		for (i = 1; i <= c; i++)
@@ -255,9 +259,11 @@ name_read(const uint8_t *buf, size_t len, size_t off, struct wr *w,
 	}
 	if (labels == 0)
 		wr_char(w, '.');
+	if (wire_out)
+		wire_out[wire] = 0;
 	if (ret_next)
 		*ret_next = next ? next : pos + 1;
-	return 0;
+	return (int)wire + 1;
 }
 
 int
@@ -269,13 +275,29 @@ dnsmsg_name(const uint8_t *buf, size_t len, size_t off, char *out,
 	int		r;
 
 	wr_init(&w, out, outlen);
-	if ((r = name_read(buf, len, off, &w, false, &next)) < 0)
+	if ((r = name_read(buf, len, off, &w, false, NULL, &next)) < 0)
 		return r;
 	if (w.err)
 		return w.err;
 	if (ret_next)
 		*ret_next = next;
 	return (int)w.off;
+}
+
+int
+dnsmsg_name_wire(const uint8_t *buf, size_t len, size_t off, uint8_t *out,
+    size_t *ret_next)
+{
+	struct wr	w;
+	size_t		next;
+	int		r;
+
+	wr_init(&w, NULL, 0);
+	if ((r = name_read(buf, len, off, &w, false, out, &next)) < 0)
+		return r;
+	if (ret_next)
+		*ret_next = next;
+	return r;
 }
 
 int
@@ -317,7 +339,7 @@ rd_name(struct rd *rd, struct wr *w, bool absolute)
 
 	if (rd->err)
 		return;
-	if (name_read(rd->p, rd->len, rd->off, w, absolute, &next) < 0)
+	if (name_read(rd->p, rd->len, rd->off, w, absolute, NULL, &next) < 0)
 		rd->err = -EBADMSG;
 	else
 		rd->off = next;

@@ -42,6 +42,7 @@ enum dnsmsg_rcode {
 	DNS_R_NXDOMAIN	= 3,
 	DNS_R_NOTIMP	= 4,
 	DNS_R_REFUSED	= 5,
+	DNS_R_BADVERS	= 16,	/* extended (RFC 6891): its high bits go in the OPT */
 };
 
 enum dnsmsg_section {
@@ -106,6 +107,15 @@ int	dnsmsg_next_rr(const struct dnsmsg *, struct dnsmsg_iter *, struct dnsmsg_rr
  */
 int	dnsmsg_name(const uint8_t *buf, size_t len, size_t off, char *out,
 	    size_t outlen, size_t *ret_next);
+
+/*
+ * The name at off in wire form, every pointer followed, case as sent: the
+ * same rules as dnsmsg_name, into out (DNSMSG_NAME_MAX bytes; NULL only
+ * checks).  *ret_next (if set) as for dnsmsg_name.  Returns the length of
+ * the wire form, root label included (1 for the root), or -EBADMSG.
+ */
+int	dnsmsg_name_wire(const uint8_t *buf, size_t len, size_t off,
+	    uint8_t *out, size_t *ret_next);
 
 /*
  * A name as a client wrote it, in the form dnsmsg_name gives names read

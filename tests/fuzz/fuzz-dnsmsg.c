@@ -22,16 +22,23 @@ static void
 check_name(const uint8_t *data, size_t size, size_t off)
 {
 	char	name[DNSMSG_NAME_STRLEN], dotted[DNSMSG_NAME_STRLEN + 1];
-	size_t	next = SIZE_MAX;
-	int	r;
+	uint8_t	wire[DNSMSG_NAME_MAX];
+	size_t	next = SIZE_MAX, wnext = SIZE_MAX;
+	int	r, wr;
 
 	r = dnsmsg_name(data, size, off, name, sizeof(name), &next);
 	FUZZ_CHECK(r == -EBADMSG || r > 0);
 	FUZZ_CHECK(dnsmsg_name(data, size, off, NULL, 0, NULL) == r);
+	/* The wire form: read exactly when the string is, and says the same. */
+	wr = dnsmsg_name_wire(data, size, off, wire, &wnext);
+	FUZZ_CHECK((wr > 0) == (r > 0));
 	if (r < 0) {
-		FUZZ_CHECK(next == SIZE_MAX);
+		FUZZ_CHECK(next == SIZE_MAX && wnext == SIZE_MAX);
 		return;
 	}
+	FUZZ_CHECK(wr <= DNSMSG_NAME_MAX && wire[wr - 1] == 0 && wnext == next);
+	FUZZ_CHECK(dnsmsg_name(wire, (size_t)wr, 0, dotted, sizeof(dotted),
+	    NULL) == r && strcmp(dotted, name) == 0);
 	FUZZ_CHECK((size_t)r == strlen(name) && r < DNSMSG_NAME_STRLEN);
 	FUZZ_CHECK(next > off && next <= size);
 	FUZZ_CHECK(dnsmsg_name_cmp(name, name) == 0);

@@ -245,6 +245,173 @@ def dns_seeds():
     return s
 
 
+# ---- DNS listener: client queries, upstream replies kept (fuzz-dnswire) --
+
+T_MB, T_MINFO, T_RP, T_SIG, T_PX, T_NAPTR = 7, 14, 17, 24, 26, 35
+T_SVCB, T_HTTPS, T_TSIG = 64, 65, 250
+OP_NOTIFY, OP_UPDATE = 4, 5
+
+
+def query(qname, qtype=T_A, id=0x2a2a, flags=0x0100, qclass=IN):
+    """A client's query: one question, nothing else (yet)."""
+    m = Msg(id=id, flags=flags, qd=1)
+    m.raw(name(qname) if isinstance(qname, str) else qname)
+    m.b += struct.pack('>HH', qtype, qclass)
+    return m
+
+
+def opt(m, size=1232, version=0, do=False, options=b'', owner=b'\0'):
+    """An OPT at the end of m, counted in ARCOUNT."""
+    ttl = version << 16 | (0x8000 if do else 0)
+    m.raw(owner)
+    m.b += struct.pack('>HHIH', T_OPT, size, ttl, len(options)) + options
+    m.b[11] += 1
+    return m
+
+
+def option(code, data):
+    return struct.pack('>HH', code, len(data)) + data
+
+
+def kept_rr(section, owner, rtype, rdata, ttl=300, rclass=IN):
+    """One record as dnswire_rrs_keep writes it: names expanded."""
+    return (bytes([section]) + name(owner) +
+            struct.pack('>HHIH', rtype, rclass, ttl, len(rdata)) + rdata)
+
+
+def dnswire_seeds():
+    s = {}
+    cookie = option(10, bytes(range(8)))
+
+    # Plain questions, without and with EDNS (DO, a client cookie).
+    for qname, qtype, tag in (('www.example.com', T_A, 'a'),
+                              ('www.example.com', T_AAAA, 'aaaa'),
+                              ('example.com', T_MX, 'mx'),
+                              ('example.com', T_HTTPS, 'https'),
+                              ('_svc.example.com', T_SVCB, 'svcb'),
+                              ('1.2.0.192.in-addr.arpa', T_PTR, 'ptr'),
+                              ('example.com', T_ANY, 'any')):
+        s['q-' + tag] = query(qname, qtype).bytes()
+        s['q-' + tag + '-edns'] = opt(query(qname, qtype), 4096, do=True,
+                                      options=cookie).bytes()
+    s['q-0x20'] = query('wWw.ExAmPlE.cOm').bytes()
+    s['q-root-ns'] = query('.', T_NS).bytes()
+    s['q-chaos'] = query('version.bind', T_TXT, qclass=3).bytes()
+    s['q-edns-small'] = opt(query('example.com'), 100).bytes()
+    s['q-edns-trailing'] = query('example.com').bytes() + b'\xde\xad'
+    s['q-odd-bytes'] = query(b'\x03a b\x03x\x00y\x03a.b\x02\xc3\xa9' +
+                             name('example')).bytes()
+    s['q-wildcard'] = query('*.example.com').bytes()
+
+    # The header: truncated, alone, a reply, other opcodes, counts.
+    full = opt(query('www.example.com'), do=True).bytes()
+    for n in (0, 1, 11, 12, 20):
+        s['q-cut-%d' % n] = full[:n]
+    s['q-header-only'] = Msg(flags=0x0100, qd=0).bytes()
+    s['q-qr-set'] = query('example.com', flags=0x8100).bytes()
+    s['q-notify'] = query('example.com', T_SOA,
+                          flags=OP_NOTIFY << 11).bytes()
+    s['q-update'] = query('example.com', T_SOA,
+                          flags=OP_UPDATE << 11).bytes()
+    m = query('a.example')
+    m.question('b.example')
+    m.b[5] = 2
+    s['q-qdcount-2'] = m.bytes()
+    s['q-qdcount-0'] = Msg(flags=0x0100, qd=0).bytes() + name('a.example')
+    m = query('example.com')
+    m.rr(ptr(12), T_A, bytes([1, 2, 3, 4]))
+    m.b[7] = 1
+    s['q-ancount-1'] = m.bytes()
+    s['q-meta-opt'] = query('example.com', T_OPT).bytes()
+    s['q-meta-tsig'] = query('example.com', T_TSIG).bytes()
+
+    # Compression in the question: loops, forward, back into the header.
+    s['q-ptr-self'] = query(ptr(12)).bytes()
+    s['q-ptr-loop'] = query(labels('a') + ptr(12)).bytes()
+    s['q-ptr-forward'] = query(ptr(18)).bytes() + name('example')
+    s['q-ptr-header'] = query(ptr(0), id=0x0161).bytes()
+    s['q-ptr-header-long'] = query(ptr(0), id=0x0161).bytes() + bytes(3)
+
+    # Names at the limit: 255 wire bytes, and 256.
+    l63 = 'a' * 63
+    s['q-name-255'] = query('.'.join([l63, l63, l63, 'b' * 61])).bytes()
+    s['q-name-256'] = query('.'.join([l63, l63, l63, 'b' * 62])).bytes()
+
+    # EDNS gone wrong, and giant options.
+    s['q-edns-v1'] = opt(query('example.com'), version=1, do=True).bytes()
+    s['q-edns-two'] = opt(opt(query('example.com'))).bytes()
+    s['q-edns-owner'] = opt(query('example.com'), owner=name('x')).bytes()
+    s['q-edns-overrun'] = opt(query('example.com'),
+                              options=struct.pack('>HH', 10, 9) + b'1234').bytes()
+    s['q-edns-partial'] = opt(query('example.com'), options=b'\0\x0a\0').bytes()
+    s['q-edns-giant'] = opt(query('example.com'),
+                            options=option(12, b'x' * 4000)).bytes()
+    s['q-edns-giant-overrun'] = opt(query('example.com'),
+                                    options=struct.pack('>HH', 12, 0xffff) +
+                                    b'x' * 4000).bytes()
+    s['q-edns-many'] = opt(query('example.com'),
+                           options=b''.join(option(i, b'') for i in range(300))).bytes()
+    m = opt(query('example.com'))
+    m.rr('key.example', T_TSIG, b'')
+    m.b[11] += 1
+    s['q-tsig'] = m.bytes()
+
+    # Upstream replies, for the records kept: compression in owners and
+    # in every rdata that may hold it, and in some that may not.
+    ex = 16
+    m = Msg(an=4, ns=2, ar=2)
+    m.question('www.example.com', T_MX)
+    mail = m.rr(ptr(12), T_CNAME, labels('Mail') + ptr(ex), ttl=3600)
+    m.rr(ptr(mail), T_MX, struct.pack('>H', 10) + labels('mx1') + ptr(ex))
+    m.rr(ptr(mail), T_MX, struct.pack('>H', 20) + name('mx2.other.net'),
+         ttl=60)
+    m.rr(ptr(mail), T_MINFO, labels('r') + ptr(ex) + labels('e') + ptr(ex))
+    m.rr(ptr(ex), T_SOA, soa(labels('ns1') + ptr(ex),
+                             labels('hostmaster') + ptr(ex), minimum=600),
+         ttl=3600)
+    m.rr(ptr(ex), T_NS, labels('ns1') + ptr(ex), ttl=86400)
+    m.rr(name('mx1.example.com'), T_A, bytes([1, 2, 3, 4]))
+    m.rr('.', T_OPT, b'', ttl=0, rclass=1232)
+    s['up-mx-cname-soa'] = m.bytes()
+
+    m = Msg(an=6)
+    m.question('_sip._udp.example.com', T_SRV)
+    m.rr(ptr(12), T_SRV, struct.pack('>3H', 10, 60, 5060) +
+         labels('sip') + ptr(22), ttl=0x80000000)
+    m.rr(ptr(12), T_HTTPS, b'\0\1\xc0\x0c\0\1\0\3\x02h2')
+    m.rr(ptr(12), T_NAPTR, struct.pack('>HH', 100, 10) + b'\1S\x07SIP+D2U\0' +
+         labels('_sip') + ptr(22))
+    m.rr(ptr(12), T_RP, labels('admin') + ptr(22) + ptr(12))
+    m.rr(ptr(12), T_PX, struct.pack('>H', 5) + ptr(22) + ptr(12))
+    m.rr(ptr(12), T_SIG, struct.pack('>HBBIIIH', T_A, 8, 2, 300, 2, 1, 7) +
+         ptr(22) + b'sig')
+    s['up-srv-https-naptr'] = m.bytes()
+
+    m = Msg(flags=0x8183, ns=1)
+    m.question('nope.example.com', T_AAAA)
+    m.rr(ptr(17), T_SOA, soa(labels('ns1') + ptr(17),
+                             labels('hostmaster') + ptr(17), minimum=60),
+         ttl=900)
+    s['up-nxdomain'] = m.bytes()
+    m = Msg(an=1)
+    m.question('example.com', T_MX)
+    m.rr(ptr(12), T_MX, struct.pack('>H', 10) + ptr(12) + b'\0')
+    s['up-mx-trailing'] = m.bytes()
+
+    # Kept lists as a store would hold them.
+    soa_rd = soa(name('ns1.example.com'), name('h.example.com'))
+    s['kept-a-soa'] = (kept_rr(1, 'www.example.com', T_A, bytes([1, 2, 3, 4])) +
+                       kept_rr(2, 'example.com', T_SOA, soa_rd, ttl=60))
+    s['kept-cname-mx'] = (kept_rr(1, 'www.example.com', T_CNAME,
+                                  name('mail.example.com')) +
+                          kept_rr(1, 'mail.example.com', T_MX,
+                                  struct.pack('>H', 10) + name('mx.example.com')))
+    s['kept-bad-order'] = (kept_rr(2, 'example.com', T_SOA, soa_rd) +
+                           kept_rr(1, 'example.com', T_A, bytes(4)))
+    s['kept-bad-cname'] = kept_rr(1, 'a', T_CNAME, b'\x01b')
+    return s
+
+
 # ---- protocol frames (fuzz-proto) ----------------------------------------
 
 (SEL_HDR, SEL_NAME, SEL_ADDR, SEL_ANSWER, SEL_KV, SEL_ERROR, SEL_FRAME,
@@ -1059,7 +1226,8 @@ def write_corpus(root, target, seeds):
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, 'corpus')
-    for target, seeds in (('dnsmsg', dns_seeds()), ('proto', proto_seeds()),
+    for target, seeds in (('dnsmsg', dns_seeds()), ('dnswire', dnswire_seeds()),
+                          ('proto', proto_seeds()),
                           ('hosts', hosts_seeds()), ('config', config_seeds()),
                           ('answer', answer_seeds()), ('shm', shm_seeds()),
                           ('client', client_seeds()), ('nsswitch', nsswitch_seeds())):

@@ -1030,6 +1030,56 @@ test_name_limits(void **state)
 	parse_bad(&mb);
 }
 
+/* The wire form: expanded, case kept, the same limits as the string form. */
+static void
+test_name_wire(void **state)
+{
+	static const uint8_t want[] = "\004Edge\007EXAMPLE\003com";
+	uint8_t		wire[DNSMSG_NAME_MAX];
+	char		label[64];
+	size_t		next = 0, at;
+
+	mb_hdr(&mb, 5, QR_RD_RA, 1, 1, 0, 0);
+	mb_question(&mb, "www.EXAMPLE.com", DNS_T_A);
+	at = mb_labels(&mb, "Edge");
+	mb_ptr(&mb, 16);
+	assert_int_equal(dnsmsg_name_wire(mb.buf, mb.len, at, wire, &next),
+	    sizeof(want));
+	assert_memory_equal(wire, want, sizeof(want));	/* the root label too */
+	assert_int_equal(next, mb.len);
+	assert_int_equal(dnsmsg_name_wire(mb.buf, mb.len, at, NULL, NULL),
+	    sizeof(want));
+	/* The root: one byte. */
+	mb_u8(&mb, 0);
+	assert_int_equal(dnsmsg_name_wire(mb.buf, mb.len, mb.len - 1, wire,
+	    &next), 1);
+	assert_int_equal(wire[0], 0);
+	assert_int_equal(next, mb.len);
+
+	/* A loop, and a pointer past the end: nothing written to next. */
+	mb_hdr(&mb, 5, QR_RD_RA, 1, 0, 0, 0);
+	mb_labels(&mb, "a");
+	mb_ptr(&mb, 12);
+	next = 7;
+	assert_int_equal(dnsmsg_name_wire(mb.buf, mb.len, 12, wire, &next),
+	    -EBADMSG);
+	assert_int_equal(next, 7);
+	assert_int_equal(dnsmsg_name_wire(mb.buf, mb.len - 1, 12, wire, NULL),
+	    -EBADMSG);
+
+	/* 255 bytes through a pointer fit the buffer exactly; 256 do not. */
+	memset(label, 'a', 63);
+	label[63] = '\0';
+	build_long_suffix(label, 2);
+	assert_int_equal(dnsmsg_name_wire(mb.buf, mb.len, 12 + 252 + 4, wire,
+	    NULL), 255);
+	assert_int_equal(wire[254], 0);
+	assert_memory_equal(wire, "\002bb\077aaa", 6);
+	build_long_suffix(label, 3);
+	assert_int_equal(dnsmsg_name_wire(mb.buf, mb.len, 12 + 252 + 4, wire,
+	    NULL), -EBADMSG);
+}
+
 static void
 test_name_escapes(void **state)
 {
@@ -1353,6 +1403,7 @@ main(void)
 		cmocka_unit_test(test_compression),
 		cmocka_unit_test(test_pointer_chain),
 		cmocka_unit_test(test_name_limits),
+		cmocka_unit_test(test_name_wire),
 		cmocka_unit_test(test_name_escapes),
 		cmocka_unit_test(test_name_normalize),
 		cmocka_unit_test(test_name_cmp),
