@@ -18,6 +18,8 @@ enum answer_mode {
 	ANSWER_ADDR,	/* A or AAAA: a proto answer body */
 	ANSWER_PTR,	/* PTR: a proto answer body naming one address */
 	ANSWER_RR,	/* any type: a proto records body */
+	ANSWER_WIRE,	/* any type, for the DNS listener: the records kept in
+			   wire form (dnswire.c), a negative answer's SOA too */
 };
 
 enum answer_status {

@@ -96,6 +96,8 @@ void	 cache_set_limits(struct cache *, const struct cache_limits *);
 #define CACHE_KIND_NSS	0x20000u
 /* CACHE_KIND_PAIR | DNS_T_A or _AAAA: a half of AF_UNSPEC's search (dnssrc.c). */
 #define CACHE_KIND_PAIR	0x40000u
+/* CACHE_KIND_WIRE | type: the DNS listener's records, kept in wire form. */
+#define CACHE_KIND_WIRE	0x80000u
 
 /*
  * Looks (name, kind) up; name is compared case-insensitively.  Counts a hit

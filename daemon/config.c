@@ -13,7 +13,10 @@
 #include "config.h"
 #include "log.h"
 
-enum kind { K_PATH, K_OPTPATH, K_UINT, K_BOOL, K_UPSTREAM, K_GROUP, K_LOGLEVEL };
+enum kind {
+	K_PATH, K_OPTPATH, K_UINT, K_BOOL, K_UPSTREAM, K_GROUP, K_LOGLEVEL,
+	K_DNSLISTEN, K_DNSALLOW, K_DNSSOURCES,
+};
 
 struct key {
 	const char	*name;
@@ -49,6 +52,13 @@ static const struct key keys[] = {
 	{ "max_clients",	K_UINT,		F(max_clients),		1, 1000000 },
 	{ "idle_timeout",	K_UINT,		F(idle_timeout),	1, 86400 },
 	{ "admin_group",	K_GROUP,	F(admin_group),		0, 0 },
+	{ "dns_listen",		K_DNSLISTEN,	F(dns_listen),		0, 0 },
+	{ "dns_allow",		K_DNSALLOW,	F(dns_allow),		0, 0 },
+	{ "dns_sources",	K_DNSSOURCES,	F(dns_sources),		0, 0 },
+	{ "dns_max_pending",	K_UINT,		F(dns_max_pending),	1, 1000000 },
+	{ "dns_max_pending_source", K_UINT,	F(dns_max_pending_source), 1, 1000000 },
+	{ "dns_tcp_clients",	K_UINT,		F(dns_tcp_clients),	1, 100000 },
+	{ "dns_tcp_idle",	K_UINT,		F(dns_tcp_idle),	1, 3600 },
 	{ "log_level",		K_LOGLEVEL,	F(log_level),		0, 0 },
 };
 #undef F
@@ -88,6 +98,13 @@ config_new(void)
 	c->nss_positive_ttl = 30;
 	c->nss_negative_ttl = 5;
 	c->upstream = strdup("");
+	c->dns_listen = strdup("");
+	c->dns_allow = strdup("");
+	c->dns_sources = CONFIG_DNS_LINE;
+	c->dns_max_pending = 4096;
+	c->dns_max_pending_source = 512;
+	c->dns_tcp_clients = 256;
+	c->dns_tcp_idle = 10;
 	c->admin_group = strdup("");
 	c->admin_gid = (gid_t)-1;	/* SERVER_NO_GROUP: none */
 	c->cache_size = 100000;
@@ -104,7 +121,7 @@ config_new(void)
 	c->idle_timeout = 60;
 	c->log_level = LOG_LEVEL_INFO;
 	if (!c->socket || !c->hosts_file || !c->resolv_conf || !c->nsswitch_conf ||
-	    !c->nscd_socket || !c->upstream ||
+	    !c->nscd_socket || !c->upstream || !c->dns_listen || !c->dns_allow ||
 	    !c->admin_group) {
 		config_free(c);
 		return NULL;
@@ -123,6 +140,8 @@ config_free(struct config *c)
 	free(c->hosts_file);
 	free(c->resolv_conf);
 	free(c->upstream);
+	free(c->dns_listen);
+	free(c->dns_allow);
 	free(c->admin_group);
 	free(c);
 }
@@ -237,6 +256,103 @@ parse_upstream(struct config *c, const char *v, char **ret_err)
 	return r;
 }
 
+static int
+parse_dns_listen(struct config *c, const char *v, char **ret_err)
+{
+	struct config_server	 addrs[CONFIG_DNS_LISTEN_MAX];
+	char			*copy, *tok, *save = NULL;
+	unsigned		 n = 0;
+	int			 r = 0;
+
+	if ((copy = strdup(v)) == NULL)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, " \t,", &save); tok;
+	    tok = strtok_r(NULL, " \t,", &save)) {
+		if (n == CONFIG_DNS_LISTEN_MAX) {
+			*ret_err = fmt("dns_listen: more than %d addresses",
+			    CONFIG_DNS_LISTEN_MAX);
+			r = -EINVAL;
+			break;
+		}
+		if (parse_server(tok, &addrs[n]) < 0) {
+			*ret_err = fmt("dns_listen: bad address '%s': want ADDR, "
+			    "ADDR:PORT or [ADDR6]:PORT", tok);
+			r = -EINVAL;
+			break;
+		}
+		n++;
+	}
+	free(copy);
+	if (r == 0) {
+		memcpy(c->dns_addrs, addrs, sizeof(addrs));
+		c->ndns_addrs = n;
+	}
+	return r;
+}
+
+/* "ADDR/LEN" or "ADDR" (one address), IPv4 or IPv6; the host bits must be zero. */
+static int
+parse_prefix(const char *tok, struct config_prefix *p)
+{
+	char		 host[INET6_ADDRSTRLEN];
+	const char	*slash = strchr(tok, '/');
+	size_t		 n = slash ? (size_t)(slash - tok) : strlen(tok);
+	unsigned	 i, max;
+
+	if (n == 0 || n >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, tok, n);
+	host[n] = '\0';
+	memset(p->addr, 0, sizeof(p->addr));
+	if (inet_pton(AF_INET, host, p->addr) == 1)
+		p->family = AF_INET, max = 32;
+	else if (inet_pton(AF_INET6, host, p->addr) == 1)
+		p->family = AF_INET6, max = 128;
+	else
+		return -EINVAL;
+	p->len = max;
+	if (slash && parse_uint(slash + 1, 0, max, &p->len) < 0)
+		return -EINVAL;
+	for (i = p->len; i < max; i++)
+		if (p->addr[i / 8] & (0x80 >> (i % 8)))
+			return -EINVAL;
+	return 0;
+}
+
+static int
+parse_dns_allow(struct config *c, const char *v, char **ret_err)
+{
+	struct config_prefix	 pfx[CONFIG_DNS_ALLOW_MAX];
+	char			*copy, *tok, *save = NULL;
+	unsigned		 n = 0;
+	int			 r = 0;
+
+	if ((copy = strdup(v)) == NULL)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, " \t,", &save); tok;
+	    tok = strtok_r(NULL, " \t,", &save)) {
+		if (n == CONFIG_DNS_ALLOW_MAX) {
+			*ret_err = fmt("dns_allow: more than %d prefixes",
+			    CONFIG_DNS_ALLOW_MAX);
+			r = -EINVAL;
+			break;
+		}
+		if (parse_prefix(tok, &pfx[n]) < 0) {
+			*ret_err = fmt("dns_allow: bad prefix '%s': want ADDR/LEN "
+			    "(host bits zero) or ADDR", tok);
+			r = -EINVAL;
+			break;
+		}
+		n++;
+	}
+	free(copy);
+	if (r == 0) {
+		memcpy(c->dns_prefixes, pfx, sizeof(pfx));
+		c->ndns_prefixes = n;
+	}
+	return r;
+}
+
 int
 config_set(struct config *c, const char *key, const char *value, char **ret_err)
 {
@@ -285,6 +401,24 @@ config_set(struct config *c, const char *key, const char *value, char **ret_err)
 		if (parse_upstream(c, value, ret_err) < 0)
 			return -EINVAL;
 		break;
+	case K_DNSLISTEN:
+		if (parse_dns_listen(c, value, ret_err) < 0)
+			return -EINVAL;
+		break;
+	case K_DNSALLOW:
+		if (parse_dns_allow(c, value, ret_err) < 0)
+			return -EINVAL;
+		break;
+	case K_DNSSOURCES:
+		if (strcmp(value, "line") == 0)
+			c->dns_sources = CONFIG_DNS_LINE;
+		else if (strcmp(value, "dns") == 0)
+			c->dns_sources = CONFIG_DNS_DNS;
+		else {
+			*ret_err = fmt("dns_sources: '%s' is not line or dns", value);
+			return -EINVAL;
+		}
+		return 0;
 	case K_GROUP:
 		if (value[0] == '\0')
 			c->admin_gid = (gid_t)-1;	/* none */

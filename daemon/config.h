@@ -8,6 +8,20 @@
 #include <sys/types.h>
 
 #define CONFIG_UPSTREAM_MAX	8
+#define CONFIG_DNS_LISTEN_MAX	8	/* dns_listen addresses */
+#define CONFIG_DNS_ALLOW_MAX	64	/* dns_allow prefixes */
+
+/* What the DNS listener answers A, AAAA and PTR from. */
+enum config_dns_sources {
+	CONFIG_DNS_LINE	= 0,	/* the hosts line, as the NSS module */
+	CONFIG_DNS_DNS	= 1,	/* the cache and upstream only */
+};
+
+struct config_prefix {
+	int		family;		/* AF_INET or AF_INET6 */
+	unsigned char	addr[16];	/* bits past len are zero */
+	unsigned	len;
+};
 
 struct config_server {
 	int		family;		/* AF_INET or AF_INET6 */
@@ -42,6 +56,18 @@ struct config {
 	unsigned	 shared_size_mb;	/* most MiB of answers in the segment */
 	unsigned	 max_clients;
 	unsigned	 idle_timeout;	/* seconds a silent connection is kept */
+	/* The DNS listener: addresses as written, then parsed (port 53 unless given). */
+	char		*dns_listen;
+	struct config_server dns_addrs[CONFIG_DNS_LISTEN_MAX];
+	unsigned	 ndns_addrs;
+	char		*dns_allow;	/* besides loopback */
+	struct config_prefix dns_prefixes[CONFIG_DNS_ALLOW_MAX];
+	unsigned	 ndns_prefixes;
+	int		 dns_sources;	/* enum config_dns_sources */
+	unsigned	 dns_max_pending;	/* queries waiting on a source, in all */
+	unsigned	 dns_max_pending_source;	/* of them, from one address */
+	unsigned	 dns_tcp_clients;	/* TCP connections at once */
+	unsigned	 dns_tcp_idle;		/* seconds an idle TCP connection is kept */
 	char		*admin_group;
 	gid_t		 admin_gid;	/* SERVER_NO_GROUP ((gid_t)-1) when
 					   admin_group is empty */

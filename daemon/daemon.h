@@ -16,6 +16,7 @@ struct resolver;
 struct shm;
 struct nsspool;
 struct nscdsrv;
+struct dnslisten;
 struct watch;
 
 struct daemon {
@@ -31,6 +32,7 @@ struct daemon {
 	struct lookup		*lookup;
 	struct shm		*shm;		/* NULL: shared = no */
 	struct nscdsrv		*nscd;		/* NULL: no nscd socket */
+	struct dnslisten	*dns;		/* NULL: no DNS listener */
 	struct server		*server;
 	void			(*reload)(void);	/* as SIGHUP */
 	void			(*shared_reset)(void);	/* published answers go */

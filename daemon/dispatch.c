@@ -9,6 +9,7 @@
 #include "cache.h"
 #include "config.h"
 #include "daemon.h"
+#include "dnslisten.h"
 #include "hostsrc.h"
 #include "log.h"
 #include "lookup.h"
@@ -89,6 +90,7 @@ kv_statistics(struct daemon *d, struct proto_kv_wr *kw, void *arg)
 	proto_kv_u64(kw, "clients", server_clients(d->server));
 	nsspool_write_stats(d->nss, kw);
 	nscdsrv_statistics(d->nscd, kw);
+	dnslisten_statistics(d->dns, kw);
 	if (d->shm) {
 		struct shm_stats ss;
 
@@ -175,6 +177,7 @@ kv_status(struct daemon *d, struct proto_kv_wr *kw, void *arg)
 	} else
 		proto_kv_str(kw, "shared", "no");
 	nscdsrv_status(d->nscd, kw);
+	dnslisten_status(d->dns, kw);
 }
 
 static void
@@ -287,6 +290,7 @@ admin(struct daemon *d, struct server_req *req)
 		memset(&d->stats, 0, sizeof(d->stats));
 		nsspool_reset_stats(d->nss);
 		nscdsrv_reset_stats(d->nscd);
+		dnslisten_reset_stats(d->dns);
 		lookup_reset_stats(d->lookup);
 		count.key = "reset";
 		count.n = 1;

@@ -23,6 +23,7 @@
 
 #include "answer.h"
 #include "dnssrc.h"
+#include "dnswire.h"
 #include "hash.h"
 #include "log.h"
 #include "name.h"
@@ -348,10 +349,15 @@ fetch_negative(struct fetch *f)
 		 * With no SOA to say for how long (from any candidate), a
 		 * negative answer is not kept, by the cache nor in the stores.
 		 */
+		/* A wire answer (one name, one half) keeps its SOA. */
+		if (f->mode == ANSWER_WIRE) {
+			r[i].data = f->half[i].body;
+			r[i].len = f->half[i].len;
+		}
 		if (f->neg_cacheable && f->any_negative) {
 			r[i].expires_ms = ds->now(ds->now_arg) + (int64_t)r[i].ttl * 1000;
 			cache_put(ds->cache, f->key, f->half[i].kind, r[i].status,
-			    f->neg_ttl, NULL, 0);
+			    f->neg_ttl, r[i].data, r[i].len);
 		}
 	}
 	fetch_finish(f, r);
@@ -510,27 +516,42 @@ half_cb(void *arg, int status, const uint8_t *reply, size_t len)
 		half_done(h, O_FAILED);
 		return;
 	}
+	/* A wire answer is read as query -t's is, then kept as it came. */
 	proto_wr_init(&w, ds->fetched, sizeof(ds->fetched));
-	if (answer_from_reply(reply, len, f->cand[f->icand], h->qtype, f->mode,
-	    f->family, f->addr, &w, &ans) < 0) {
+	if (answer_from_reply(reply, len, f->cand[f->icand], h->qtype,
+	    f->mode == ANSWER_WIRE ? ANSWER_RR : f->mode, f->family, f->addr, &w,
+	    &ans) < 0) {
 		half_done(h, O_BAD);
 		return;
 	}
 	h->ttl = ans.ttl;
 	h->cacheable = ans.cacheable;
-	if (ans.status != ANSWER_POSITIVE) {
+	if (f->mode == ANSWER_WIRE) {
+		/* Room for the frame's header and the body's own. */
+		int k = dnswire_rrs_keep(reply, len, ds->fetched,
+		    sizeof(ds->fetched) - PROTO_HDR_LEN - 16);
+
+		if (k < 0) {
+			half_done(h, k == -ENOSPC ? O_FAILED : O_BAD);
+			return;
+		}
+		w.off = (size_t)k;
+	} else if (ans.status != ANSWER_POSITIVE) {
 		half_done(h, ans.status == ANSWER_NODATA ? O_NODATA : O_NXDOMAIN);
 		return;
 	}
 	free(h->body);
-	if ((h->body = malloc(w.off)) == NULL) {
-		h->len = 0;
+	h->body = NULL;
+	h->len = 0;
+	if (w.off > 0 && (h->body = malloc(w.off)) == NULL) {
 		half_done(h, O_FAILED);
 		return;
 	}
-	memcpy(h->body, ds->fetched, w.off);
+	if (w.off > 0)
+		memcpy(h->body, ds->fetched, w.off);
 	h->len = w.off;
-	half_done(h, O_POSITIVE);
+	half_done(h, ans.status == ANSWER_POSITIVE ? O_POSITIVE :
+	    ans.status == ANSWER_NODATA ? O_NODATA : O_NXDOMAIN);
 }
 
 /* Asks the next candidate (each half of it), or ends the search. */
@@ -698,6 +719,16 @@ dnssrc_ask_rr(struct dnssrc_ask *a, const char *name, uint16_t type)
 	    true };
 }
 
+void
+dnssrc_ask_wire(struct dnssrc_ask *a, const char *name, uint16_t type)
+{
+	memset(a, 0, sizeof(*a));
+	a->family = PROTO_AF_UNSPEC;
+	a->n = 1;
+	a->k[0] = (struct dnssrc_kind){ name, CACHE_KIND_WIRE | type, type,
+	    ANSWER_WIRE, false };
+}
+
 /* What the cache says for k: true with *r filled when it answers now. */
 static bool
 from_cache(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
@@ -745,7 +776,8 @@ from_cache(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
 	default:
 		return false;
 	}
-	if (r->status == CACHE_POSITIVE) {
+	if (r->status == CACHE_POSITIVE || (k->mode == ANSWER_WIRE &&
+	    hit.state != CACHE_FAILING)) {
 		memcpy(ds->hit[i], hit.data, hit.len);
 		r->data = ds->hit[i];
 		r->len = hit.len;

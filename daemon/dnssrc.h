@@ -39,7 +39,9 @@ struct dns_result {
 	uint32_t	 ttl_full;	/* what it was stored for */
 	int64_t		 expires_ms;	/* on the cache's clock; 0: none */
 	bool		 after_failure;	/* negative, after a candidate failed */
-	const uint8_t	*data;		/* CACHE_POSITIVE: an answer body */
+	const uint8_t	*data;		/* CACHE_POSITIVE: an answer body;
+					   ANSWER_WIRE: the kept records,
+					   negative answers' too */
 	size_t		 len;
 };
 
@@ -115,6 +117,12 @@ void	 dnssrc_ask_name(const struct dnssrc *, struct dnssrc_ask *ret,
 void	 dnssrc_ask_addr(struct dnssrc_ask *ret, uint8_t family, const uint8_t *addr);
 /* The question for records of any type (query -t). */
 void	 dnssrc_ask_rr(struct dnssrc_ask *ret, const char *name, uint16_t type);
+/*
+ * The DNS listener's question: name (absolute, no trailing dot) and type
+ * as asked, no search list, the records kept in wire form under
+ * CACHE_KIND_WIRE | type.  A negative answer keeps its SOA as data too.
+ */
+void	 dnssrc_ask_wire(struct dnssrc_ask *ret, const char *name, uint16_t type);
 
 /*
  * What the cache answers now: fills now[i] for every kind it answers (data

@@ -740,20 +740,21 @@ kept_next(struct rd *rd, int prev, struct kept_rr *rr)
 
 int
 dnswire_add_kept(struct dnswire_wr *w, const uint8_t *kept, size_t kept_len,
-    uint32_t age)
+    uint32_t age, uint32_t cap)
 {
 	struct dnswire_wr	saved = *w;
 	struct kept_rr		rr;
 	struct rd		rd = { kept, kept_len, 0, 0 };
+	uint32_t		ttl;
 	int			r = 0;
 
 	rr.section = DNS_S_ANSWER;
 	while (rd.off < rd.len) {
 		if ((r = kept_next(&rd, rr.section, &rr)) < 0)
 			break;
+		ttl = rr.ttl > age ? rr.ttl - age : 0;
 		r = rr_write(w, rr.section, rr.owner, rr.owner_len, rr.type,
-		    rr.rclass, rr.ttl > age ? rr.ttl - age : 0, rr.rdata,
-		    rr.rdlen);
+		    rr.rclass, ttl < cap ? ttl : cap, rr.rdata, rr.rdlen);
 		if (r == -ENOSPC)
 			return r;	/* the reply is cut back at its end */
 		if (r < 0)

@@ -132,11 +132,13 @@ int	dnswire_add_soa(struct dnswire_wr *, int section, const char *owner,
 	    uint32_t ttl, const uint8_t *rdata, size_t rdlen);
 /*
  * Records kept by dnswire_rrs_keep, in the sections they were kept from,
- * each TTL lowered by age seconds (never below 0).  Returns as the adds
- * above; -EBADMSG (nothing written) when kept is not a well-formed list.
+ * each TTL lowered by age seconds (never below 0) and at most cap (the
+ * cache entry's own remaining TTL, or a stale answer's 30 s; UINT32_MAX:
+ * none).  Returns as the adds above; -EBADMSG (nothing written) when kept
+ * is not a well-formed list.
  */
 int	dnswire_add_kept(struct dnswire_wr *, const uint8_t *kept,
-	    size_t kept_len, uint32_t age);
+	    size_t kept_len, uint32_t age, uint32_t cap);
 
 /*
  * Ends the reply: an OPT when the query had one (size DNSWIRE_EDNS_SIZE,

@@ -84,10 +84,15 @@ socket_alive(const struct sockaddr_un *sun)
 	return alive;
 }
 
+/* The DNS listener's sockets systemd passed: UDP, and listening TCP. */
+static int	passed_dns[LISTENER_DNS_PASSED_MAX];
+static int	npassed_dns;
+
 /*
  * The sockets systemd passed, read once: the nscd socket is the one named
  * "nscd" (FileDescriptorName= of namecache-nscd.socket); namecache's own
- * is the first other Unix stream socket.  -1: none passed.
+ * is the first other Unix stream socket; IPv4 and IPv6 sockets are the
+ * DNS listener's.  -1: none passed.
  */
 static int
 passed_socket(bool nscd)
@@ -103,9 +108,20 @@ passed_socket(bool nscd)
 		for (i = 0; i < n; i++) {
 			int fd = SD_LISTEN_FDS_START + i;
 
+			if (sd_is_socket_inet(fd, 0, SOCK_DGRAM, -1, 0) > 0 ||
+			    sd_is_socket_inet(fd, 0, SOCK_STREAM, 1, 0) > 0) {
+				if (npassed_dns < LISTENER_DNS_PASSED_MAX)
+					passed_dns[npassed_dns++] = fd;
+				else
+					log_warning("ignoring passed descriptor %d: "
+					    "more than %d DNS sockets", fd,
+					    LISTENER_DNS_PASSED_MAX);
+				continue;
+			}
 			if (sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0) <= 0) {
 				log_warning("ignoring passed descriptor %d: not a "
-				    "listening Unix stream socket", fd);
+				    "listening Unix stream socket, nor an IP one",
+				    fd);
 				continue;
 			}
 			if (names && names[i] && strcmp(names[i], "nscd") == 0)
@@ -118,6 +134,14 @@ passed_socket(bool nscd)
 		free(names);
 	}
 	return nscd ? nscd_fd : own;
+}
+
+int
+listener_dns_passed(const int **ret_fds)
+{
+	passed_socket(false);
+	*ret_fds = passed_dns;
+	return npassed_dns;
 }
 
 bool

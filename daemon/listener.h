@@ -32,6 +32,12 @@ int	 listener_activated_path(const struct listener *, char *buf, size_t len);
 
 /* Whether systemd passed a socket named "nscd" (namecache-nscd.socket). */
 bool	 listener_nscd_passed(void);
+/*
+ * The IPv4 and IPv6 sockets systemd passed (namecache-dns.socket), UDP
+ * and listening TCP, for the DNS listener: how many, at *ret_fds.
+ */
+#define LISTENER_DNS_PASSED_MAX	16
+int	 listener_dns_passed(const int **ret_fds);
 /* Whether a daemon answers at path now (as listener_open checks). */
 bool	 listener_path_answered(const char *path);
 

@@ -219,6 +219,8 @@ step_dns(struct walk *wk)
 		dnssrc_ask_name(lk->dns, &a, dns_name(wk, dotted), wk->to.family);
 	else if (wk->to.what == REPLY_ADDR)
 		dnssrc_ask_addr(&a, wk->to.family, wk->addr);
+	else if (wk->to.what == REPLY_WIRE)
+		dnssrc_ask_wire(&a, wk->name, wk->rr_type);
 	else
 		dnssrc_ask_rr(&a, wk->name, wk->rr_type);
 	a.refresh = wk->refresh;
@@ -457,7 +459,8 @@ lookup_rr(struct lookup *lk, const struct lookup_req *req, const struct proto_qu
 	struct walk		*wk;
 	size_t			 len = strnlen(q->name, PROTO_NAME_MAX + 1);
 
-	if ((wk = walk_new(lk, req, REPLY_RR, PROTO_AF_UNSPEC)) == NULL)
+	if ((wk = walk_new(lk, req, req->flags & LOOKUP_WIRE ? REPLY_WIRE : REPLY_RR,
+	    PROTO_AF_UNSPEC)) == NULL)
 		return;
 	memcpy(wk->name, q->name, len);
 	wk->name[len] = '\0';
@@ -515,6 +518,15 @@ lookup_set_line(struct lookup *lk, const struct nsw_line *l)
 			lk->line.src[i].kind = WALK_NONE;
 	}
 	lk->line.n = l->n;
+}
+
+bool
+lookup_line_has_dns(const struct lookup *lk)
+{
+	for (unsigned i = 0; i < lk->line.n; i++)
+		if (lk->line.src[i].kind == WALK_DNS)
+			return true;
+	return false;
 }
 
 void

@@ -37,6 +37,12 @@ struct lookup_frontend {
 
 /* LOOKUP_ABSOLUTE: the name is whole as given; the search list is not applied. */
 #define LOOKUP_ABSOLUTE	0x1u
+/*
+ * LOOKUP_WIRE, for lookup_rr: the DNS listener's question.  The name is
+ * absolute, and the reply's body is a proto_wire (proto.h): the records
+ * in wire form, a negative answer's SOA included.
+ */
+#define LOOKUP_WIRE	0x2u
 
 /* A request, as a front end hands it over: read during the call only. */
 struct lookup_req {
@@ -94,7 +100,7 @@ void	 lookup_name(struct lookup *, const struct lookup_req *req,
 	    const struct proto_lookup_name *q);
 void	 lookup_addr(struct lookup *, const struct lookup_req *req,
 	    const struct proto_lookup_addr *q);
-/* Records of any type: DNS alone, whatever the hosts line says. */
+/* Records of any type: DNS alone, whatever the hosts line says (LOOKUP_WIRE). */
 void	 lookup_rr(struct lookup *, const struct lookup_req *req,
 	    const struct proto_query_rr *q);
 
@@ -104,6 +110,8 @@ void	 lookup_rr(struct lookup *, const struct lookup_req *req,
  * Walks under way keep the line they began with.
  */
 void	 lookup_set_line(struct lookup *, const struct nsw_line *);
+/* Whether the line walked now asks dns. */
+bool	 lookup_line_has_dns(const struct lookup *);
 /* Upstream resolutions in flight, at most n (0: the default); more is BUSY. */
 void	 lookup_set_max_fetches(struct lookup *, unsigned n);
 /* TTLs of NSS modules' answers when the module gives none. */

@@ -27,6 +27,7 @@
 #include "nscdmap.h"
 #include "netwatch.h"
 #include "nscdsrv.h"
+#include "dnslisten.h"
 #include "shm.h"
 #include "shmfmt.h"
 #include "watch.h"
@@ -64,6 +65,7 @@ usage(FILE *f)
 "  --nscd-socket PATH   also speak glibc's nscd protocol there, for hosts\n"
 "                       (glibc's client uses /var/run/nscd/socket)\n"
 "  --upstream \"ADDR[:PORT] ...\"  DNS servers to use instead of resolv.conf's\n"
+"  --dns-listen \"ADDR[:PORT] ...\"  also answer DNS there, UDP and TCP (port 53)\n"
 "  --log-level LEVEL    error, warning, info or debug\n"
 "  --version            print the version and exit\n"
 "  --help               print this help and exit\n"
@@ -411,6 +413,9 @@ reload(void)
 		if (strcmp(c->nscd_socket, old->nscd_socket) != 0)
 			log_warning("reload: nscd_socket changes only on restart; "
 			    "still %s", old->nscd_socket[0] ? old->nscd_socket : "off");
+		if (strcmp(c->dns_listen, old->dns_listen) != 0)
+			log_warning("reload: dns_listen changes only on restart; "
+			    "still %s", old->dns_listen[0] ? old->dns_listen : "off");
 		free(c->socket);
 		c->socket = strdup(old->socket);
 		free(c->nscd_socket);
@@ -427,6 +432,7 @@ reload(void)
 		lookup_set_nss_ttls(daemon_ctx.lookup, c->nss_positive_ttl,
 		    c->nss_negative_ttl);
 		nscdsrv_configure(daemon_ctx.nscd, c->nscd_reloads);
+		dnslisten_configure(daemon_ctx.dns, c);
 		lookup_set_max_fetches(daemon_ctx.lookup, c->max_fetches);
 		if (strcmp(c->nsswitch_conf, old->nsswitch_conf) != 0)
 			nsswitch_watch();
@@ -534,6 +540,7 @@ main(int argc, char **argv)
 		{ "nsswitch-conf", required_argument, NULL, 'n' },
 		{ "nscd-socket", required_argument, NULL, 'N' },
 		{ "upstream",	 required_argument, NULL, 'u' },
+		{ "dns-listen",	 required_argument, NULL, 'D' },
 		{ "log-level",	 required_argument, NULL, 'l' },
 		{ "version",	 no_argument,	    NULL, 'V' },
 		{ "help",	 no_argument,	    NULL, 'h' },
@@ -569,6 +576,9 @@ main(int argc, char **argv)
 			break;
 		case 'u':
 			add_flag("upstream", optarg);
+			break;
+		case 'D':
+			add_flag("dns_listen", optarg);
 			break;
 		case 'l':
 			add_flag("log_level", optarg);
@@ -675,6 +685,13 @@ main(int argc, char **argv)
 	}
 	if (shared_open() < 0 || nscd_open() < 0)
 		goto done;
+	daemon_ctx.dns = dnslisten_new(daemon_ctx.base, daemon_ctx.lookup,
+	    daemon_ctx.config, &err);
+	if (daemon_ctx.dns == NULL && err) {
+		log_error("%s", err);
+		free(err);
+		goto done;
+	}
 	if ((daemon_ctx.shm || daemon_ctx.nscd) &&
 	    (netwatch = netwatch_new(daemon_ctx.base, netlink_changed, NULL)) == NULL)
 		log_warning("no netlink socket (%s): clients redo their source "
@@ -705,6 +722,8 @@ done:
 	netwatch_free(netwatch);
 	/* Its readers go to the socket at once; the file stays for the next daemon. */
 	nscdsrv_free(daemon_ctx.nscd);
+	/* After the engine: its held queries were released as it went. */
+	dnslisten_free(daemon_ctx.dns);
 	/* Retired, so readers go to the socket (and find nobody) at once. */
 	shm_free(daemon_ctx.shm, !server_socket_activated(daemon_ctx.server));
 	server_free(daemon_ctx.server);

@@ -133,6 +133,39 @@ put_respelled(struct reply *rp, struct proto_wr *w, const uint8_t *p, size_t len
 		proto_put_bytes(w, p, len);
 }
 
+/* The DNS listener's records, as kept: one result, never published. */
+static void
+reply_wire(struct reply *rp, const struct reply_to *to, const struct dns_result *r,
+    struct stage *st)
+{
+	struct proto_wr	w;
+	uint16_t	status;
+
+	switch (r->status) {
+	case CACHE_POSITIVE:	status = PROTO_OK; break;
+	case CACHE_NODATA:	status = PROTO_NODATA; break;
+	case CACHE_NXDOMAIN:
+		status = r->after_failure ? PROTO_NOTFOUND_TRYAGAIN : PROTO_NOTFOUND;
+		break;
+	default:		status = PROTO_TRYAGAIN; break;
+	}
+	memset(st, 0, sizeof(*st));
+	proto_wr_init(&w, rp->frame, sizeof(rp->frame));
+	proto_frame_begin(&w, to->type | PROTO_REPLY, status, to->id);
+	if (status == PROTO_TRYAGAIN)
+		proto_error_body(&w, "upstream DNS failed or timed out");
+	else if (status != PROTO_NOTFOUND_TRYAGAIN)
+		proto_wire_body(&w, &(struct proto_wire){
+		    .cap = r->ttl,
+		    /* Stale: every record told DNSSRC_STALE_TTL at most. */
+		    .age = r->source == PROTO_SRC_STALE || r->ttl_full < r->ttl ? 0 :
+			r->ttl_full - r->ttl,
+		    .source = r->source,
+		    .rrs = r->data, .rrs_len = r->data ? r->len : 0 });
+	status = end_frame(&w, to, status, st);
+	st->source = r->source;
+}
+
 void
 reply_dns(struct reply *rp, const struct reply_to *to,
     char cand[][PROTO_NAME_MAX + 2], int ncand, const struct dns_result *r,
@@ -146,6 +179,10 @@ reply_dns(struct reply *rp, const struct reply_to *to,
 	uint16_t		 status;
 	unsigned		 i, npos = 0;
 
+	if (to->what == REPLY_WIRE) {
+		reply_wire(rp, to, &r[0], st);
+		return;
+	}
 	for (i = 0; i < n; i++) {
 		if (r[i].status != CACHE_POSITIVE)
 			continue;

@@ -20,6 +20,7 @@ enum reply_what {
 	REPLY_NAME,	/* an address lookup by name: respelled, A and AAAA merged */
 	REPLY_ADDR,	/* a name by address */
 	REPLY_RR,	/* records of any type (query -t) */
+	REPLY_WIRE,	/* records of any type in wire form (the DNS listener) */
 };
 
 /* The request a reply answers. */

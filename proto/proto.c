@@ -821,6 +821,37 @@ proto_records_decode(const void *body, size_t len, struct proto_records *ret)
 	return 0;
 }
 
+void
+proto_wire_body(struct proto_wr *w, const struct proto_wire *b)
+{
+	proto_put_u32(w, b->cap);
+	proto_put_u32(w, b->age);
+	proto_put_u8(w, b->source);
+	proto_put_u8(w, 0);
+	proto_put_u16(w, 0);
+	proto_put_bytes(w, b->rrs, b->rrs_len);
+}
+
+int
+proto_wire_decode(const void *body, size_t len, struct proto_wire *ret)
+{
+	struct proto_wire	b;
+	struct proto_rd		rd;
+
+	proto_rd_init(&rd, body, len);
+	b.cap = proto_get_u32(&rd);
+	b.age = proto_get_u32(&rd);
+	b.source = proto_get_u8(&rd);
+	proto_get_u8(&rd);
+	proto_get_u16(&rd);
+	if (rd.err)
+		return rd.err;
+	b.rrs = rd.p + rd.off;
+	b.rrs_len = len - rd.off;
+	*ret = b;
+	return 0;
+}
+
 int
 proto_records_stamp(void *body, size_t len, uint32_t ttl, uint8_t source)
 {

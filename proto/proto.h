@@ -329,6 +329,24 @@ int	 proto_records_stamp(void *body, size_t len, uint32_t ttl, uint8_t source);
 int	 proto_records_next(const struct proto_records *, size_t *cursor,
 	    struct proto_record *ret_rec);
 
+/*
+ * DNS records in wire form, for the DNS listener (no client of the socket
+ * sees them).  Body of a PROTO_OK, PROTO_NOTFOUND (NXDOMAIN) or
+ * PROTO_NODATA reply: u32 cap, u32 age, u8 source, u8 0, u16 0, then the
+ * records as daemon/dnswire.c keeps them (section, owner, type, class,
+ * TTL, rdata; a negative answer's SOA in the authority section).  Each
+ * record is told with its TTL less age, at most cap.
+ */
+struct proto_wire {
+	uint32_t	 cap;		/* the answer's remaining TTL (stale: 30) */
+	uint32_t	 age;		/* seconds since upstream gave it */
+	uint8_t		 source;
+	const uint8_t	*rrs;
+	size_t		 rrs_len;
+};
+void	 proto_wire_body(struct proto_wr *, const struct proto_wire *);
+int	 proto_wire_decode(const void *body, size_t len, struct proto_wire *ret);
+
 /* Invalidate: body str name.  The reply is a kv list ("invalidated"). */
 int	 proto_invalidate_encode(struct proto_wr *, uint32_t id, const char *name);
 int	 proto_invalidate_decode(const void *body, size_t len, char *name,

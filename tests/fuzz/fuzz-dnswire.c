@@ -149,7 +149,8 @@ rdata_comparable(uint16_t t)
 
 /* Each kept record, written, against the upstream record it came from. */
 static void
-compare_kept(const struct dnsmsg *up, const struct dnsmsg *m, uint32_t age)
+compare_kept(const struct dnsmsg *up, const struct dnsmsg *m, uint32_t age,
+    uint32_t cap)
 {
 	static char		 a[4 * 65536 + 64], b[4 * 65536 + 64];
 	struct dnsmsg_iter	 uit, it;
@@ -172,7 +173,8 @@ compare_kept(const struct dnsmsg *up, const struct dnsmsg *m, uint32_t age)
 		    dnsmsg_rdata_soa_minimum(up, &urr, &minimum) == 0 &&
 		    minimum < ttl)
 			ttl = minimum;
-		FUZZ_CHECK(rr.ttl == (ttl > age ? ttl - age : 0));
+		ttl = ttl > age ? ttl - age : 0;
+		FUZZ_CHECK(rr.ttl == (ttl < cap ? ttl : cap));
 		if (!rdata_comparable(rr.type))
 			continue;
 		ra = dnsmsg_rdata_str(up, &urr, a, sizeof(a));
@@ -191,6 +193,9 @@ keep(const uint8_t *data, size_t size, const struct dnswire_query *fq)
 	struct dnswire_wr	w;
 	struct dnsmsg		up, m;
 	uint32_t		ttl, age = size ? data[size - 1] * 7u : 0;
+	/* A cap from the input too: every other one none. */
+	uint32_t		cap = size > 1 && data[size - 2] & 1 ?
+				    data[size - 2] * 11u : UINT32_MAX;
 	uint8_t			*buf;
 	size_t			n;
 	bool			parsed;
@@ -206,15 +211,15 @@ keep(const uint8_t *data, size_t size, const struct dnswire_query *fq)
 
 	/* What keep wrote, add_kept takes: all of it, or a truncated reply. */
 	dnswire_reply_begin(&w, reply, sizeof(reply), DNSWIRE_TCP_LIMIT, fq, 0);
-	r = dnswire_add_kept(&w, kept, (size_t)k, age);
+	r = dnswire_add_kept(&w, kept, (size_t)k, age, cap);
 	FUZZ_CHECK(r == 0 || r == -ENOSPC);
 	n = dnswire_reply_end(&w);
 	check_reply(reply, n, DNSWIRE_TCP_LIMIT, fq, &m);
 	if (r == 0)
-		compare_kept(&up, &m, age);
+		compare_kept(&up, &m, age, cap);
 	buf = stale_buffer(fq->udp_size);
 	dnswire_reply_begin(&w, buf, fq->udp_size, fq->udp_size, fq, 0);
-	r = dnswire_add_kept(&w, kept, (size_t)k, age);
+	r = dnswire_add_kept(&w, kept, (size_t)k, age, cap);
 	FUZZ_CHECK(r == 0 || r == -ENOSPC);
 	check_reply(buf, dnswire_reply_end(&w), fq->udp_size, fq, &m);
 	free(buf);
@@ -233,7 +238,7 @@ kept_list(const uint8_t *data, size_t size, const struct dnswire_query *fq)
 	dnswire_reply_begin(&w, reply, sizeof(reply), DNSWIRE_TCP_LIMIT, fq, 0);
 	empty = dnswire_reply_end(&w);
 	dnswire_reply_begin(&w, reply, sizeof(reply), DNSWIRE_TCP_LIMIT, fq, 0);
-	r = dnswire_add_kept(&w, data, size, 0);
+	r = dnswire_add_kept(&w, data, size, 0, UINT32_MAX);
 	n = dnswire_reply_end(&w);
 	t = dnswire_rrs_ttl(data, size, &ttl);
 	FUZZ_CHECK(r == 0 || r == -ENOSPC || r == -EBADMSG);

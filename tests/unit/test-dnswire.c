@@ -1095,7 +1095,7 @@ test_keep_roundtrip(void **state)
 	mb_opt(&mb, 1232, 0, NULL, 0);
 	read_query(&q);
 	dnswire_reply_begin(&w, reply, sizeof(reply), q.udp_size, &q, 0);
-	assert_int_equal(dnswire_add_kept(&w, kept, (size_t)k, 100), 0);
+	assert_int_equal(dnswire_add_kept(&w, kept, (size_t)k, 100, UINT32_MAX), 0);
 	n = dnswire_reply_end(&w);
 	parse_ok(reply, n, &msg);
 	assert_int_equal(msg.ancount, 3);
@@ -1125,7 +1125,7 @@ test_keep_roundtrip(void **state)
 	dnswire_reply_begin(&w, reply, sizeof(reply), 65535, &q, 0);
 	assert_int_equal(dnswire_add_cname(&w, DNS_S_ANSWER, NULL, 5,
 	    "mail.example.com"), 0);
-	assert_int_equal(dnswire_add_kept(&w, kept, (size_t)k, 0), 0);
+	assert_int_equal(dnswire_add_kept(&w, kept, (size_t)k, 0, UINT32_MAX), 0);
 	assert_int_equal(dnswire_add_a(&w, DNS_S_ANSWER, NULL, 5,
 	    (const uint8_t *)"\1\1\1\1"), -EINVAL);
 	n = dnswire_reply_end(&w);
@@ -1139,7 +1139,7 @@ test_keep_roundtrip(void **state)
 	for (i = 0; i < 25; i++)
 		assert_int_equal(dnswire_add_a(&w, DNS_S_ANSWER, NULL, 5,
 		    (const uint8_t *)"\1\1\1\1"), 0);
-	assert_int_equal(dnswire_add_kept(&w, kept, (size_t)k, 0), -ENOSPC);
+	assert_int_equal(dnswire_add_kept(&w, kept, (size_t)k, 0, UINT32_MAX), -ENOSPC);
 	n = dnswire_reply_end(&w);
 	parse_ok(reply, n, &msg);
 	assert_true(msg.flags & 0x0200);
@@ -1188,7 +1188,7 @@ test_keep_types(void **state)
 	mb_query(&mb, 2, 0, "_SIP._udp.example.com", DNS_T_SRV);
 	read_query(&q);
 	dnswire_reply_begin(&w, reply, sizeof(reply), 512, &q, 0);
-	assert_int_equal(dnswire_add_kept(&w, kept, (size_t)k, 7), 0);
+	assert_int_equal(dnswire_add_kept(&w, kept, (size_t)k, 7, UINT32_MAX), 0);
 	n = dnswire_reply_end(&w);
 	parse_ok(reply, n, &msg);
 	assert_int_equal(msg.ancount, 2);
@@ -1300,14 +1300,14 @@ test_kept_bad_lists(void **state)
 	memcpy(list + alen, a, alen);
 	list[alen] = DNS_S_AUTHORITY;
 	dnswire_reply_begin(&w, reply, sizeof(reply), 512, &q, 0);
-	assert_int_equal(dnswire_add_kept(&w, list, 2 * alen, 0), 0);
+	assert_int_equal(dnswire_add_kept(&w, list, 2 * alen, 0, UINT32_MAX), 0);
 	assert_int_equal(dnswire_reply_end(&w), empty + 2 * 16);
 	assert_int_equal(dnswire_rrs_ttl(list, 2 * alen, &ttl), 0);
 	assert_int_equal(ttl, 9);
 
 #define BAD(len) do {							\
 	dnswire_reply_begin(&w, reply, sizeof(reply), 512, &q, 0);	\
-	assert_int_equal(dnswire_add_kept(&w, list, (len), 0), -EBADMSG); \
+	assert_int_equal(dnswire_add_kept(&w, list, (len), 0, UINT32_MAX), -EBADMSG); \
 	assert_int_equal(dnswire_reply_end(&w), empty);		\
 	assert_int_equal(dnswire_rrs_ttl(list, (len), &ttl), -EBADMSG); \
 } while (0)
@@ -1331,13 +1331,13 @@ test_kept_bad_lists(void **state)
 	/* A CNAME whose rdata is not a name: seen when written. */
 	memcpy(list, cname, sizeof(cname) - 1);
 	dnswire_reply_begin(&w, reply, sizeof(reply), 512, &q, 0);
-	assert_int_equal(dnswire_add_kept(&w, list, sizeof(cname) - 1, 0),
+	assert_int_equal(dnswire_add_kept(&w, list, sizeof(cname) - 1, 0, UINT32_MAX),
 	    -EBADMSG);
 	assert_int_equal(dnswire_reply_end(&w), empty);
 	list[sizeof(cname) - 1] = 0;
 	list[13] = 3;
 	dnswire_reply_begin(&w, reply, sizeof(reply), 512, &q, 0);
-	assert_int_equal(dnswire_add_kept(&w, list, sizeof(cname), 0), 0);
+	assert_int_equal(dnswire_add_kept(&w, list, sizeof(cname), 0, UINT32_MAX), 0);
 	assert_true(dnswire_reply_end(&w) > empty);
 #undef BAD
 }
