@@ -535,6 +535,12 @@ half_cb(void *arg, int status, const uint8_t *reply, size_t len)
 			half_done(h, k == -ENOSPC ? O_FAILED : O_BAD);
 			return;
 		}
+		/* A positive answer is kept without its authority section. */
+		if (ans.status == ANSWER_POSITIVE &&
+		    (k = dnswire_rrs_answers(ds->fetched, (size_t)k)) < 0) {
+			half_done(h, O_BAD);
+			return;
+		}
 		w.off = (size_t)k;
 	} else if (ans.status != ANSWER_POSITIVE) {
 		half_done(h, ans.status == ANSWER_NODATA ? O_NODATA : O_NXDOMAIN);

@@ -854,3 +854,22 @@ dnswire_rrs_ttl(const uint8_t *kept, size_t len, uint32_t *ret_ttl)
 	*ret_ttl = ttl;
 	return 0;
 }
+
+int
+dnswire_rrs_answers(const uint8_t *kept, size_t len)
+{
+	struct kept_rr	rr;
+	struct rd	rd = { kept, len, 0, 0 };
+	size_t		at;
+	int		r;
+
+	rr.section = DNS_S_ANSWER;
+	while (rd.off < rd.len) {
+		at = rd.off;
+		if ((r = kept_next(&rd, rr.section, &rr)) < 0)
+			return r;
+		if (rr.section != DNS_S_ANSWER)
+			return (int)at;
+	}
+	return (int)rd.off;
+}

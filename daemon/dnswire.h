@@ -185,4 +185,11 @@ int	dnswire_rrs_keep(const uint8_t *msg, size_t len, uint8_t *out,
  */
 int	dnswire_rrs_ttl(const uint8_t *kept, size_t len, uint32_t *ret_ttl);
 
+/*
+ * How many bytes of kept are answer-section records (they come first):
+ * a positive answer is told without its authority section.  -EBADMSG
+ * when kept is not a well-formed list.
+ */
+int	dnswire_rrs_answers(const uint8_t *kept, size_t len);
+
 #endif

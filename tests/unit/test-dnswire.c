@@ -1062,6 +1062,46 @@ build_upstream(void)
 	mb_rr_end(&mb, at);
 }
 
+/* A positive answer told without its authority; every TTL capped. */
+static void
+test_keep_answers_cap(void **state)
+{
+	static const uint32_t	want_ttl[] = { 250, 200, 0, 250, 250 };
+	struct dnswire_query	q;
+	struct dnswire_wr	w;
+	struct dnsmsg		msg;
+	struct dnsmsg_rr	rr;
+	size_t			n;
+	unsigned		i;
+	int			k, a;
+
+	(void)state;
+	build_upstream();
+	k = dnswire_rrs_keep(mb.buf, mb.len, kept, sizeof(kept));
+	assert_true(k > 0);
+	a = dnswire_rrs_answers(kept, (size_t)k);
+	assert_true(a > 0 && a < k);
+	mb_query(&mb, 0x2222, 0x0100, "www.example.com", DNS_T_MX);
+	read_query(&q);
+	dnswire_reply_begin(&w, reply, sizeof(reply), 65535, &q, 0);
+	assert_int_equal(dnswire_add_kept(&w, kept, (size_t)a, 0, UINT32_MAX), 0);
+	parse_ok(reply, dnswire_reply_end(&w), &msg);
+	assert_int_equal(msg.ancount, 3);
+	assert_int_equal(msg.nscount, 0);
+	/* Aged 100 s, at most 250: the cache's own remaining TTL. */
+	dnswire_reply_begin(&w, reply, sizeof(reply), 65535, &q, 0);
+	assert_int_equal(dnswire_add_kept(&w, kept, (size_t)k, 100, 250), 0);
+	n = dnswire_reply_end(&w);
+	parse_ok(reply, n, &msg);
+	for (i = 0; i < 5; i++) {
+		rr_at(&msg, i, &rr);
+		assert_int_equal(rr.ttl, want_ttl[i]);
+	}
+	/* No records, and a malformed list. */
+	assert_int_equal(dnswire_rrs_answers(kept, 0), 0);
+	assert_int_equal(dnswire_rrs_answers(kept, 3), -EBADMSG);
+}
+
 static void
 test_keep_roundtrip(void **state)
 {
@@ -1359,6 +1399,7 @@ main(void)
 		cmocka_unit_test(test_reply_soa),
 		cmocka_unit_test(test_reply_error),
 		cmocka_unit_test(test_keep_roundtrip),
+		cmocka_unit_test(test_keep_answers_cap),
 		cmocka_unit_test(test_keep_types),
 		cmocka_unit_test(test_keep_malformed),
 		cmocka_unit_test(test_kept_bad_lists),
