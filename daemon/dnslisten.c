@@ -619,14 +619,15 @@ ptr_addr(const char *name, uint8_t *addr, uint8_t *ret_family)
 		*ret_family = PROTO_AF_INET;
 		return true;
 	}
-	if (n != 64 + sizeof(v6) - 1 || strcasecmp(name + 64, v6) != 0)
+	/* 32 nibbles and the dots between them: 63 bytes, then the suffix. */
+	if (n != 63 + sizeof(v6) - 1 || strcasecmp(name + 63, v6) != 0)
 		return false;
 	memset(addr, 0, 16);
 	for (i = 0; i < 32; i++) {
 		char	c = name[2 * i];
 		int	v;
 
-		if (name[2 * i + 1] != '.' && 2 * i + 1 < 64)
+		if (name[2 * i + 1] != '.')
 			return false;
 		if (c >= '0' && c <= '9')
 			v = c - '0';
@@ -719,6 +720,8 @@ query_in(struct dnslisten *dl, struct dlq *q, const uint8_t *buf, size_t len)
 		return;
 	}
 	dl->st.types[type_index(q->q.qtype)]++;
+	log_debug("dns: %s query %u for %s type %u", q->conn ? "tcp" : "udp",
+	    q->q.id, q->q.name, q->q.qtype);
 	if (q->q.qclass != 1 || q->q.qtype == 251 || q->q.qtype == 252 ||
 	    (q->q.qtype >= 128 && q->q.qtype <= 254) || q->q.qtype == DNS_T_OPT) {
 		send_error(q, DNS_R_NOTIMP);	/* not IN, a zone transfer, a meta type */

@@ -677,6 +677,14 @@ main(int argc, char **argv)
 		if (shm_path(daemon_ctx.config->socket, seg, sizeof(seg)) == 0)
 			shm_retire_file(seg);
 	}
+	/* Before the socket: a client that reaches it finds DNS up too. */
+	daemon_ctx.dns = dnslisten_new(daemon_ctx.base, daemon_ctx.lookup,
+	    daemon_ctx.config, &err);
+	if (daemon_ctx.dns == NULL && err) {
+		log_error("%s", err);
+		free(err);
+		goto done;
+	}
 	if ((r = server_listen(daemon_ctx.server, daemon_ctx.config->socket,
 	    &err)) < 0) {
 		log_error("%s", err ? err : strerror(-r));
@@ -685,13 +693,6 @@ main(int argc, char **argv)
 	}
 	if (shared_open() < 0 || nscd_open() < 0)
 		goto done;
-	daemon_ctx.dns = dnslisten_new(daemon_ctx.base, daemon_ctx.lookup,
-	    daemon_ctx.config, &err);
-	if (daemon_ctx.dns == NULL && err) {
-		log_error("%s", err);
-		free(err);
-		goto done;
-	}
 	if ((daemon_ctx.shm || daemon_ctx.nscd) &&
 	    (netwatch = netwatch_new(daemon_ctx.base, netlink_changed, NULL)) == NULL)
 		log_warning("no netlink socket (%s): clients redo their source "
