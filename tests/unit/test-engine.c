@@ -39,7 +39,8 @@
  *   ask ID NAME [family=unspec|inet|inet6] [absolute=yes]
  *                                 absolute: no search list (the DNS listener's)
  *   ask_addr ID ADDRESS
- *   ask_rr ID NAME TYPE
+ *   ask_rr ID NAME TYPE [wire=yes]
+ *                                 wire: the DNS listener's (LOOKUP_WIRE)
  *   refresh NAME [family=...]     a refresh walk, nobody waiting
  *   tick                          the nscd map's sweeper, once
  *   flush                         flush-caches
@@ -49,6 +50,12 @@
  *                                 client ID's one reply; STATUS: ok
  *                                 notfound nodata tryagain unavail busy
  *                                 toobig internal notfound_tryagain
+ *   expect ID STATUS [cap=N] [age=N] [source=S] [answers=yes|no]
+ *                    [authority=yes|no]
+ *                                 the same for a wire=yes question: the
+ *                                 remaining TTL, the records' age, and
+ *                                 whether answer and authority records
+ *                                 came (a negative answer's SOA)
  *   expect ID pending             no reply yet
  *   queries NAME TYPE N           upstream got N queries for (NAME, TYPE)
  *   calls MODULE SPELLING N       the module got N calls for that spelling
@@ -72,6 +79,7 @@
 #include <cmocka.h>
 
 #include "dnsmsg.h"
+#include "dnswire.h"
 #include "hosts.h"
 #include "lookup.h"
 #include "nscd.h"
@@ -139,6 +147,7 @@ struct pending {
 struct client {
 	int		 replies;
 	bool		 released;
+	bool		 wire;		/* asked with LOOKUP_WIRE */
 	uint8_t		*frame;
 	size_t		 len;
 };
@@ -768,6 +777,38 @@ static const char *const source_names[] = {
 	[PROTO_SRC_NSS] = "nss",
 };
 
+/* A wire answer's fields, and which sections its records fill. */
+static void
+expect_wire(const struct client *c, long id, const struct proto_hdr *hdr, char **tok,
+    int n)
+{
+	struct proto_wire	 b;
+	const char		*v;
+	int			 a;
+
+	if (hdr->status != PROTO_OK && hdr->status != PROTO_NOTFOUND &&
+	    hdr->status != PROTO_NODATA)
+		return;
+	if (proto_wire_decode(c->frame + PROTO_HDR_LEN, c->len - PROTO_HDR_LEN, &b) < 0)
+		die("client %ld: a wire body that does not decode", id);
+	if ((a = dnswire_rrs_answers(b.rrs, b.rrs_len)) < 0)
+		die("client %ld: kept records that do not read", id);
+	if ((v = opt(tok, n, 3, "cap")) != NULL && b.cap != (uint32_t)num(v))
+		die("client %ld: cap %u, not %s", id, b.cap, v);
+	if ((v = opt(tok, n, 3, "age")) != NULL && b.age != (uint32_t)num(v))
+		die("client %ld: age %u, not %s", id, b.age, v);
+	if ((v = opt(tok, n, 3, "source")) != NULL &&
+	    strcmp(source_names[b.source], v) != 0)
+		die("client %ld: source %u, not %s", id, b.source, v);
+	if ((v = opt(tok, n, 3, "answers")) != NULL &&
+	    (a > 0) != (strcmp(v, "yes") == 0))
+		die("client %ld: %d bytes of answers, not %s", id, a, v);
+	if ((v = opt(tok, n, 3, "authority")) != NULL &&
+	    ((size_t)a < b.rrs_len) != (strcmp(v, "yes") == 0))
+		die("client %ld: %zu bytes of authority, not %s", id,
+		    b.rrs_len - (size_t)a, v);
+}
+
 static void
 expect(char **tok, int n)
 {
@@ -796,6 +837,10 @@ expect(char **tok, int n)
 	assert_int_equal(proto_hdr_decode(c->frame, c->len, &hdr), 0);
 	if (strcmp(status_name(hdr.status), want) != 0)
 		die("client %ld: status %s, not %s", id, status_name(hdr.status), want);
+	if (c->wire) {
+		expect_wire(c, id, &hdr, tok, n);
+		return;
+	}
 	if (hdr.status != PROTO_OK) {
 		if ((v = opt(tok, n, 3, "herrno")) != NULL) {
 			struct proto_rd r;
@@ -1061,10 +1106,15 @@ command(char **tok, int n, char *rest)
 		lookup_addr(W->lk, &req, &q);
 	} else if (strcmp(c, "ask_rr") == 0) {
 		struct proto_query_rr q;
+		const char *w = opt(tok, n, 4, "wire");
 
 		start();
 		memset(&q, 0, sizeof(q));
 		ask(num(tok[1]), &req, PROTO_QUERY_RR);
+		if (w != NULL && strcmp(w, "yes") == 0) {
+			req.flags |= LOOKUP_WIRE;
+			W->client[num(tok[1])].wire = true;
+		}
 		q.type = rrtype(tok[3]);
 		q.name_len = strlen(tok[2]);
 		memcpy(q.name, tok[2], q.name_len + 1);
