@@ -11,8 +11,9 @@
  *   dns     the cache, else a fetch upstream      (dnssrc.c, reply_dns)
  *   other   the cache, else the module on a worker (modsrc.c, reply_module)
  *
- * A walk that waits holds its request (the front end's hold) and goes on
- * from the source's callback.  Its end is replied, counted, and published
+ * A walk starts on its caller's stack, so that a hit allocates nothing;
+ * one that must wait moves to the heap (walk_hold), holds its request
+ * (the front end's hold), and goes on from the source's callback.  Its end is replied, counted, and published
  * (publish.c) until the first of the answers it rests on expires.
  *
  * The engine touches the world only through its seams (lookup.h): the
@@ -20,6 +21,7 @@
  * the clock.  Single-threaded: everything runs on the event loop.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +61,7 @@ struct walk {
 	uint16_t		 rr_type;	/* REPLY_RR: the type asked */
 	bool			 refresh;	/* refresh live answers it meets */
 	bool			 absolute;	/* LOOKUP_ABSOLUTE: no search list */
+	bool			 heap;		/* moved there to wait: freed at its end */
 };
 
 static void walk_run(struct walk *);
@@ -71,7 +74,8 @@ walk_send(struct walk *wk, size_t len)
 	else if (wk->ctx)
 		wk->fe->reply(wk->ctx, reply_frame(wk->lk->reply), len);
 	/* else: a walk of the engine's own, to publish */
-	free(wk);
+	if (wk->heap)
+		free(wk);
 }
 
 /* At shutdown: the walk ends with no reply. */
@@ -80,7 +84,8 @@ walk_cancel(struct walk *wk)
 {
 	if (wk->hold)
 		wk->fe->hold_release(wk->hold);
-	free(wk);
+	if (wk->heap)
+		free(wk);
 }
 
 /* One count per reply, by where its answer came from. */
@@ -140,15 +145,30 @@ walk_fail(struct walk *wk, uint16_t status, const char *why)
 	walk_step_done(wk, &st);
 }
 
-/* The walk must wait: it holds the request from now on. */
+/*
+ * The walk must wait: it moves to the heap (*wkp is then the copy; the
+ * stack's is done with) and holds the request from now on.  False, *wkp
+ * unchanged, when it cannot.
+ */
 static bool
-walk_hold(struct walk *wk)
+walk_hold(struct walk **wkp)
 {
-	if (wk->hold || wk->ctx == NULL)
-		return true;	/* held already, or nobody's to hold */
-	if ((wk->hold = wk->fe->hold(wk->ctx)) == NULL)
+	struct walk *wk = *wkp, *h;
+
+	if (wk->heap)
+		return true;	/* moved and held already */
+	if ((h = malloc(sizeof(*h))) == NULL)
 		return false;
-	wk->ctx = NULL;
+	memcpy(h, wk, sizeof(*h));
+	h->heap = true;
+	h->to.name = h->name;		/* they pointed into the stack's */
+	h->to.addr = h->addr;
+	if (h->ctx && (h->hold = h->fe->hold(h->ctx)) == NULL) {
+		free(h);
+		return false;
+	}
+	h->ctx = NULL;
+	*wkp = h;
 	return true;
 }
 
@@ -228,7 +248,7 @@ step_dns(struct walk *wk)
 		dns_done(wk, 0, now, a.n);
 		return;
 	}
-	if (!walk_hold(wk) || dnssrc_wait(lk->dns, &a, now, wants, dns_done, wk) < 0) {
+	if (!walk_hold(&wk) || dnssrc_wait(lk->dns, &a, now, wants, dns_done, wk) < 0) {
 		struct stage st;
 
 		reply_dns(lk->reply, &wk->to, NULL, 0,
@@ -281,10 +301,12 @@ step_module(struct walk *wk, int mod)
 		walk_step_done(wk, &st);
 		return;
 	}
-	if (!walk_hold(wk)) {
+	if (!walk_hold(&wk)) {
 		walk_fail(wk, PROTO_INTERNAL, "out of memory");
 		return;
 	}
+	q.name = wk->name;		/* the heap's copy, now */
+	q.addr = wk->addr;
 	if ((r = modsrc_call(lk->mods, &q, module_done, wk)) == -EBUSY)
 		walk_fail(wk, PROTO_BUSY, "too many NSS module calls in flight");
 	else if (r < 0)
@@ -327,21 +349,21 @@ walk_run(struct walk *wk)
 	}
 }
 
-/* req NULL: a walk of the engine's own, to publish what it finds. */
+/*
+ * req NULL: a walk of the engine's own, to publish what it finds.  wk is
+ * the caller's (its stack): the walk moves to the heap if it must wait.
+ */
 static struct walk *
-walk_new(struct lookup *lk, const struct lookup_req *req, int what, uint8_t family)
+walk_new(struct walk *wk, struct lookup *lk, const struct lookup_req *req, int what,
+    uint8_t family)
 {
-	struct walk *wk = calloc(1, sizeof(*wk));
-
-	if (wk == NULL && req != NULL) {
-		struct reply_to	to = { .type = req->type, .id = req->id };
-		struct stage	st;
-
-		reply_error(lk->reply, &to, PROTO_INTERNAL, "out of memory", &st);
-		req->fe->reply(req->ctx, reply_frame(lk->reply), st.len);
-	}
-	if (wk == NULL)
-		return NULL;
+	/* The fixed part; names and keys are written before they are read. */
+	memset(wk, 0, offsetof(struct walk, name));
+	memset(&wk->pk, 0, offsetof(struct publish_key, key));
+	wk->name[0] = '\0';
+	wk->name_len = 0;
+	wk->rr_type = 0;
+	wk->refresh = wk->absolute = wk->heap = false;
 	wk->lk = lk;
 	if (req != NULL) {
 		wk->fe = req->fe;
@@ -359,16 +381,14 @@ walk_new(struct lookup *lk, const struct lookup_req *req, int what, uint8_t fami
 	return wk;
 }
 
-/* A walk of (name, family), published under the name as given. */
+/* A walk of (name, family), published under the name as given; NULL: a bad name. */
 static struct walk *
-walk_name(struct lookup *lk, const struct lookup_req *req, uint8_t family,
-    const char *name, size_t len)
+walk_name(struct walk *wk, struct lookup *lk, const struct lookup_req *req,
+    uint8_t family, const char *name, size_t len)
 {
-	struct walk *wk;
-
-	if (len == 0 || len > PROTO_NAME_MAX + 1 ||
-	    (wk = walk_new(lk, req, REPLY_NAME, family)) == NULL)
+	if (len == 0 || len > PROTO_NAME_MAX + 1)
 		return NULL;
+	walk_new(wk, lk, req, REPLY_NAME, family);
 	memcpy(wk->name, name, len);
 	wk->name[len] = '\0';
 	wk->name_len = len;
@@ -382,13 +402,10 @@ walk_name(struct lookup *lk, const struct lookup_req *req, uint8_t family,
 
 /* A walk of an address (4 or 16 bytes, as family says), published under it. */
 static struct walk *
-walk_addr(struct lookup *lk, const struct lookup_req *req, uint8_t family,
-    const void *addr)
+walk_addr(struct walk *wk, struct lookup *lk, const struct lookup_req *req,
+    uint8_t family, const void *addr)
 {
-	struct walk *wk;
-
-	if ((wk = walk_new(lk, req, REPLY_ADDR, family)) == NULL)
-		return NULL;
+	walk_new(wk, lk, req, REPLY_ADDR, family);
 	wk->pk.len = family == PROTO_AF_INET ? 4 : 16;
 	memcpy(wk->addr, addr, wk->pk.len);
 	wk->pk.kind = SHM_ADDR;
@@ -408,15 +425,14 @@ refreshed(void *arg, int mode, uint8_t family, const char *key,
     const uint8_t *addr)
 {
 	struct lookup	*lk = arg;
-	struct walk	*wk;
+	struct walk	 w, *wk;
 	uint8_t		 fams[2] = { family, PROTO_AF_UNSPEC };
 	unsigned	 i, n;
 
 	if (!publish_enabled(lk->pub))
 		return;
 	if (mode == ANSWER_PTR) {
-		if ((wk = walk_addr(lk, NULL, family, addr)) != NULL)
-			walk_run(wk);
+		walk_run(walk_addr(&w, lk, NULL, family, addr));
 		return;
 	}
 	if (mode != ANSWER_ADDR)
@@ -425,7 +441,7 @@ refreshed(void *arg, int mode, uint8_t family, const char *key,
 	 * apart (a search of one name); the pair answers only AF_UNSPEC. */
 	n = family == PROTO_AF_UNSPEC ? 1 : 2;
 	for (i = 0; i < n; i++) {
-		if ((wk = walk_name(lk, NULL, fams[i], key, strlen(key))) == NULL)
+		if ((wk = walk_name(&w, lk, NULL, fams[i], key, strlen(key))) == NULL)
 			return;
 		lk->st.republished++;
 		walk_run(wk);
@@ -436,9 +452,9 @@ void
 lookup_name(struct lookup *lk, const struct lookup_req *req,
     const struct proto_lookup_name *q)
 {
-	struct walk *wk;
+	struct walk w, *wk;
 
-	if ((wk = walk_name(lk, req, q->family, q->name, q->name_len)) != NULL)
+	if ((wk = walk_name(&w, lk, req, q->family, q->name, q->name_len)) != NULL)
 		walk_run(wk);
 }
 
@@ -446,22 +462,18 @@ void
 lookup_addr(struct lookup *lk, const struct lookup_req *req,
     const struct proto_lookup_addr *q)
 {
-	struct walk *wk;
-
-	if ((wk = walk_addr(lk, req, q->family, q->addr)) != NULL)
-		walk_run(wk);
+	walk_run(walk_addr(&(struct walk){ 0 }, lk, req, q->family, q->addr));
 }
 
 void
 lookup_rr(struct lookup *lk, const struct lookup_req *req, const struct proto_query_rr *q)
 {
 	struct walk_line	 line;
-	struct walk		*wk;
+	struct walk		 w, *wk = &w;
 	size_t			 len = strnlen(q->name, PROTO_NAME_MAX + 1);
 
-	if ((wk = walk_new(lk, req, req->flags & LOOKUP_WIRE ? REPLY_WIRE : REPLY_RR,
-	    PROTO_AF_UNSPEC)) == NULL)
-		return;
+	walk_new(wk, lk, req, req->flags & LOOKUP_WIRE ? REPLY_WIRE : REPLY_RR,
+	    PROTO_AF_UNSPEC);
 	memcpy(wk->name, q->name, len);
 	wk->name[len] = '\0';
 	wk->name_len = len;
@@ -479,9 +491,9 @@ lookup_rr(struct lookup *lk, const struct lookup_req *req, const struct proto_qu
 void
 lookup_refresh_name(struct lookup *lk, uint8_t family, const char *name, size_t len)
 {
-	struct walk *wk;
+	struct walk w, *wk;
 
-	if ((wk = walk_name(lk, NULL, family, name, len)) == NULL)
+	if ((wk = walk_name(&w, lk, NULL, family, name, len)) == NULL)
 		return;
 	wk->refresh = true;
 	walk_run(wk);
@@ -490,10 +502,8 @@ lookup_refresh_name(struct lookup *lk, uint8_t family, const char *name, size_t 
 void
 lookup_refresh_addr(struct lookup *lk, uint8_t family, const void *addr)
 {
-	struct walk *wk;
+	struct walk w, *wk = walk_addr(&w, lk, NULL, family, addr);
 
-	if ((wk = walk_addr(lk, NULL, family, addr)) == NULL)
-		return;
 	wk->refresh = true;
 	walk_run(wk);
 }
