@@ -529,7 +529,7 @@ def build_go(tmp):
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": tmp,
            "GOCACHE": os.path.join(tmp, "gocache"), "GOPATH": os.path.join(tmp, "gopath"),
            "GOTOOLCHAIN": "local", "GOPROXY": "off", "GOENV": "off", "GOFLAGS": "",
-           "GOTELEMETRY": "off", "CGO_ENABLED": "0", "GO111MODULE": "off"}
+           "GOTELEMETRY": "off", "CGO_ENABLED": "0"}
     run(["go", "build", "-tags", "netgo", "-o", out, os.path.join(HERE, "goresolve.go")],
         env=env, cwd=tmp)
     assert elf_interp(out) is None, "goresolve is not static: Go's resolver is not alone"
