@@ -114,7 +114,7 @@ def _fam(addr):
 def want_addrs(name, family=None):
     """The addresses the listener must give for name (line mode): the hosts
     file's when it has the name (files answers, dns is not asked), else the
-    zones'.  family None: both, as a set."""
+    zones'.  family None: both.  Sorted."""
     n = dnsenv.norm(name)
     if n in HOSTS_BY_NAME:
         addrs = [a for a in HOSTS_BY_NAME[n] if family is None or _fam(a) == family]
@@ -138,9 +138,9 @@ def want_rdata(name, qtype):
     if qtype in ("A", "AAAA"):
         fam = socket.AF_INET if qtype == "A" else socket.AF_INET6
         addrs = want_addrs(n, fam)
-        if n in HOSTS_BY_NAME:
-            return "NOERROR", addrs, None
-        if addrs:
+        if addrs or n in HOSTS_BY_NAME:
+            # A hosts name of the other family only: NOERROR, no records
+            # (an NXDOMAIN would end the name for musl).
             return "NOERROR", addrs, None
     elif qtype == "PTR":
         return "NOERROR", want_ptr(ptr_addr(n)), None
