@@ -31,18 +31,19 @@ rdata) of a negative answer, and no SOA in a positive one; the flags that
 matter: QR and RA set, RD echoed, AA and AD never set, the id and the
 question echoed byte for byte (the hit is asked in 0x20 mixed case), an
 OPT record in the reply when and only when the query had one.  TC: a UDP
-reply that does not fit in the client's 1232 bytes must have TC set
-exactly when the reference's does (unbound over UDP with the same EDNS
-size; for glibc's answers, when the expected reply packs to more than 1232
-bytes), and its records are then not compared (its TCP twin is).  TTLs,
+reply must have TC set exactly when the reference's does (unbound over UDP
+with the same EDNS0 size, or none; for glibc's answers, when the expected
+reply packs to more than the client's 1232 or 512 bytes), and its records
+are then not compared (its TCP twin's are).  TTLs,
 sanity only: no higher than the zone's TTL for a record of the test zones,
 an authority SOA no higher than its MINIMUM, none above max_ttl (86400),
 and a hit's no higher than its miss's.
 
 Every question is asked four times, each a comparison: after a cache flush
-over UDP (EDNS0, 1232 bytes: a miss) and again (a hit), then after another
-flush over TCP (no EDNS: a miss) and again (a hit, with RD clear, so that
-RD is seen echoed both ways).  A hit that still sent
+over UDP with EDNS0 (1232 bytes: a miss) and again without (512 bytes: a
+hit), then after another flush over TCP without EDNS0 (a miss) and again
+with it and RD clear (a hit; RD is seen echoed both ways).  Hits are asked
+in 0x20 mixed case.  A hit that still sent
 queries upstream (the daemon's upstream_queries counter) is reported as a
 cache note, not a difference.
 
@@ -270,6 +271,9 @@ UNBOUND_NODEFAULT = [
 ]
 
 UDP_SIZE = 1232
+# How each of a question's four queries is asked: (EDNS0 size or None, RD).
+ASKED = {("udp", "miss"): (UDP_SIZE, True), ("udp", "hit"): (None, True),
+         ("tcp", "miss"): (None, True), ("tcp", "hit"): (UDP_SIZE, False)}
 MAX_TTL = 86400
 REPLY_TIMEOUT = 15      # seconds: a liveness bound, never a timing
 
@@ -344,9 +348,10 @@ class Answer:
 
 
 # ====================================================================== clients
-def ask(port, qname, qtype, tcp, rid, rd=True):
-    """One query to 127.0.0.1:port: (query bytes, reply bytes)."""
-    q = dnsenv.make_query(qname + ".", qtype, payload=None if tcp else UDP_SIZE, rd=rd)
+def ask(port, qname, qtype, tcp, rid, edns=None, rd=True):
+    """One query to 127.0.0.1:port, with an OPT of edns bytes (None: no
+    OPT): (query bytes, reply bytes)."""
+    q = dnsenv.make_query(qname + ".", qtype, payload=edns, rd=rd)
     q.header.id = rid
     data = q.pack()
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM if tcp else socket.SOCK_DGRAM) as s:
@@ -519,7 +524,7 @@ class Run:
         os.chmod(self.tmp, 0o755)
         self.qs = questions(args.only)
         self.glibc = {}             # (kind, key) -> probe result
-        self.unbound = {}           # (qname, qtype) -> {"udp": DNSRecord, "tcp": DNSRecord}
+        self.unbound = {}           # (qname, qtype) -> {UDP size or "tcp": DNSRecord}
         self.daemons = {}
         self.admins = {}
         self.ports = {}
@@ -545,9 +550,10 @@ class Run:
 
     def ask_unbound(self, qname, qtype):
         out = {}
-        for tr in ("udp", "tcp"):
-            _, raw = ask(self.unbound_srv.port, qname, qtype, tr == "tcp", self.next_id())
-            out[tr] = DNSRecord.parse(raw)
+        for size in (UDP_SIZE, 512, "tcp"):
+            _, raw = ask(self.unbound_srv.port, qname, qtype, size == "tcp", self.next_id(),
+                         edns=UDP_SIZE if size == UDP_SIZE else None)
+            out[size] = DNSRecord.parse(raw)
         return out
 
     def next_id(self):
@@ -602,17 +608,19 @@ class Run:
             return Answer(rcode, u.records, u.soa), why + "; upstream's negative: %s" % u
         return Answer(rcode), why + "; upstream's differs (%s): no SOA" % u
 
-    def udp_truncates(self, q, exp):
-        """Whether the reference's reply to q over UDP (1232 bytes) has TC."""
+    def udp_truncates(self, q, exp, size):
+        """Whether the reference's reply to q over UDP (size bytes: 1232 with
+        EDNS0, 512 without) has TC."""
         if q.kind is None:
-            return bool(self.unbound[(q.qname, q.qtype)]["udp"].header.tc)
-        r = dnsenv.make_query(q.qname + ".", q.qtype, payload=UDP_SIZE).reply()
+            return bool(self.unbound[(q.qname, q.qtype)][size].header.tc)
+        r = dnsenv.make_query(q.qname + ".", q.qtype, payload=UDP_SIZE if size == UDP_SIZE
+                              else None).reply()
         for owner, t, rdata in exp.records:
             r.add_answer(*RR.fromZone("%s 60 IN %s %s" % (owner, t, rdata)))
-        return len(r.pack()) > UDP_SIZE
+        return len(r.pack()) > size
 
     # -- checking one reply
-    def check(self, q, tr, how, query, raw, miss_rec):
+    def check(self, q, tr, how, edns, query, raw, miss_rec):
         """Compares one reply; returns its parsed record (or None)."""
         exp, why = self.expected(q)
         problems = []
@@ -637,15 +645,15 @@ class Run:
             problems.append("AD set")
         if h.opcode != 0:
             problems.append("opcode %d" % h.opcode)
-        qlen = len(query) - 12 - (11 if tr == "udp" else 0)   # the question, before the OPT
+        qlen = len(query) - 12 - (11 if edns else 0)   # the question, before the OPT
         if raw[4:6] != b"\x00\x01" or raw[12:12 + qlen] != query[12:12 + qlen]:
             problems.append("question not echoed byte for byte: %r, asked %r"
                             % (raw[12:12 + qlen], query[12:12 + qlen]))
         has_opt = any(ar.rtype == QTYPE.OPT for ar in rec.ar)
-        if has_opt != (tr == "udp"):
-            problems.append("OPT in the reply: %s, in the query: %s" % (has_opt, tr == "udp"))
+        if has_opt != bool(edns):
+            problems.append("OPT in the reply: %s, in the query: %s" % (has_opt, bool(edns)))
         if tr == "udp":
-            want_tc = self.udp_truncates(q, exp)
+            want_tc = self.udp_truncates(q, exp, edns or 512)
             if got.tc != want_tc:
                 problems.append("TC %d, the reference's %d" % (got.tc, want_tc))
         if got.tc and tr == "udp" and not problems:
@@ -793,16 +801,17 @@ class Run:
             adm.flush()
             miss_rec = None
             for how, spelling in (("miss", q.qname), ("hit", mixed(q.qname))):
+                edns, rd = ASKED[(tr, how)]
                 before = adm.stats().get("upstream_queries") if how == "hit" else None
                 self.comparisons += 1
                 try:
                     query, raw = ask(port, spelling, q.qtype, tr == "tcp", self.next_id(),
-                                     rd=not (tr == "tcp" and how == "hit"))
+                                     edns=edns, rd=rd)
                 except OSError as e:
                     exp, why = self.expected(q)
                     self.differ(q, tr, how, exp, why, ["no reply: %s" % e], None)
                     continue
-                rec = self.check(q, tr, how, query, raw, miss_rec)
+                rec = self.check(q, tr, how, edns, query, raw, miss_rec)
                 if how == "miss":
                     miss_rec = rec
                 else:
@@ -844,8 +853,11 @@ class Run:
                 out.append("--- %s: %s" % (d["q"], d["problems"][0]))
                 continue
             q = d["q"]
-            out.append("--- %s over %s (%s; asked %s)" % (q, d["tr"].upper(), d["how"],
-                                                         q.qname if d["how"] == "miss" else mixed(q.qname)))
+            edns, rd = ASKED[(d["tr"], d["how"])]
+            out.append("--- %s over %s (%s; asked %s, %s, RD %d)"
+                       % (q, d["tr"].upper(), d["how"],
+                          q.qname if d["how"] == "miss" else mixed(q.qname),
+                          "EDNS0 %d" % edns if edns else "no EDNS0", rd))
             out.append("    reference (%s): %s" % (d["why"], d["exp"]))
             out.append("    namecache: %s" % (d["got"] if d["got"] else "-"))
             for p in d["problems"]:
