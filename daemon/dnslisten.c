@@ -1127,6 +1127,44 @@ dnslisten_free(struct dnslisten *dl)
 	free(dl);
 }
 
+/*
+ * Whether "HOST:PORT" (as resolver_get_info spells servers) is one of our
+ * sockets' addresses, or reaches a wildcard one (0.0.0.0, [::]) on its port.
+ */
+static bool
+is_own(const struct dnslisten *dl, const char *server)
+{
+	const char	*port = strrchr(server, ':');
+	unsigned	 i;
+
+	for (i = 0; i < dl->nsocks && port; i++) {
+		const char *own = strchr(dl->socks[i].name, ' ') + 1;
+		const char *oport = strrchr(own, ':');
+
+		if (strcmp(own, server) == 0)
+			return true;
+		if (strcmp(oport, port) == 0 && (strncmp(own, "0.0.0.0:", 8) == 0 ||
+		    strncmp(own, "[::]:", 5) == 0))
+			return true;
+	}
+	return false;
+}
+
+void
+dnslisten_check_upstream(const struct dnslisten *dl, const char *servers)
+{
+	char	 buf[512], *tok, *save = NULL;
+
+	if (dl == NULL)
+		return;
+	snprintf(buf, sizeof(buf), "%s", servers);
+	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+		if (is_own(dl, tok))
+			log_warning("dns: upstream %s is this daemon's own listener: "
+			    "what it does not know would come back here and fail; "
+			    "set upstream = in namecached.conf", tok);
+}
+
 /* --- status and statistics ------------------------------------------------ */
 
 void

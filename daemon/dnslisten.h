@@ -27,6 +27,8 @@ struct dnslisten *dnslisten_new(struct event_base *, struct lookup *,
 void	 dnslisten_free(struct dnslisten *);
 /* dns_allow, dns_sources and the limits, from a reloaded configuration. */
 void	 dnslisten_configure(struct dnslisten *, const struct config *);
+/* Warns when upstream (resolver_get_info's servers) names the listener itself. */
+void	 dnslisten_check_upstream(const struct dnslisten *, const char *servers);
 void	 dnslisten_status(const struct dnslisten *, struct proto_kv_wr *);
 void	 dnslisten_statistics(const struct dnslisten *, struct proto_kv_wr *);
 void	 dnslisten_reset_stats(struct dnslisten *);

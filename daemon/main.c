@@ -299,6 +299,18 @@ netlink_changed(void *arg)
 		nscdsrv_netlink_changed(daemon_ctx.nscd);
 }
 
+/* A resolv.conf that names our own DNS listener would loop: say so. */
+static void
+dns_self_check(void)
+{
+	struct resolver_info ri;
+
+	if (daemon_ctx.dns == NULL)
+		return;
+	resolver_get_info(daemon_ctx.resolver, &ri);
+	dnslisten_check_upstream(daemon_ctx.dns, ri.servers);
+}
+
 /*
  * glibc's nscd protocol, when nscd_socket names a socket or systemd
  * passed one named "nscd"; its hosts database beside namecache's socket.
@@ -448,6 +460,7 @@ reload(void)
 				log_error("reload: %s", err ? err : "DNS setup failed");
 				free(err);
 			}
+			dns_self_check();
 		}
 		/*
 		 * Published answers carry TTLs clamped by the old bounds: a
@@ -685,6 +698,7 @@ main(int argc, char **argv)
 		free(err);
 		goto done;
 	}
+	dns_self_check();
 	if ((r = server_listen(daemon_ctx.server, daemon_ctx.config->socket,
 	    &err)) < 0) {
 		log_error("%s", err ? err : strerror(-r));

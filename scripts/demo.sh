@@ -109,6 +109,14 @@ nc.lookup('localhost', { all: true }, (err, all) => {
   console.log(err || all, nc.counters);
 });" || true
 	fi
+	if command -v dig >/dev/null; then
+		say "dig @127.0.0.1 -p $dnsport +noall +answer www.demo.example   # the DNS listener, for Go, musl, containers"
+		dig @127.0.0.1 -p "$dnsport" +noall +answer www.demo.example || true
+		say "dig @127.0.0.1 -p $dnsport +noall +answer localhost demo.example MX   # hosts file, then any type"
+		dig @127.0.0.1 -p "$dnsport" +noall +answer localhost demo.example MX || true
+		say "dig @127.0.0.1 -p $dnsport +noall +authority no-such-name.demo.example   # NXDOMAIN with its SOA"
+		dig @127.0.0.1 -p "$dnsport" +noall +authority no-such-name.demo.example || true
+	fi
 	say "namecachectl query no-such-name.demo.example  # exit status 1"
 	$ctl query no-such-name.demo.example || echo "(exit $?)"
 	say namecachectl show-cache
@@ -153,11 +161,14 @@ nscd_demo() {
 	' sh "$run" "$ns" "$port" "$top" "$modules" || true
 }
 
+# The DNS listener on a free loopback port (port 53 may be taken).
+dnsport=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 echo "Starting namecached on $sock with /etc/hosts, the hosts line \"$line\","
-echo "DNS from nsd on 127.0.0.1:$port (Ctrl-C stops it)"
+echo "DNS from nsd on 127.0.0.1:$port, answering DNS on 127.0.0.1:$dnsport (Ctrl-C stops it)"
 LD_LIBRARY_PATH=$modules build/daemon/namecached --config /dev/null --socket "$sock" \
 	--hosts-file /etc/hosts --nsswitch-conf "$run/nsswitch.conf" \
-	--resolv-conf "$run/resolv.conf" --upstream "127.0.0.1:$port" &
+	--resolv-conf "$run/resolv.conf" --upstream "127.0.0.1:$port" \
+	--dns-listen "127.0.0.1:$dnsport" &
 daemon_pid=$!
 stop() {
 	kill -TERM "$daemon_pid" 2>/dev/null || true

@@ -443,6 +443,23 @@ def statistics_count_transports_types_rcodes(env):
     assert stats(d)["dns_queries_udp"] == 0
 
 
+@test
+def upstream_that_is_the_listener_is_named_in_the_log(env):
+    d_dir = os.path.join(env.tmp, "self")
+    os.mkdir(d_dir)
+    port = dnsenv.free_port(("127.0.0.1",))
+    d = nclib.Daemon(BUILD, d_dir, HOSTS, args=["--dns-listen", "127.0.0.1:%d" % port],
+                     upstream="127.0.0.1:%d" % port)
+    d.port = port
+    env.daemons.append(d)
+    d.start()
+    assert "upstream 127.0.0.1:%d is this daemon's own listener" % port in d.read_log()
+    # Its hosts names are still answered; the rest fails at once, not in a loop.
+    assert rrs(ask(d, "hostsname.lan")) == [("hostsname.lan.", "A", "192.0.2.5")]
+    assert ask(d, "loop." + T, "MX").header.rcode == 2
+    assert stats(d)["dns_pending"] == 0
+
+
 def main():
     # Loopback ports only: no root needed.  Many connections: descriptors.
     resource.setrlimit(resource.RLIMIT_NOFILE, (4096, 4096))

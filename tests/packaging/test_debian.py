@@ -53,6 +53,7 @@ def contents(out):
                       "./lib/systemd/system/namecached.service",
                       "./lib/systemd/system/namecached.socket",
                       "./usr/lib/sysusers.d/namecache.conf",
+                      "./lib/systemd/system/namecache-dns.socket",
                       "./etc/namecache/namecached.conf",
                       "./usr/share/man/man8/namecached.8.gz",
                       "./usr/share/man/man5/namecached.conf.5.gz",

@@ -15,6 +15,8 @@ socket enabled and the service started by the first lookup, as _namecache;
 getent through NSS; the exposure score; a hosts edit seen; `systemctl
 reload`; kill -9 and the restart; the watchdog (set to 3 s by a drop-in)
 restarting a daemon stopped by SIGSTOP while lookups fall through;
+namecache-dns.socket (issue 20): the DNS listener's sockets passed by
+systemd, glibc's dns module answered through them across a restart;
 namecache-nscd (issue 13): glibc's nscd socket socket-activated, lookups
 answered through it, none lost across `systemctl restart`; a purge that
 gives nsswitch.conf back byte for byte.  Then stops the container.
@@ -238,6 +240,7 @@ def checks_in(c, debs):
     r = c.run("getent", "hosts", "ctr.test")
     check(r.returncode == 0, "answering again after the watchdog restart", r.stderr)
     c.sh("rm -rf /etc/systemd/system/namecached.service.d; systemctl daemon-reload")
+    dns_checks(c)
     nscd_checks(c, [d for d in debs if os.path.basename(d).startswith("namecache-nscd_")])
     # Purge: nsswitch.conf as it was, byte for byte; the user and units gone.
     r = c.sh("dpkg --purge namecache-nscd libnamecache-dev libnss-namecache namecache "
@@ -247,6 +250,52 @@ def checks_in(c, debs):
     check(after == before, "nsswitch.conf restored byte for byte", (before, after))
     r = c.run("systemctl", "is-active", "namecached.socket")
     check(r.stdout.strip() != "active", "the socket gone with the package", r.stdout)
+
+
+def dns_checks(c):
+    """namecache-dns.socket (issue 20): shipped disabled; enabled, its UDP
+    and TCP sockets on 127.0.0.153:53 are passed to the daemon, which runs
+    as _namecache; glibc's own dns module, a DNS client, asks through it
+    with resolv.conf naming the listener (upstream set apart, so the daemon
+    does not ask itself); a restart in between loses nothing."""
+    r = c.run("systemctl", "is-enabled", "namecache-dns.socket")
+    check(r.stdout.strip() == "disabled", "namecache-dns.socket shipped disabled",
+          r.stdout + r.stderr)
+    # systemd starts a socket unit only while its service is stopped.  The
+    # client below is `getent hosts` (gethostbyname2): getaddrinfo's
+    # AI_ADDRCONFIG would ask nothing, with no address here but loopback.
+    r = c.sh("echo 'upstream = 127.0.0.1:5399' >> /etc/namecache/namecached.conf && "
+             "systemctl stop namecached.service && "
+             "systemctl enable --now namecache-dns.socket && "
+             "systemctl start namecached.service")
+    check(r.returncode == 0, "systemctl enable --now namecache-dns.socket",
+          r.stderr + c.sh("systemctl status --no-pager namecache-dns.socket; "
+                          "journalctl --no-pager -n 20").stdout)
+    st = nscd_json(c, "status")
+    check(st.get("dns_listen") == "udp 127.0.0.153:53 (systemd), tcp 127.0.0.153:53 (systemd)",
+          "the daemon answers DNS on the sockets systemd passed", st.get("dns_listen"))
+    pid = main_pid(c)
+    user = c.run("ps", "-o", "user=", "-p", str(pid)).stdout.strip() if pid else ""
+    check(user == "_namecache", "the listener's daemon runs as _namecache", user)
+    c.sh("cp /etc/resolv.conf /root/resolv.conf.saved && "
+         "echo 'nameserver 127.0.0.153' > /etc/resolv.conf")
+    n0 = nscd_json(c, "statistics").get("dns_queries_udp", 0)
+    r = c.run("getent", "-s", "dns", "hosts", "ctr.test")
+    n1 = nscd_json(c, "statistics").get("dns_queries_udp", 0)
+    check(r.returncode == 0 and "192.0.2.44" in r.stdout and n1 > n0,
+          "glibc's dns module asked the listener (%d UDP queries)" % (n1 - n0),
+          "exit %d: %s%s" % (r.returncode, r.stdout, r.stderr) + c.sh(
+              "cat /etc/resolv.conf; ip -br addr; journalctl --no-pager -n 15 "
+              "-u namecached.service").stdout)
+    c.run("systemctl", "restart", "namecached.service")
+    r = c.run("getent", "-s", "dns", "hosts", "ctr.test")
+    check(r.returncode == 0 and "192.0.2.44" in r.stdout,
+          "answered through the socket after systemctl restart", r.stdout + r.stderr)
+    c.sh("cp /root/resolv.conf.saved /etc/resolv.conf && "
+         "sed -i '/^upstream = 127.0.0.1:5399$/d' /etc/namecache/namecached.conf && "
+         "systemctl stop namecached.service && "
+         "systemctl disable --now namecache-dns.socket && "
+         "systemctl start namecached.service")
 
 
 def nscd_json(c, what):

@@ -35,7 +35,10 @@ SPEC_KEYS = ["socket", "hosts_file", "resolv_conf", "upstream", "cache_size", "m
              "shared", "max_clients", "admin_group", "log_level", "shared_size_mb",
              "idle_timeout", "nsswitch_conf", "nss_workers", "nss_timeout",
              "nss_positive_ttl", "nss_negative_ttl", "cache_size_mb", "max_fetches",
-             "nscd_socket", "nscd_reloads"]
+             "nscd_socket", "nscd_reloads",
+             # Issue 20: the DNS listener.
+             "dns_listen", "dns_allow", "dns_sources", "dns_max_pending",
+             "dns_max_pending_source", "dns_tcp_clients", "dns_tcp_idle"]
 
 
 def test(fn):
