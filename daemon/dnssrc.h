@@ -100,6 +100,8 @@ void	 dnssrc_set_prefetch(struct dnssrc *, bool);
 void	 dnssrc_set_max_fetches(struct dnssrc *, unsigned n);
 void	 dnssrc_on_refreshed(struct dnssrc *, dnssrc_refreshed_fn *, void *arg);
 
+/* The questions (dnsask.c): no I/O, the cache untouched. */
+
 /*
  * The question for a name of family, with the search list: A, AAAA, or
  * for AF_UNSPEC both as one search (each candidate asked for both, the
@@ -141,6 +143,9 @@ int	 dnssrc_wait(struct dnssrc *, const struct dnssrc_ask *,
 	    const struct dns_result now[2], const bool wants[2], dnssrc_done_fn *fn,
 	    void *arg);
 
+/* Upstream's search list and ndots now. */
+void	 dnssrc_search(const struct dnssrc *, const char *const **ret_domains,
+	    int *ret_ndots);
 /* search_names() for name with upstream's search list and ndots now. */
 int	 dnssrc_candidates(const struct dnssrc *, const char *name,
 	    char out[][PROTO_NAME_MAX + 2], bool *ret_asis_first);
