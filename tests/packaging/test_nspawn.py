@@ -90,12 +90,13 @@ class Container:
             time.sleep(0.1)
         if self.pid1 is None:
             raise RuntimeError("no init in the container")
-        # Until systemd has its bus up, systemctl cannot ask it: try again.
+        # Until systemd has its bus up, systemctl cannot ask it ("offline"
+        # on a loaded machine, or nothing): try again.
         state = ""
-        while time.monotonic() < deadline + 60 and not state:
+        while time.monotonic() < deadline + 60 and state in ("", "offline"):
             r = self.run("systemctl", "is-system-running", "--wait", timeout=90)
             state = r.stdout.strip()
-            if not state:
+            if state in ("", "offline"):
                 time.sleep(0.2)
         return state
 
