@@ -981,6 +981,7 @@ DP_MISS_QPS = 2000                      # and misses
 DP_LAT_SECS = 2 if QUICK else 3
 DP_MISS_NAMES = 150000 if QUICK else 400000   # unique names for one saturating miss run
 DP_STRACE_SECS = 2
+DP_PP_N = 500 if QUICK else 2000        # round trips one at a time, per round (bench/dns-pingpong)
 NC_DNS_PORT, NC_DNS_PORT_DNS, DNSMASQ_PORT, UNBOUND_PORT = 5301, 5305, 5302, 5303
 RESOLVED_ADDR = "127.0.0.53"            # resolved's stub: port 53, not configurable
 HZ = os.sysconf("SC_CLK_TCK")
@@ -1119,11 +1120,11 @@ def in_turn(b, peers, rounds, run):
 def perf_profile(b, p, datafile, args):
     """namecache's saturating hits once more under `perf record -g`: the top
     of `perf report --no-children`, by shared object and by symbol."""
-    data = os.path.join(b.work, "perf-%s.data" % p.tag)
+    data = os.path.join(b.work, "listener", "perf-%s.data" % p.tag)
     argv = ["perf", "record", "-g", "-o", data, "-p", str(p.pid), "--",
             "sleep", str(DP_SECS + 1)]
     note_cmd(argv, p.name)
-    pr = spawn(argv, log=os.path.join(b.work, "perf-record.log"))
+    pr = spawn(argv, log=os.path.join(b.work, "listener", "perf-record.log"))
     time.sleep(0.5)
     r = dnsperf(b, p, datafile, args, what="hits, under perf")
     pr.wait(DP_SECS + 30)
@@ -1142,9 +1143,47 @@ def perf_profile(b, p, datafile, args):
     return out
 
 
+PP_RE = re.compile(r"median\s+([\d.]+) us\s+p99\s+([\d.]+) us\s+mean\s+([\d.]+) us\s+"
+                   r"\(n=(\d+), lost (\d+), not NOERROR (\d+)\)")
+
+
+def dns_pingpong(b, p, datafile):
+    """bench/dns-pingpong: DP_PP_N round trips one at a time, and the
+    server's CPU over them."""
+    pin = (os.cpu_count() or 1) >= 2
+    argv = [os.path.join(b.build, "bench", "dns-pingpong")] + (["-p", "1"] if pin else []) + [
+        "-n", str(DP_PP_N), "-w", "100", p.host, str(p.port), datafile]
+    c0 = cpu_ticks(p.pid)
+    out = b.run(argv, where=p.name + ", one at a time")
+    c1 = cpu_ticks(p.pid)
+    m = PP_RE.search(out)
+    r = {"p50_us": float(m.group(1)), "p99_us": float(m.group(2)), "mean_us": float(m.group(3)),
+         "n": int(m.group(4)), "lost": int(m.group(5)), "not_noerror": int(m.group(6)),
+         "cpu_s": (c1["utime"] + c1["stime"] - c0["utime"] - c0["stime"]) / HZ,
+         "run_s": (c1["run_ns"] - c0["run_ns"]) / 1e9}
+    if r["lost"] or r["not_noerror"]:
+        b.res["problems"].append("listener, %s, one at a time: %s" % (p.name, out.strip()))
+    say("%-26s %-22s p50 %.1f us p99 %.1f us  run %.2f us/q  (n=%d)" % (
+        p.name, "hits, one at a time", r["p50_us"], r["p99_us"],
+        r["run_s"] * 1e6 / (r["n"] + 100), r["n"]))
+    return r
+
+
+def pingpong_rounds(runs):
+    """The rounds of dns_pingpong() as one cell: the median of their medians
+    (and p99s); CPU per round trip (warm-up included) from their sums."""
+    med = lambda k: sorted(x[k] for x in runs)[len(runs) // 2]
+    n = sum(x["n"] + 100 for x in runs)
+    return {"p50_us": med("p50_us"), "p99_us": med("p99_us"), "rounds": len(runs),
+            "p50_us_rounds": [x["p50_us"] for x in runs],
+            "n": sum(x["n"] for x in runs), "lost": sum(x["lost"] for x in runs),
+            "cpu_us_per_query": sum(x["cpu_s"] for x in runs) * 1e6 / n,
+            "run_us_per_query": sum(x["run_s"] for x in runs) * 1e6 / n}
+
+
 def dnsperf_strace(b, p, datafile, args, what):
     """dnsperf with `strace -f -c -p` on the server: its reads, and how many failed (EAGAIN)."""
-    path = os.path.join(b.work, "%s-%s.strace" % (p.tag, re.sub(r"\W+", "-", what)))
+    path = os.path.join(b.work, "listener", "%s-%s.strace" % (p.tag, re.sub(r"\W+", "-", what)))
     argv = ["strace", "-f", "-c", "-o", path, "-e",
             "trace=recvfrom,recvmsg,recvmmsg,read,sendto,sendmsg,sendmmsg,epoll_wait",
             "-p", str(p.pid)]
@@ -1288,9 +1327,14 @@ def listener(b, work, nsd):
     """Issue 20's benchmark: cached hits and misses through each DNS server."""
     R = b.res
     W = lambda *p: os.path.join(work, *p)
+    # The files written while servers run go in a folder of their own:
+    # namecached watches the folder of its hosts file (the work folder), and
+    # every write there would wake it.
+    D = lambda *p: os.path.join(work, "listener", *p)
+    os.makedirs(D(), exist_ok=True)
     L = R["listener"] = {"servers": {}, "order": [], "about": {}, "cpus": {}}
     pin = (os.cpu_count() or 1) >= 2
-    with open(W("dp-hits.txt"), "w") as f:
+    with open(D("dp-hits.txt"), "w") as f:
         for i in range(DP_HITS):
             f.write("h%d.bench.example A\n" % i)
     peers = []
@@ -1363,7 +1407,7 @@ forward-zone:
             L["servers"][p.name] = {}
             # The same warm list for every server, asked twice: all hits after.
             for _ in range(2):
-                dnsperf(b, p, W("dp-hits.txt"), ["-n", "1", "-c", "1", "-q", "10"], what="warm")
+                dnsperf(b, p, D("dp-hits.txt"), ["-n", "1", "-c", "1", "-q", "10"], what="warm")
         L["cpus"] = {"server": "0" if pin else "any", "dnsperf": "1" if pin else "any",
                      "nsd": "1" if pin else "any"}
         # Each kind of run on every server in turn, so that the figures
@@ -1371,33 +1415,34 @@ forward-zone:
         L["rounds"] = DP_ROUNDS
         hit_args = ["-c", str(DP_CLIENTS), "-q", str(DP_HIT_OUT)]
         got = in_turn(b, peers, DP_ROUNDS, lambda p: dnsperf(
-            b, p, W("dp-hits.txt"), ["-l", "%g" % (DP_SECS / DP_ROUNDS)] + hit_args,
+            b, p, D("dp-hits.txt"), ["-l", "%g" % (DP_SECS / DP_ROUNDS)] + hit_args,
             what="hits, saturating"))
         for name, r in got.items():
             L["servers"][name]["hits"] = r
         L["lat_rounds"] = DP_LAT_ROUNDS
         got = in_turn(b, peers, DP_LAT_ROUNDS, lambda p: dnsperf(
-            b, p, W("dp-hits.txt"), ["-l", "%g" % (DP_LAT_SECS / DP_LAT_ROUNDS), "-c",
+            b, p, D("dp-hits.txt"), ["-l", "%g" % (DP_LAT_SECS / DP_LAT_ROUNDS), "-c",
                                      str(DP_CLIENTS), "-Q", str(DP_LAT_QPS)],
             verbose=True, what="hits at %d/s" % DP_LAT_QPS))
         for name, r in got.items():
             L["servers"][name]["hits_latency"] = r
         # One query at a time: the round trip with no queue at all.
-        got = in_turn(b, peers, DP_LAT_ROUNDS, lambda p: dnsperf(
-            b, p, W("dp-hits.txt"), ["-l", "%g" % (DP_LAT_SECS / DP_LAT_ROUNDS), "-c", "1",
-                                     "-q", "1"], verbose=True, what="hits, one at a time"))
-        for name, r in got.items():
-            L["servers"][name]["hits_pingpong"] = r
+        got = {}
+        for _ in range(DP_LAT_ROUNDS):
+            for p in peers:
+                got.setdefault(p.name, []).append(dns_pingpong(b, p, D("dp-hits.txt")))
+        for name, runs in got.items():
+            L["servers"][name]["hits_pingpong"] = pingpong_rounds(runs)
         for p in peers:
             for kind, n in (("misses", DP_MISS_NAMES),
                             ("misses_latency", DP_MISS_QPS * DP_LAT_SECS + 1000)):
-                path = W("dp-%s-%s.txt" % (kind, p.tag))
+                path = D("dp-%s-%s.txt" % (kind, p.tag))
                 with open(path, "w") as f:
                     for i in range(n):
                         f.write("m%d.%s%s.bench.example A\n" % (i, p.tag, kind[-1]))
             st0 = p.nc.json("statistics") if p.nc else None
             L["servers"][p.name]["misses"] = dnsperf(
-                b, p, W("dp-misses-%s.txt" % p.tag),
+                b, p, D("dp-misses-%s.txt" % p.tag),
                 ["-n", "1", "-l", str(DP_SECS), "-c", str(DP_CLIENTS), "-q", str(DP_MISS_OUT)],
                 what="misses, saturating")
             if st0 is not None:
@@ -1405,23 +1450,23 @@ forward-zone:
                 L["servers"][p.name]["misses"]["upstream_queries"] = (
                     st1.get("upstream_queries", 0) - st0.get("upstream_queries", 0))
             L["servers"][p.name]["misses_latency"] = dnsperf(
-                b, p, W("dp-misses_latency-%s.txt" % p.tag),
+                b, p, D("dp-misses_latency-%s.txt" % p.tag),
                 ["-n", "1", "-l", str(DP_LAT_SECS), "-c", str(DP_CLIENTS),
                  "-Q", str(DP_MISS_QPS)], verbose=True, what="misses at %d/s" % DP_MISS_QPS)
             L["servers"][p.name]["misses_latency"].pop("_lat", None)
         if os.environ.get("BENCH_PERF") == "1":
             if shutil.which("perf"):
-                L["perf"] = perf_profile(b, peers[0], W("dp-hits.txt"),
+                L["perf"] = perf_profile(b, peers[0], D("dp-hits.txt"),
                                          ["-l", str(DP_SECS)] + hit_args)
             else:
                 R["notes"].append("BENCH_PERF=1: no perf here (Debian's linux-perf), no profile")
         for p in peers:
             L["servers"][p.name]["strace"] = {
                 "at %d/s" % DP_LAT_QPS: dnsperf_strace(
-                    b, p, W("dp-hits.txt"), ["-l", str(DP_STRACE_SECS), "-c", str(DP_CLIENTS),
+                    b, p, D("dp-hits.txt"), ["-l", str(DP_STRACE_SECS), "-c", str(DP_CLIENTS),
                                              "-Q", str(DP_LAT_QPS)], "hits at %d/s" % DP_LAT_QPS),
                 "unlimited": dnsperf_strace(
-                    b, p, W("dp-hits.txt"), ["-l", str(DP_STRACE_SECS), "-c", str(DP_CLIENTS),
+                    b, p, D("dp-hits.txt"), ["-l", str(DP_STRACE_SECS), "-c", str(DP_CLIENTS),
                                              "-q", str(DP_HIT_OUT)], "hits, unlimited")}
         for p in peers:
             if p.nc:
@@ -2160,10 +2205,14 @@ def listener_report(R, A):
     A("- **hits, latency**: `dnsperf -l %g -c %d -Q %d -v` per round: every answer's round "
       "trip as dnsperf times it (`-v` prints one line per query), at a moderate load (at "
       "saturation a latency is only the queue: outstanding ÷ rate); p50 and p99 of all the "
-      "rounds' answers (%d rounds); and `dnsperf -l %g -c 1 -q 1 -v`, one query at a time, "
-      "the round trip with no queue;" % (
-          DP_LAT_SECS / L.get("lat_rounds", 1), DP_CLIENTS, DP_LAT_QPS, L.get("lat_rounds", 1),
-          DP_LAT_SECS / L.get("lat_rounds", 1)))
+      "rounds' answers (%d rounds);" % (
+          DP_LAT_SECS / L.get("lat_rounds", 1), DP_CLIENTS, DP_LAT_QPS, L.get("lat_rounds", 1)))
+    A("- **hits, one at a time**: `bench/dns-pingpong -p 1 -n %d`, a connected UDP socket "
+      "sending the warm list's next query when the last is answered: the round trip with no "
+      "queue (dnsperf with `-q 1` manages about 20 queries a second here, waiting on its own "
+      "timer); the median of the %d rounds' p50s and p99s, and the server's run time per round "
+      "trip (schedstat: ticks are too coarse at this rate);" % (
+          DP_PP_N, L.get("lat_rounds", 1)))
     A("- **misses**: names never asked before, `m<i>.<server>.bench.example` (nsd's "
       "wildcard), each server its own: `dnsperf -n 1 -l %d -c %d -q %d` (%d outstanding: "
       "under dnsmasq's `dns-forward-max` of 150), then `-Q %d -v` for p50 and p99;" % (
@@ -2199,7 +2248,7 @@ def listener_report(R, A):
     A(table(["server", "queries/s", "CPU per query", "of which user + system",
              "CPU used (of one CPU)", "run time per query (schedstat)",
              "CPU per query at %d/s" % DP_LAT_QPS, "p50 / p99 at %d/s" % DP_LAT_QPS,
-             "p50 / p99 one at a time", "lost"],
+             "p50 / p99 one at a time", "run time per query one at a time", "lost"],
             [(p, cell(p, "hits", "qps", q), cell(p, "hits", "cpu_us_per_query", fmt_us),
               split(p, "hits"), pct(p, "hits"), cell(p, "hits", "run_us_per_query", fmt_us),
               cell(p, "hits_latency", "cpu_us_per_query", fmt_us),
@@ -2207,6 +2256,7 @@ def listener_report(R, A):
                            cell(p, "hits_latency", "p99_us", fmt_us)),
               "%s / %s" % (cell(p, "hits_pingpong", "p50_us", fmt_us),
                            cell(p, "hits_pingpong", "p99_us", fmt_us)),
+              cell(p, "hits_pingpong", "run_us_per_query", fmt_us),
               lost(p, "hits")) for p in order]))
     A("")
     ratios = []
