@@ -1422,6 +1422,8 @@ forward-zone:
         # Each kind of run on every server in turn, so that the figures
         # compared are minutes apart at most (this VM's speed drifts).
         L["rounds"] = DP_ROUNDS
+        # Every hit run must be hits: namecache says whether it asked upstream.
+        up0 = {p.name: p.nc.json("statistics").get("upstream_queries", 0) for p in peers if p.nc}
         hit_args = ["-c", str(DP_CLIENTS), "-q", str(DP_HIT_OUT)]
         got = in_turn(b, peers, DP_ROUNDS, lambda p: dnsperf(
             b, p, D("dp-hits.txt"), ["-l", "%g" % (DP_SECS / DP_ROUNDS)] + hit_args,
@@ -1442,6 +1444,29 @@ forward-zone:
                 got.setdefault(p.name, []).append(dns_pingpong(b, p, D("dp-hits.txt")))
         for name, runs in got.items():
             L["servers"][name]["hits_pingpong"] = pingpong_rounds(runs)
+        if os.environ.get("BENCH_PERF") == "1":
+            if shutil.which("perf"):
+                L["perf"] = perf_profile(b, peers[0], D("dp-hits.txt"),
+                                         ["-l", str(DP_SECS)] + hit_args)
+            else:
+                R["notes"].append("BENCH_PERF=1: no perf here (Debian's linux-perf), no profile")
+        for p in peers:
+            L["servers"][p.name]["strace"] = {
+                "at %d/s" % DP_LAT_QPS: dnsperf_strace(
+                    b, p, D("dp-hits.txt"), ["-l", str(DP_STRACE_SECS), "-c", str(DP_CLIENTS),
+                                             "-Q", str(DP_LAT_QPS)], "hits at %d/s" % DP_LAT_QPS),
+                "unlimited": dnsperf_strace(
+                    b, p, D("dp-hits.txt"), ["-l", str(DP_STRACE_SECS), "-c", str(DP_CLIENTS),
+                                             "-q", str(DP_HIT_OUT)], "hits, unlimited")}
+        for p in peers:
+            if p.nc:
+                n = p.nc.json("statistics").get("upstream_queries", 0) - up0[p.name]
+                L["servers"][p.name]["upstream_queries_during_hits"] = n
+                if n:
+                    R["problems"].append("listener, %s: %d upstream queries during the hit runs"
+                                         % (p.name, n))
+        # Misses last: their new names push the warm list out of the smaller
+        # caches (dnsmasq's 10,000, resolved's 4,096, namecache's 100,000).
         for p in peers:
             for kind, n in (("misses", DP_MISS_NAMES),
                             ("misses_latency", DP_MISS_QPS * DP_LAT_SECS + 1000)):
@@ -1463,20 +1488,6 @@ forward-zone:
                 ["-n", "1", "-l", str(DP_LAT_SECS), "-c", str(DP_CLIENTS),
                  "-Q", str(DP_MISS_QPS)], verbose=True, what="misses at %d/s" % DP_MISS_QPS)
             L["servers"][p.name]["misses_latency"].pop("_lat", None)
-        if os.environ.get("BENCH_PERF") == "1":
-            if shutil.which("perf"):
-                L["perf"] = perf_profile(b, peers[0], D("dp-hits.txt"),
-                                         ["-l", str(DP_SECS)] + hit_args)
-            else:
-                R["notes"].append("BENCH_PERF=1: no perf here (Debian's linux-perf), no profile")
-        for p in peers:
-            L["servers"][p.name]["strace"] = {
-                "at %d/s" % DP_LAT_QPS: dnsperf_strace(
-                    b, p, D("dp-hits.txt"), ["-l", str(DP_STRACE_SECS), "-c", str(DP_CLIENTS),
-                                             "-Q", str(DP_LAT_QPS)], "hits at %d/s" % DP_LAT_QPS),
-                "unlimited": dnsperf_strace(
-                    b, p, D("dp-hits.txt"), ["-l", str(DP_STRACE_SECS), "-c", str(DP_CLIENTS),
-                                             "-q", str(DP_HIT_OUT)], "hits, unlimited")}
         for p in peers:
             if p.nc:
                 st = p.nc.json("statistics")
