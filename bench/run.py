@@ -1488,6 +1488,8 @@ forward-zone:
                 ["-n", "1", "-l", str(DP_LAT_SECS), "-c", str(DP_CLIENTS),
                  "-Q", str(DP_MISS_QPS)], verbose=True, what="misses at %d/s" % DP_MISS_QPS)
             L["servers"][p.name]["misses_latency"].pop("_lat", None)
+            for kind in ("misses", "misses_latency"):
+                os.unlink(D("dp-%s-%s.txt" % (kind, p.tag)))     # tens of MB, made again at will
         for p in peers:
             if p.nc:
                 st = p.nc.json("statistics")
