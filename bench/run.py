@@ -18,6 +18,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import signal
 import socket
 import struct
@@ -54,6 +55,11 @@ PIPE_RUNS = 3
 FILL_COUNT = int(os.environ.get("BENCH_FILL", "100000" if QUICK else "1000000"))
 HF_RUNS = 60 if QUICK else 400
 STRACE_N = (100, 600) if QUICK else (100, 1100)
+# What `measure` runs (BENCH_SECTIONS, run.sh --only): the peer study of
+# the NSS path ("peers") and the DNS listener against its peers ("listener").
+ALL_SECTIONS = ("peers", "listener")
+SECTIONS = tuple(x for x in os.environ.get("BENCH_SECTIONS", ",".join(ALL_SECTIONS)).split(",")
+                 if x)
 
 ZONE_BENCH = """$TTL 3600
 bench.example.	3600 IN SOA ns.bench.example. admin.bench.example. 1 3600 600 86400 3600
@@ -481,6 +487,11 @@ def measure(build, work, out_path):
     t_start = time.time()
     R = b.res
     R["date"] = time.strftime("%Y-%m-%d %H:%M:%S %Z")
+    bad = [x for x in SECTIONS if x not in ALL_SECTIONS]
+    if bad or not SECTIONS:
+        raise SystemExit("run.py measure: unknown sections %s (want some of %s)" % (
+            bad, ", ".join(ALL_SECTIONS)))
+    R["sections"] = list(SECTIONS)
     os.makedirs(os.path.join(work, "run"), exist_ok=True)
     # Sockets and shared segments on a tmpfs, as /run is on a real host.
     subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=0755", "tmpfs",
@@ -497,7 +508,6 @@ def measure(build, work, out_path):
 
 
 def _measure(b, work):
-    R = b.res
     W = lambda *p: os.path.join(work, *p)
     names = [n for _, n in socket.if_nameindex()]
     if names != ["lo"]:
@@ -505,13 +515,14 @@ def _measure(b, work):
 
     # --- data and configuration ------------------------------------------
     write(W("hosts4"), HOSTS4)
-    say("writing a 1,000,000-line hosts file")
-    with open(W("hosts1m"), "w") as f:
-        f.write(HOSTS4.split("192.0.2.11")[0])          # the two localhost lines
-        for i in range(1000000 - 4):
-            f.write("10.%d.%d.%d\thost%d.bulk.lan host%d\n" % (
-                i >> 16 & 255, i >> 8 & 255, i & 255, i, i))
-        f.write("192.0.2.11\tother.lan other\n192.0.2.10\t%s benchhost\n" % HOSTS_NAME)
+    if "peers" in SECTIONS:
+        say("writing a 1,000,000-line hosts file")
+        with open(W("hosts1m"), "w") as f:
+            f.write(HOSTS4.split("192.0.2.11")[0])          # the two localhost lines
+            for i in range(1000000 - 4):
+                f.write("10.%d.%d.%d\thost%d.bulk.lan host%d\n" % (
+                    i >> 16 & 255, i >> 8 & 255, i & 255, i, i))
+            f.write("192.0.2.11\tother.lan other\n192.0.2.10\t%s benchhost\n" % HOSTS_NAME)
     write(W("bench.example.zone"), ZONE_BENCH)
     write(W("nx.example.zone"), ZONE_NX)
     opts = "options ndots:1 timeout:1 attempts:2\n"
@@ -562,10 +573,21 @@ zone:
 """.format(d=nsd_dir, w=work))
     nsd_argv = ["nsd", "-d", "-c", W("nsd", "nsd.conf")]
     note_cmd(nsd_argv, "nsd")
-    spawn(nsd_argv, log=W("nsd.log"))
+    nsd = spawn(nsd_argv, log=W("nsd.log"))
     wait_for(lambda: dns_probe(53, DNS_NAME), 20, "nsd on 127.0.0.1:53")
     # This namespace's own /etc/resolv.conf (a bind mount made here).
     subprocess.run(["mount", "--bind", W("resolv-nsd.conf"), "/etc/resolv.conf"], check=True)
+
+    if "peers" in SECTIONS:
+        peer_study(b, work)
+    if "listener" in SECTIONS:
+        listener(b, work, nsd)
+
+
+def peer_study(b, work):
+    """The NSS path and the socket: namecache against glibc, nscd, unscd, dnsmasq."""
+    R = b.res
+    W = lambda *p: os.path.join(work, *p)
 
     # --- the bare round trip ----------------------------------------------
     for mode, extra in (("free", []), ("pinned", ["-p", "0"])):
@@ -943,6 +965,547 @@ def fill(b):
 
 
 # ---------------------------------------------------------------------------
+# The DNS listener (issue 20): namecache, dnsmasq, unbound with one thread
+# and systemd-resolved's stub, each on loopback, each forwarding to the
+# same nsd, each loaded in turn by dnsperf pinned to the other CPU
+# ---------------------------------------------------------------------------
+DP_HITS = 1000                          # the warm name list: h0 ... h999.bench.example, A
+DP_SECS = 2 if QUICK else 5             # a saturating run (dnsperf -l)
+DP_ROUNDS = 1 if QUICK else 3           # saturating hits: each server in turn, this many times
+DP_LAT_ROUNDS = 1 if QUICK else 5       # and the latency runs
+DP_CLIENTS = 4                          # dnsperf -c: source ports
+DP_HIT_OUT = 200                        # dnsperf -q on hits: enough to keep any server busy
+DP_MISS_OUT = 100                       # on misses: below dnsmasq's dns-forward-max (150)
+DP_LAT_QPS = 10000                      # the latency runs' rate (dnsperf -Q), hits
+DP_MISS_QPS = 2000                      # and misses
+DP_LAT_SECS = 2 if QUICK else 3
+DP_MISS_NAMES = 150000 if QUICK else 400000   # unique names for one saturating miss run
+DP_STRACE_SECS = 2
+DP_PP_N = 500 if QUICK else 2000        # round trips one at a time, per round (bench/dns-pingpong)
+NC_DNS_PORT, NC_DNS_PORT_DNS, DNSMASQ_PORT, UNBOUND_PORT = 5301, 5305, 5302, 5303
+RESOLVED_ADDR = "127.0.0.53"            # resolved's stub: port 53, not configurable
+HZ = os.sysconf("SC_CLK_TCK")
+
+
+class DnsPeer:
+    """A DNS server under test: the process whose CPU is counted, where it listens."""
+
+    def __init__(self, name, tag, proc, host, port, about, stop_fn=None, nc=None):
+        self.name, self.tag, self.proc = name, tag, proc
+        self.host, self.port, self.about = host, port, about
+        self.stop_fn = stop_fn or (lambda: stop(proc))
+        self.nc = nc            # a Namecache: its statistics
+
+    @property
+    def pid(self):
+        return self.proc.pid
+
+
+def cpu_ticks(pid):
+    """A process's CPU time, all its threads and not its children: utime and
+    stime from /proc/PID/stat (clock ticks, sampled at the timer tick), each
+    thread's utime + stime, and the scheduler's exact run time of its threads
+    (/proc/PID/task/*/schedstat, ns), a cross-check of the sampled figure."""
+    with open("/proc/%d/stat" % pid) as f:
+        t = f.read().rsplit(")", 1)[1].split()
+    threads, run_ns = {}, 0
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
+                s = f.read()
+            with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+                run_ns += int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue
+        u = s.rsplit(")", 1)[1].split()
+        threads["%s/%s" % (s[s.index("(") + 1:s.rindex(")")], tid)] = int(u[11]) + int(u[12])
+    return {"utime": int(t[11]), "stime": int(t[12]), "threads": threads, "run_ns": run_ns}
+
+
+DP_STAT = (("sent", r"Queries sent:\s+(\d+)", int), ("completed", r"Queries completed:\s+(\d+)", int),
+           ("lost", r"Queries lost:\s+(\d+)", int), ("secs", r"Run time \(s\):\s+([\d.]+)", float),
+           ("qps", r"Queries per second:\s+([\d.]+)", float),
+           ("avg_latency_s", r"Average Latency \(s\):\s+([\d.]+)", float))
+
+
+def dnsperf(b, p, datafile, args, verbose=False, what=""):
+    """One dnsperf run against p, its CPU from /proc before and after.
+    verbose: -v, every answer's latency, for the median and p99."""
+    pin = (os.cpu_count() or 1) >= 2
+    argv = (["taskset", "-c", "1"] if pin else []) + [
+        "dnsperf", "-s", p.host, "-p", str(p.port), "-d", datafile] + args + (
+        ["-v"] if verbose else [])
+    c0 = cpu_ticks(p.pid)
+    out = b.run(argv, where="%s%s" % (p.name, ", " + what if what else ""))
+    c1 = cpu_ticks(p.pid)
+    r = {}
+    for k, rx, conv in DP_STAT:
+        m = re.search(rx, out)
+        r[k] = conv(m.group(1)) if m else None
+    m = re.search(r"Response codes:\s+(.*)", out)
+    r["rcodes"] = {c: int(n) for c, n in re.findall(r"([A-Z]+) (\d+) \(", m.group(1))} if m else {}
+    r["utime_s"] = (c1["utime"] - c0["utime"]) / HZ
+    r["stime_s"] = (c1["stime"] - c0["stime"]) / HZ
+    r["cpu_s"] = r["utime_s"] + r["stime_s"]
+    r["run_s"] = (c1["run_ns"] - c0["run_ns"]) / 1e9
+    q = r.get("completed")
+    r["cpu_us_per_query"] = r["cpu_s"] * 1e6 / q if q else None
+    r["run_us_per_query"] = r["run_s"] * 1e6 / q if q else None
+    r["threads_cpu_s"] = {k: (v - c0["threads"].get(k, 0)) / HZ
+                          for k, v in c1["threads"].items() if v - c0["threads"].get(k, 0) > 0}
+    if verbose:
+        r["_lat"] = [float(l.split()[-1]) * 1e6 for l in out.splitlines() if l.startswith("> ")]
+        percentiles(r)
+    bad = {c: n for c, n in r["rcodes"].items() if c != "NOERROR"}
+    if bad or not r.get("completed"):
+        b.res["problems"].append("listener, %s, %s: answers other than NOERROR: %s (of %s)" % (
+            p.name, what, bad or "no answers", r.get("completed")))
+    if r.get("sent") and (r.get("lost") or 0) > 0.001 * r["sent"] + DP_HIT_OUT:
+        b.res["problems"].append("listener, %s, %s: %d of %d queries lost" % (
+            p.name, what, r["lost"], r["sent"]))
+    say("%-26s %-22s %9.0f q/s  cpu %6.2f us/q (user %.2f s, sys %.2f s; run %6.2f us/q)%s"
+        "  (%s of %s, lost %s)" % (
+        p.name, what, r.get("qps") or 0, r["cpu_us_per_query"] or float("nan"),
+        r["utime_s"], r["stime_s"], r["run_us_per_query"] or float("nan"),
+        "  p50 %.0f us p99 %.0f us" % (r["p50_us"], r["p99_us"]) if "p50_us" in r else "",
+        r.get("completed"), r.get("sent"), r.get("lost")))
+    return r
+
+
+def percentiles(r):
+    lat = sorted(r.get("_lat") or [])
+    if lat:
+        r["p50_us"] = lat[len(lat) // 2]
+        r["p99_us"] = lat[min(len(lat) - 1, len(lat) * 99 // 100)]
+        r["n_latencies"] = len(lat)
+
+
+def pooled(runs):
+    """Runs of one server (dnsperf()'s results) as one: counts and times
+    added up, CPU per query from the sums; queries/s, p50 and p99 the median
+    of the runs' (a round that met a stall of this shared VM moves the sums,
+    not the median)."""
+    r = {"runs": len(runs), "rcodes": {}, "threads_cpu_s": {}, "_lat": []}
+    for k in ("sent", "completed", "lost", "secs", "utime_s", "stime_s", "cpu_s", "run_s"):
+        r[k] = sum(x.get(k) or 0 for x in runs)
+    for x in runs:
+        for c, n in x["rcodes"].items():
+            r["rcodes"][c] = r["rcodes"].get(c, 0) + n
+        for t, v in x["threads_cpu_s"].items():
+            r["threads_cpu_s"][t] = r["threads_cpu_s"].get(t, 0) + v
+        r["_lat"] += x.get("_lat") or []
+    q = r["completed"]
+    med = lambda k: sorted(x[k] for x in runs)[len(runs) // 2]
+    r["qps_pooled"] = q / r["secs"] if r["secs"] else None
+    r["qps"] = med("qps")
+    r["cpu_us_per_query"] = r["cpu_s"] * 1e6 / q if q else None
+    r["run_us_per_query"] = r["run_s"] * 1e6 / q if q else None
+    r["qps_runs"] = [x.get("qps") for x in runs]
+    r["cpu_us_per_query_runs"] = [x.get("cpu_us_per_query") for x in runs]
+    if all("p50_us" in x for x in runs):
+        r["p50_us_runs"] = [x["p50_us"] for x in runs]
+        r["p50_us"], r["p99_us"] = med("p50_us"), med("p99_us")
+        lat = sorted(r["_lat"])
+        r["p50_us_pooled"] = lat[len(lat) // 2]
+        r["n_latencies"] = len(lat)
+    return r
+
+
+def in_turn(b, peers, rounds, run):
+    """run(p) for every server, in turn, rounds times: this VM's speed
+    drifts, and its other tenants come and go; the figures compared should
+    share their moments.  Returns {server name: pooled result}."""
+    got = {}
+    for _ in range(rounds):
+        for p in peers:
+            got.setdefault(p.name, []).append(run(p))
+    out = {}
+    for name, runs in got.items():
+        out[name] = pooled(runs)
+        out[name].pop("_lat", None)
+    return out
+
+
+def perf_profile(b, p, datafile, args):
+    """namecache's saturating hits once more under `perf record -g`: the top
+    of `perf report --no-children`, by shared object and by symbol."""
+    data = os.path.join(b.work, "listener", "perf-%s.data" % p.tag)
+    argv = ["perf", "record", "-g", "-o", data, "-p", str(p.pid), "--",
+            "sleep", str(DP_SECS + 1)]
+    note_cmd(argv, p.name)
+    pr = spawn(argv, log=os.path.join(b.work, "listener", "perf-record.log"))
+    time.sleep(0.5)
+    r = dnsperf(b, p, datafile, args, what="hits, under perf")
+    pr.wait(DP_SECS + 30)
+    started.remove(pr)
+    out = {"queries": r.get("completed"), "qps": r.get("qps"), "data": data}
+    for key, sort in (("by_dso", "dso"), ("by_symbol", "dso,sym")):
+        argv = ["perf", "report", "-i", data, "--no-children", "--sort", sort, "-g", "none",
+                "--stdio", "--percent-limit", "0.7"]
+        note_cmd(argv, p.name)
+        txt = subprocess.run(argv, capture_output=True, text=True).stdout
+        out[key] = [l.strip() for l in txt.splitlines() if re.match(r"^\s+[\d.]+%", l)][:25]
+    m = re.search(r"Event count \(approx\.\): (\d+)", subprocess.run(
+        ["perf", "report", "-i", data, "--stdio", "-g", "none", "--sort", "dso"],
+        capture_output=True, text=True).stdout)
+    out["cpu_clock_ns"] = int(m.group(1)) if m else None
+    return out
+
+
+PP_RE = re.compile(r"median\s+([\d.]+) us\s+p99\s+([\d.]+) us\s+mean\s+([\d.]+) us\s+"
+                   r"\(n=(\d+), lost (\d+), not NOERROR (\d+)\)")
+
+
+def dns_pingpong(b, p, datafile):
+    """bench/dns-pingpong: DP_PP_N round trips one at a time, and the
+    server's CPU over them."""
+    pin = (os.cpu_count() or 1) >= 2
+    argv = [os.path.join(b.build, "bench", "dns-pingpong")] + (["-p", "1"] if pin else []) + [
+        "-n", str(DP_PP_N), "-w", "100", p.host, str(p.port), datafile]
+    c0 = cpu_ticks(p.pid)
+    out = b.run(argv, where=p.name + ", one at a time")
+    c1 = cpu_ticks(p.pid)
+    m = PP_RE.search(out)
+    r = {"p50_us": float(m.group(1)), "p99_us": float(m.group(2)), "mean_us": float(m.group(3)),
+         "n": int(m.group(4)), "lost": int(m.group(5)), "not_noerror": int(m.group(6)),
+         "cpu_s": (c1["utime"] + c1["stime"] - c0["utime"] - c0["stime"]) / HZ,
+         "run_s": (c1["run_ns"] - c0["run_ns"]) / 1e9}
+    if r["lost"] or r["not_noerror"]:
+        b.res["problems"].append("listener, %s, one at a time: %s" % (p.name, out.strip()))
+    say("%-26s %-22s p50 %.1f us p99 %.1f us  run %.2f us/q  (n=%d)" % (
+        p.name, "hits, one at a time", r["p50_us"], r["p99_us"],
+        r["run_s"] * 1e6 / (r["n"] + 100), r["n"]))
+    return r
+
+
+def pingpong_rounds(runs):
+    """The rounds of dns_pingpong() as one cell: the median of their medians
+    (and p99s); CPU per round trip (warm-up included) from their sums."""
+    med = lambda k: sorted(x[k] for x in runs)[len(runs) // 2]
+    n = sum(x["n"] + 100 for x in runs)
+    return {"p50_us": med("p50_us"), "p99_us": med("p99_us"), "rounds": len(runs),
+            "p50_us_rounds": [x["p50_us"] for x in runs],
+            "n": sum(x["n"] for x in runs), "lost": sum(x["lost"] for x in runs),
+            "cpu_us_per_query": sum(x["cpu_s"] for x in runs) * 1e6 / n,
+            "run_us_per_query": sum(x["run_s"] for x in runs) * 1e6 / n}
+
+
+def dnsperf_strace(b, p, datafile, args, what):
+    """dnsperf with `strace -f -c -p` on the server: its reads, and how many failed (EAGAIN)."""
+    path = os.path.join(b.work, "listener", "%s-%s.strace" % (p.tag, re.sub(r"\W+", "-", what)))
+    argv = ["strace", "-f", "-c", "-o", path, "-e",
+            "trace=recvfrom,recvmsg,recvmmsg,read,sendto,sendmsg,sendmmsg,epoll_wait",
+            "-p", str(p.pid)]
+    note_cmd(argv, p.name)
+    st = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, start_new_session=True)
+    started.append(st)
+    st.stderr.readline()                 # "Process N attached": it is in
+    time.sleep(0.2)
+    try:
+        r = dnsperf(b, p, datafile, args, what=what + ", under strace")
+    finally:
+        os.kill(st.pid, signal.SIGINT)
+        st.wait(20)
+        started.remove(st)
+    calls = {}
+    with open(path) as f:
+        for line in f:
+            t = line.split()
+            if len(t) >= 5 and re.match(r"^[\d.]+$", t[0]) and t[-1] != "total":
+                calls[t[-1]] = {"calls": int(t[3]), "errors": int(t[4]) if len(t) == 6 else 0}
+    reads = ("recvfrom", "recvmsg", "recvmmsg")
+    n = {k: sum(calls.get(c, {}).get(k, 0) for c in reads) for k in ("calls", "errors")}
+    q = r.get("completed") or 0
+    out = {"queries": q, "qps": r.get("qps"), "syscalls": calls, "reads": n["calls"],
+           "eagain": n["errors"], "eagain_per_query": n["errors"] / q if q else None,
+           "reads_per_query": n["calls"] / q if q else None}
+    say("%-26s %-22s reads %d (%s), failed %d: %.4f per query" % (
+        p.name, what, n["calls"], ", ".join("%s %d" % (c, calls[c]["calls"]) for c in reads
+                                            if c in calls), n["errors"],
+        out["eagain_per_query"] or 0))
+    return out
+
+
+def pin_group(b, leader, cpus, where):
+    """taskset every thread of every process in leader's process group."""
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                pgrp = int(f.read().rsplit(")", 1)[1].split()[2])
+        except (OSError, ValueError, IndexError):
+            continue
+        if pgrp == leader:
+            b.run(["taskset", "-a", "-p", "-c", cpus, d], where=where)
+
+
+def start_resolved(b, work):
+    """systemd-resolved in a mount namespace of its own (its /run, and a
+    passwd with its user), its stub on 127.0.0.53:53 forwarding to nsd.
+    Returns a DnsPeer, or None with the reason in the notes."""
+    R = b.res
+    W = lambda *p: os.path.join(work, *p)
+    binary = os.environ.get("BENCH_RESOLVED", "")
+    if not binary or not os.access(binary, os.X_OK):
+        R["notes"].append("systemd-resolved's stub: not measured, no binary (BENCH_RESOLVED "
+                          "unset: run.sh fetches Debian's systemd-resolved package with "
+                          "`apt-get download` and unpacks it, and could not)")
+        return None
+    ldd = subprocess.run(["ldd", binary], capture_output=True, text=True).stdout
+    if "not found" in ldd:
+        R["notes"].append("systemd-resolved's stub: not measured, its binary lacks libraries "
+                          "here: %s" % "; ".join(l.strip() for l in ldd.splitlines()
+                                                  if "not found" in l))
+        return None
+    # resolved answers nothing from its global DNS servers while no link but
+    # loopback is up with a routable address ("network-down"): a veth pair,
+    # both ends in this namespace, carries an address and no traffic.
+    veth = "ncb-rsv0"
+    b.run(["ip", "link", "add", veth, "type", "veth", "peer", "name", "ncb-rsv1"],
+          where="resolved's network")
+    b.run(["ip", "addr", "add", "198.51.100.1/24", "dev", veth], where="resolved's network")
+    b.run(["ip", "link", "set", veth, "up"], where="resolved's network")
+    b.run(["ip", "link", "set", "ncb-rsv1", "up"], where="resolved's network")
+    with open("/etc/passwd") as f:
+        pw = f.read()
+    with open("/etc/group") as f:
+        gr = f.read()
+    # resolved, started as root, drops to this user; it exists only in
+    # resolved's namespace, under an id no one here has.
+    taken = {int(l.split(":")[2]) for l in pw.splitlines() + gr.splitlines()
+             if l.count(":") >= 3 and l.split(":")[2].isdigit()}
+    uid = next(i for i in range(999, 100, -1) if i not in taken)
+    if not re.search(r"^systemd-resolve:", pw, re.M):
+        pw += "systemd-resolve:x:%d:%d:bench:/:/usr/sbin/nologin\n" % (uid, uid)
+    if not re.search(r"^systemd-resolve:", gr, re.M):
+        gr += "systemd-resolve:x:%d:\n" % uid
+    write(W("resolved-passwd"), pw)
+    write(W("resolved-group"), gr)
+    # A drop-in: /etc/systemd/resolved.conf may not exist, and is not ours.
+    write(W("resolved.conf"), """[Resolve]
+DNS=127.0.0.1:53
+Domains=~.
+DNSSEC=no
+DNSOverTLS=no
+LLMNR=no
+MulticastDNS=no
+Cache=yes
+# The default (no) caches nothing from a server on 127.0.0.0/8.
+CacheFromLocalhost=yes
+DNSStubListener=yes
+ReadEtcHosts=no
+""")
+    ns = Ns("systemd-resolved", tmpfs=["/run"], mkdirs=["/run/systemd/resolved.conf.d"],
+            binds=[(W("resolved-passwd"), "/etc/passwd"), (W("resolved-group"), "/etc/group"),
+                   (W("resolved.conf"), "/run/systemd/resolved.conf.d/bench.conf")])
+    argv = ["env", "SYSTEMD_LOG_LEVEL=notice", binary]
+    note_cmd(argv, "systemd-resolved")
+    proc = spawn(ns.enter() + argv, log=W("resolved.log"))
+    try:
+        wait_for(lambda: proc.poll() is None and dns_probe(53, DNS_NAME, RESOLVED_ADDR), 20,
+                 "systemd-resolved's stub on %s:53" % RESOLVED_ADDR)
+    except RuntimeError:
+        with open(W("resolved.log"), errors="replace") as f:
+            tail = f.read()[-400:].strip().replace("\n", " / ")
+        R["notes"].append("systemd-resolved's stub: not measured, it did not answer on %s:53 "
+                          "(its log: %s)" % (RESOLVED_ADDR, tail))
+        stop(proc)
+        ns.stop()
+        b.run(["ip", "link", "del", veth], where="resolved's network")
+        return None
+    # nsenter execs (no pid namespace to enter): the process is resolved.
+    with open("/proc/%d/comm" % proc.pid) as f:
+        assert f.read().strip().startswith("systemd-resolve")
+
+    def stop_fn():
+        stop(proc)
+        ns.stop()
+        b.run(["ip", "link", "del", veth], where="resolved's network")
+    return DnsPeer("systemd-resolved stub", "rsv", proc, RESOLVED_ADDR, 53,
+                   "systemd-resolved %s (Debian's package, unpacked, not installed), its stub "
+                   "listener on %s:53; `DNS=127.0.0.1:53`, `Domains=~.`, `DNSSEC=no`, "
+                   "`CacheFromLocalhost=yes`, LLMNR and mDNS off, in a mount namespace with its "
+                   "own /run and a passwd holding its user; a veth pair inside the bench's "
+                   "network namespace gives it the routable link it insists on" % (
+                       os.environ.get("BENCH_RESOLVED_VERSION", "?"), RESOLVED_ADDR), stop_fn)
+
+
+def listener(b, work, nsd):
+    """Issue 20's benchmark: cached hits and misses through each DNS server."""
+    R = b.res
+    W = lambda *p: os.path.join(work, *p)
+    # The files written while servers run go in a folder of their own:
+    # namecached watches the folder of its hosts file (the work folder), and
+    # every write there would wake it.
+    D = lambda *p: os.path.join(work, "listener", *p)
+    os.makedirs(D(), exist_ok=True)
+    L = R["listener"] = {"servers": {}, "order": [], "about": {}, "cpus": {}}
+    pin = (os.cpu_count() or 1) >= 2
+    with open(D("dp-hits.txt"), "w") as f:
+        for i in range(DP_HITS):
+            f.write("h%d.bench.example A\n" % i)
+    peers = []
+    try:
+        if pin:
+            # nsd beside dnsperf: CPU 0 is the server's alone, misses included.
+            pin_group(b, nsd.pid, "1", "nsd")
+        for tag, name, port, src in (("nc", "namecache", NC_DNS_PORT, None),
+                                     ("ncd", "namecache dns_sources=dns", NC_DNS_PORT_DNS, "dns")):
+            nc = Namecache(b, "dl" + tag, W("hosts4"), [
+                "dns_listen = 127.0.0.1:%d" % port] + (["dns_sources = %s" % src] if src else []))
+            peers.append(DnsPeer(name, tag, nc.proc, "127.0.0.1", port,
+                                 "namecached `dns_listen = 127.0.0.1:%d`%s, the 4-line hosts "
+                                 "file, resolv.conf naming nsd; defaults otherwise (`shared`, "
+                                 "`cache_size`)" % (
+                                     port, ", `dns_sources = dns`: the cache and upstream only"
+                                     if src else " (`dns_sources = line`, the default: A, AAAA "
+                                     "and PTR walk `hosts: files dns`)"), nc.stop, nc))
+        dm_argv = ["dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null", "--no-resolv",
+                   "--no-hosts", "--server=127.0.0.1#53", "--listen-address=127.0.0.1",
+                   "--bind-interfaces", "--port=%d" % DNSMASQ_PORT, "--cache-size=10000",
+                   "--user=nobody", "--group=nogroup", "--pid-file=" + W("dnsmasq-dl.pid"),
+                   "--log-facility=" + W("dnsmasq-dl.log")]
+        note_cmd(dm_argv, "dnsmasq")
+        peers.append(DnsPeer("dnsmasq", "dm", spawn(dm_argv), "127.0.0.1", DNSMASQ_PORT,
+                             "dnsmasq %s: `%s`" % (
+                                 sh("dnsmasq --version | head -1 | awk '{print $3}'"),
+                                 " ".join(dm_argv[1:-2]))))
+        write(W("unbound.conf"), """server:
+	interface: 127.0.0.1
+	port: {port}
+	num-threads: 1
+	do-ip6: no
+	do-not-query-localhost: no
+	module-config: "iterator"
+	chroot: ""
+	username: ""
+	directory: "{w}"
+	pidfile: "{w}/unbound.pid"
+	use-syslog: no
+	logfile: ""
+	verbosity: 0
+	msg-cache-size: 64m
+	rrset-cache-size: 128m
+	so-reuseport: no
+	prefetch: no
+remote-control:
+	control-enable: no
+forward-zone:
+	name: "."
+	forward-addr: 127.0.0.1@53
+""".format(port=UNBOUND_PORT, w=work))
+        ub_argv = ["unbound", "-d", "-c", W("unbound.conf")]
+        note_cmd(ub_argv, "unbound")
+        peers.append(DnsPeer("unbound (1 thread)", "ub", spawn(ub_argv, log=W("unbound.log")),
+                             "127.0.0.1", UNBOUND_PORT,
+                             "unbound %s, `num-threads: 1`, `module-config: \"iterator\"` "
+                             "(no validator), forward-zone `.` to nsd, caches of 64 and 128 MB, "
+                             "no prefetch" % sh("unbound -V | head -1 | awk '{print $2}'")))
+        rsv = start_resolved(b, work)
+        if rsv:
+            peers.append(rsv)
+        for p in peers:
+            wait_for(lambda: p.proc.poll() is None and dns_probe(p.port, DNS_NAME, p.host), 20,
+                     "%s on %s:%d" % (p.name, p.host, p.port))
+            if pin:
+                b.run(["taskset", "-a", "-p", "-c", "0", str(p.pid)], where=p.name)
+            L["order"].append(p.name)
+            L["about"][p.name] = p.about
+            L["servers"][p.name] = {}
+            # The same warm list for every server, asked twice: all hits after.
+            for _ in range(2):
+                dnsperf(b, p, D("dp-hits.txt"), ["-n", "1", "-c", "1", "-q", "10"], what="warm")
+        L["cpus"] = {"server": "0" if pin else "any", "dnsperf": "1" if pin else "any",
+                     "nsd": "1" if pin else "any"}
+        # Each kind of run on every server in turn, so that the figures
+        # compared are minutes apart at most (this VM's speed drifts).
+        L["rounds"] = DP_ROUNDS
+        # Every hit run must be hits: namecache says whether it asked upstream.
+        up0 = {p.name: p.nc.json("statistics").get("upstream_queries", 0) for p in peers if p.nc}
+        hit_args = ["-c", str(DP_CLIENTS), "-q", str(DP_HIT_OUT)]
+        got = in_turn(b, peers, DP_ROUNDS, lambda p: dnsperf(
+            b, p, D("dp-hits.txt"), ["-l", "%g" % (DP_SECS / DP_ROUNDS)] + hit_args,
+            what="hits, saturating"))
+        for name, r in got.items():
+            L["servers"][name]["hits"] = r
+        L["lat_rounds"] = DP_LAT_ROUNDS
+        got = in_turn(b, peers, DP_LAT_ROUNDS, lambda p: dnsperf(
+            b, p, D("dp-hits.txt"), ["-l", "%g" % (DP_LAT_SECS / DP_LAT_ROUNDS), "-c",
+                                     str(DP_CLIENTS), "-Q", str(DP_LAT_QPS)],
+            verbose=True, what="hits at %d/s" % DP_LAT_QPS))
+        for name, r in got.items():
+            L["servers"][name]["hits_latency"] = r
+        # One query at a time: the round trip with no queue at all.
+        got = {}
+        for _ in range(DP_LAT_ROUNDS):
+            for p in peers:
+                got.setdefault(p.name, []).append(dns_pingpong(b, p, D("dp-hits.txt")))
+        for name, runs in got.items():
+            L["servers"][name]["hits_pingpong"] = pingpong_rounds(runs)
+        if os.environ.get("BENCH_PERF") == "1":
+            if shutil.which("perf"):
+                L["perf"] = perf_profile(b, peers[0], D("dp-hits.txt"),
+                                         ["-l", str(DP_SECS)] + hit_args)
+            else:
+                R["notes"].append("BENCH_PERF=1: no perf here (Debian's linux-perf), no profile")
+        for p in peers:
+            L["servers"][p.name]["strace"] = {
+                "at %d/s" % DP_LAT_QPS: dnsperf_strace(
+                    b, p, D("dp-hits.txt"), ["-l", str(DP_STRACE_SECS), "-c", str(DP_CLIENTS),
+                                             "-Q", str(DP_LAT_QPS)], "hits at %d/s" % DP_LAT_QPS),
+                "unlimited": dnsperf_strace(
+                    b, p, D("dp-hits.txt"), ["-l", str(DP_STRACE_SECS), "-c", str(DP_CLIENTS),
+                                             "-q", str(DP_HIT_OUT)], "hits, unlimited")}
+        for p in peers:
+            if p.nc:
+                n = p.nc.json("statistics").get("upstream_queries", 0) - up0[p.name]
+                L["servers"][p.name]["upstream_queries_during_hits"] = n
+                if n:
+                    R["problems"].append("listener, %s: %d upstream queries during the hit runs"
+                                         % (p.name, n))
+        # Misses last: their new names push the warm list out of the smaller
+        # caches (dnsmasq's 10,000, resolved's 4,096, namecache's 100,000).
+        for p in peers:
+            for kind, n in (("misses", DP_MISS_NAMES),
+                            ("misses_latency", DP_MISS_QPS * DP_LAT_SECS + 1000)):
+                path = D("dp-%s-%s.txt" % (kind, p.tag))
+                with open(path, "w") as f:
+                    for i in range(n):
+                        f.write("m%d.%s%s.bench.example A\n" % (i, p.tag, kind[-1]))
+            st0 = p.nc.json("statistics") if p.nc else None
+            L["servers"][p.name]["misses"] = dnsperf(
+                b, p, D("dp-misses-%s.txt" % p.tag),
+                ["-n", "1", "-l", str(DP_SECS), "-c", str(DP_CLIENTS), "-q", str(DP_MISS_OUT)],
+                what="misses, saturating")
+            if st0 is not None:
+                st1 = p.nc.json("statistics")
+                L["servers"][p.name]["misses"]["upstream_queries"] = (
+                    st1.get("upstream_queries", 0) - st0.get("upstream_queries", 0))
+            L["servers"][p.name]["misses_latency"] = dnsperf(
+                b, p, D("dp-misses_latency-%s.txt" % p.tag),
+                ["-n", "1", "-l", str(DP_LAT_SECS), "-c", str(DP_CLIENTS),
+                 "-Q", str(DP_MISS_QPS)], verbose=True, what="misses at %d/s" % DP_MISS_QPS)
+            L["servers"][p.name]["misses_latency"].pop("_lat", None)
+            for kind in ("misses", "misses_latency"):
+                os.unlink(D("dp-%s-%s.txt" % (kind, p.tag)))     # tens of MB, made again at will
+        for p in peers:
+            if p.nc:
+                st = p.nc.json("statistics")
+                L["servers"][p.name]["statistics"] = {k: v for k, v in st.items()
+                                                      if k.startswith("dns_")}
+            if p.proc.poll() is not None:
+                R["problems"].append("listener: %s exited during its run (status %s)" % (
+                    p.name, p.proc.returncode))
+    finally:
+        for p in reversed(peers):
+            p.stop_fn()
+        if pin:
+            pin_group(b, nsd.pid, "0-%d" % ((os.cpu_count() or 1) - 1), "nsd")
+
+
+# ---------------------------------------------------------------------------
 # The report
 # ---------------------------------------------------------------------------
 PEER_ORDER = [
@@ -999,12 +1562,12 @@ def lat(R, peer, case, f="gai", k="median"):
         return None
 
 
-def ratio_row(what, num, den, op, limit, detail):
+def ratio_row(what, num, den, op, limit, detail, shown=None):
     if num is None or den is None or den == 0:
         return (what, "not measured", "–", "not measured", detail)
     r = num / den
     met = r <= limit if op == "<=" else r >= limit
-    return (what, "%.2fx" % r, ("≤ %gx" if op == "<=" else "≥ %gx") % limit,
+    return (what, "%.2fx" % r, ("≤ %sx" if op == "<=" else "≥ %sx") % (shown or "%g" % limit),
             "**met**" if met else "**not met**", detail)
 
 
@@ -1254,6 +1817,8 @@ def gather_meta():
         sh("dnsmasq --version | head -1 | awk '{print $1, $2, $3}'"),
         "nsd " + sh("nsd -v 2>&1 | head -1 | awk '{print $3}'"),
         sh("strace -V | head -1 | sed 's/ -- version//'"),
+        sh("dnsperf -h 2>&1 | grep -m1 Version | sed 's/Version/dnsperf/'"),
+        sh("unbound -V 2>/dev/null | head -1 | sed 's/Version/unbound/'"),
         sh("gnuplot --version"),
         sh("cc --version | head -1"),
     ]
@@ -1289,10 +1854,14 @@ def report(res_path, docdir):
     R["meta"] = meta
     with open(res_path, "w") as f:
         json.dump(R, f, indent=1)
+    sections = R.get("sections", list(ALL_SECTIONS))
     A("# namecache benchmarks\n")
     A("One run of `bench/run.sh`, every peer measured side by side on the same machine "
       "within minutes. Regenerate with `sudo bench/run.sh` (it rewrites this page and "
       "`benchmarks.png`).\n")
+    if set(sections) != set(ALL_SECTIONS):
+        A("**This run measured only: %s** (`--only`); the other sections are not on this "
+          "page.\n" % ", ".join(sections))
     A("- **Run**: %s; measuring took %s s, the whole command %s s." % (
         R.get("date"), R.get("elapsed_measure_s"), meta.get("elapsed_total_s", "?")))
     A("- **Machine**: %s CPUs (`nproc`), %s, kernel %s, %s of memory." % (
@@ -1305,13 +1874,19 @@ def report(res_path, docdir):
       "[benchmarks-bindings.md](benchmarks-bindings.md).")
     A("")
     A("## Targets (ratios from this run)\n")
-    rows, extra = targets(R)
-    A("From issue 4 (\"Targets (ratios from one run)\"):\n")
-    A(table(["target", "measured", "limit", "verdict", "figures"], rows))
-    A("\nOther targets of SPEC.md that this run measures:\n")
-    A(table(["target", "measured", "limit", "verdict", "figures"], extra))
+    if "peers" in sections:
+        rows, extra = targets(R)
+        A("From issue 4 (\"Targets (ratios from one run)\"):\n")
+        A(table(["target", "measured", "limit", "verdict", "figures"], rows))
+        A("\nOther targets of SPEC.md that this run measures:\n")
+        A(table(["target", "measured", "limit", "verdict", "figures"], extra))
+    if "listener" in sections:
+        A("\nThe DNS listener (issue 20, SPEC.md's \"DNS listener\" target), from the "
+          "[DNS listener](#dns-listener-dnsperf) section of this run:\n")
+        A(table(["target", "measured", "limit", "verdict", "figures"], listener_targets(R)))
     A("")
-    obs = observations(R)
+    obs = observations(R) if "peers" in sections else []
+    obs += listener_observations(R) if "listener" in sections else []
     if obs:
         A("## Observations\n")
         A("Drawn from this run's figures by bench/run.py:\n")
@@ -1323,6 +1898,43 @@ def report(res_path, docdir):
         for p in R["problems"]:
             A("- " + p)
         A("")
+    if "peers" in sections:
+        peer_report(R, A)
+    if "listener" in sections:
+        listener_report(R, A)
+    nm = list(R.get("notes", []))
+    if "peers" in sections:
+        nm += [
+            "systemd-resolved through nss-resolve: not among the issue's peers, and it needs a "
+            "running systemd and D-Bus, which these machines do not have (its DNS stub needs "
+            "neither: it is in the DNS listener section when that runs).",
+            "unbound on the NSS path: the issue names dnsmasq as the local caching forwarder; "
+            "one is enough for the comparison (unbound is in the DNS listener section).",
+        ]
+    if nm:
+        A("## Not measured\n")
+        for n in nm:
+            A("- " + n)
+        A("")
+    A("## Commands\n")
+    A("Each measuring command of the run, in order (`[where]` names the namespace or peer it "
+      "ran in; the bench's work folder is a temporary directory).\n")
+    A("<details><summary>%d commands</summary>\n" % len(R.get("commands", [])))
+    A("```")
+    for c in meta.get("setup_commands", []):
+        A(c)
+    for c in R.get("commands", []):
+        A(c)
+    A("```\n</details>\n")
+    os.makedirs(docdir, exist_ok=True)
+    if "peers" in sections:
+        plot(R, os.path.join(docdir, "benchmarks.png"), work)
+    with open(os.path.join(docdir, "benchmarks.md"), "w") as f:
+        f.write("\n".join(md))
+
+
+def peer_report(R, A):
+    """The peer study's sections of the page."""
     A("## Latency\n")
     A("Per call, inside one process, after %d warm-up calls of the same name (none for misses): "
       "`bench/nss-lookup` times `getaddrinfo(name, AF_UNSPEC, SOCK_STREAM)` (without "
@@ -1496,30 +2108,257 @@ def report(res_path, docdir):
               (sc.get("index_bytes") or 0) / 1e6,
               (sc.get("index_bytes") or 0) / max(1, sc.get("lines") or 1),
               (sc.get("text_bytes") or 0) / 1e6))
-    A("## Not measured\n")
-    nm = list(R.get("notes", [])) + [
-        "systemd-resolved (nss-resolve): not among the issue's peers, and it needs a running "
-        "systemd and D-Bus, which these machines do not have.",
-        "unbound: the issue names dnsmasq as the local caching forwarder; one is enough for "
-        "the comparison.",
-    ]
-    for n in nm:
-        A("- " + n)
+
+
+def lsv(R, peer, kind, k):
+    try:
+        return R["listener"]["servers"][peer][kind][k]
+    except (KeyError, TypeError):
+        return None
+
+
+def eagain_worst(R, peer):
+    """The higher of the two strace runs' failed reads per query, and their figures."""
+    st = ((R.get("listener") or {}).get("servers", {}).get(peer) or {}).get("strace") or {}
+    vals = [v["eagain_per_query"] for v in st.values() if v.get("eagain_per_query") is not None]
+    return (max(vals) if vals else None), st
+
+
+def listener_targets(R):
+    rows = []
+    nc = "namecache"
+    a = lsv(R, nc, "hits", "cpu_us_per_query")
+    for peer, lim, shown in (("unbound (1 thread)", 0.5, "1/2"), ("dnsmasq", 1 / 3, "1/3")):
+        c = lsv(R, peer, "hits", "cpu_us_per_query")
+        rows.append(ratio_row("cached hits, server CPU per answered query (utime + stime), "
+                              "namecache ÷ %s" % peer, a, c, "<=", lim,
+                              "%s ÷ %s" % (fmt_us(a), fmt_us(c)), shown))
+    a = lsv(R, nc, "hits", "qps")
+    for peer in ("unbound (1 thread)", "dnsmasq"):
+        c = lsv(R, peer, "hits", "qps")
+        rows.append(ratio_row("cached hits, queries per second, namecache ÷ %s" % peer, a, c,
+                              ">=", 1, "%s ÷ %s" % ("%.0f/s" % a if a else "–",
+                                                    "%.0f/s" % c if c else "–")))
+    a = lsv(R, nc, "hits_latency", "p50_us")
+    a1 = lsv(R, nc, "hits_pingpong", "p50_us")
+    for peer in ("unbound (1 thread)", "dnsmasq"):
+        c = lsv(R, peer, "hits_latency", "p50_us")
+        c1 = lsv(R, peer, "hits_pingpong", "p50_us")
+        rows.append(ratio_row("cached hits, p50 latency at %d queries/s, namecache ÷ %s" % (
+            DP_LAT_QPS, peer), a, c, "<=", 1, "%s ÷ %s; one query at a time: %s ÷ %s%s" % (
+                fmt_us(a), fmt_us(c), fmt_us(a1), fmt_us(c1),
+                " (%.2fx)" % (a1 / c1) if a1 and c1 else "")))
+    v, st = eagain_worst(R, nc)
+    if v is not None:
+        rows.append(("recvfrom/recvmmsg returning EAGAIN per query, namecache (strace -c)",
+                     "%.4f" % v, "< 0.01", "**met**" if v < 0.01 else "**not met**",
+                     "; ".join("%s: %d of %d reads failed over %d queries" % (
+                         k, x["eagain"], x["reads"], x["queries"]) for k, x in st.items())))
+    return rows
+
+
+def listener_observations(R):
+    L = R.get("listener") or {}
+    out = []
+    secs = DP_SECS
+    busy = []
+    for peer in L.get("order", []):
+        h = L["servers"][peer].get("hits") or {}
+        if h.get("cpu_s") is not None and h.get("secs"):
+            busy.append("%s %.0f%%" % (peer, 100 * h["cpu_s"] / h["secs"]))
+    if busy:
+        out.append("DNS listener, saturating hits (%d s): the share of its CPU each server "
+                   "used: %s. A server well under 100%% was not the limit: dnsperf was, on its "
+                   "own CPU (the issue puts that ceiling at about 120,000 queries/s), or the "
+                   "server's wake-ups were; its queries per second say little, its CPU per "
+                   "query is the figure that counts." % (secs, ", ".join(busy)))
+    def per_q(peer, k):
+        x = lsv(R, peer, "hits", k)
+        q = lsv(R, peer, "hits", "completed")
+        return x * 1e6 / q if x is not None and q else None
+    nu, ns_ = per_q("namecache", "utime_s"), per_q("namecache", "stime_s")
+    if nu is not None and ns_ is not None:
+        peers = [p for p in ("unbound (1 thread)", "dnsmasq") if per_q(p, "utime_s") is not None]
+        out.append("DNS listener, saturating hits, CPU per answer split into user and system "
+                   "time: namecache %s + %s%s; %s. System time is the kernel's UDP receive "
+                   "and send; on loopback the sender of a datagram also pays its delivery into "
+                   "the receiver's socket and the receiver's wake-up, so every server pays "
+                   "for its replies reaching dnsperf." % (
+                       fmt_us(nu), fmt_us(ns_),
+                       (", with `dns_sources = dns` %s + %s" % (
+                           fmt_us(per_q("namecache dns_sources=dns", "utime_s")),
+                           fmt_us(per_q("namecache dns_sources=dns", "stime_s"))))
+                       if per_q("namecache dns_sources=dns", "utime_s") is not None else "",
+                       ", ".join("%s %s + %s" % (p, fmt_us(per_q(p, "utime_s")),
+                                                 fmt_us(per_q(p, "stime_s"))) for p in peers)))
+        for p, lim, shown in (("unbound (1 thread)", 0.5, "half"), ("dnsmasq", 1 / 3, "a third")):
+            tot = lsv(R, p, "hits", "cpu_us_per_query")
+            if tot and ns_ > lim * tot:
+                out.append("namecache's system time per answer alone (%s) is more than %s of "
+                           "%s's whole CPU per answer (%s): no saving in namecache's own code "
+                           "reaches that target while each answer costs the kernel this much." % (
+                               fmt_us(ns_), shown, p, fmt_us(tot)))
+    return out
+
+
+def listener_report(R, A):
+    """The DNS listener's section of the page."""
+    L = R.get("listener") or {}
+    order = L.get("order") or []
+    A('<a id="dns-listener-dnsperf"></a>\n')
+    A("## DNS listener: dnsperf against namecache, dnsmasq, unbound and resolved's stub\n")
+    if not order:
+        A("Not measured in this run.\n")
+        return
+    cpus = L.get("cpus") or {}
+    A("Every server listens on loopback and forwards to the same nsd (127.0.0.1:53, the "
+      "wildcard zone). Each server runs pinned to CPU %s (`taskset -a -p -c 0`), dnsperf on "
+      "CPU %s (`taskset -c 1`), nsd beside dnsperf. Every server first answers the same warm "
+      "list twice: %d names `h0.bench.example` ... `h%d.bench.example`, A "
+      "(`dnsperf -n 1 -c 1 -q 10`). Then each kind of run goes through every server in turn; "
+      "the hit runs are split into %d rounds, every server in each (this VM's speed drifts, "
+      "and it is shared with other work), and each server's rounds are added up:\n" % (
+          cpus.get("server", "?"), cpus.get("dnsperf", "?"), DP_HITS, DP_HITS - 1,
+          L.get("rounds", 1)))
+    A("- **hits, saturating**: `dnsperf -l %g -c %d -q %d` per round over the warm list (no "
+      "rate limit): queries per second (the median of the rounds'), and the server's CPU per "
+      "answered query (all the rounds' CPU ÷ all their answers), "
+      "Δ(utime + stime) of `/proc/PID/stat` over the run (all its threads, not its children; "
+      "for namecache the daemon's own threads, its main loop doing the work) ÷ queries "
+      "completed;" % (DP_SECS / L.get("rounds", 1), DP_CLIENTS, DP_HIT_OUT))
+    A("- **hits, latency**: `dnsperf -l %g -c %d -Q %d -v` per round: every answer's round "
+      "trip as dnsperf times it (`-v` prints one line per query), at a moderate load (at "
+      "saturation a latency is only the queue: outstanding ÷ rate); the median of the %d "
+      "rounds' p50s and p99s;" % (
+          DP_LAT_SECS / L.get("lat_rounds", 1), DP_CLIENTS, DP_LAT_QPS, L.get("lat_rounds", 1)))
+    A("- **hits, one at a time**: `bench/dns-pingpong -p 1 -n %d`, a connected UDP socket "
+      "sending the warm list's next query when the last is answered: the round trip with no "
+      "queue (dnsperf with `-q 1` manages about 20 queries a second here, waiting on its own "
+      "timer); the median of the %d rounds' p50s and p99s, and the server's run time per round "
+      "trip (schedstat: ticks are too coarse at this rate);" % (
+          DP_PP_N, L.get("lat_rounds", 1)))
+    A("- **misses**: names never asked before, `m<i>.<server>.bench.example` (nsd's "
+      "wildcard), each server its own: `dnsperf -n 1 -l %d -c %d -q %d` (%d outstanding: "
+      "under dnsmasq's `dns-forward-max` of 150), then `-Q %d -v` for p50 and p99;" % (
+          DP_SECS, DP_CLIENTS, DP_MISS_OUT, DP_MISS_OUT, DP_MISS_QPS))
+    A("- **reads that fail**: `strace -f -c -p PID` on the server over `dnsperf -l %d` of "
+      "hits, at %d/s and unlimited: its recvfrom, recvmsg and recvmmsg calls, and how many "
+      "returned an error (EAGAIN: nothing to read) per answered query. strace slows every "
+      "server, so these runs' rates are not comparable.\n" % (DP_STRACE_SECS, DP_LAT_QPS))
+
+    def cell(peer, kind, k, f):
+        v = lsv(R, peer, kind, k)
+        return f(v) if v is not None else "–"
+
+    def pct(peer, kind):
+        x = (L["servers"].get(peer) or {}).get(kind) or {}
+        if x.get("cpu_s") is None or not x.get("secs"):
+            return "–"
+        return "%.0f%%" % (100 * x["cpu_s"] / x["secs"])
+
+    def split(peer, kind):
+        x = (L["servers"].get(peer) or {}).get(kind) or {}
+        q = x.get("completed")
+        if not q or x.get("utime_s") is None:
+            return "–"
+        return "%s + %s" % (fmt_us(x["utime_s"] * 1e6 / q), fmt_us(x["stime_s"] * 1e6 / q))
+
+    def lost(peer, kind):
+        x = (L["servers"].get(peer) or {}).get(kind) or {}
+        return "%s of %s" % (x.get("lost"), x.get("sent")) if x.get("sent") else "–"
+
+    q = lambda v: "%.0f" % v
+    A("### Cached hits\n")
+    A(table(["server", "queries/s (rounds)", "CPU per query", "of which user + system",
+             "CPU used (of one CPU)", "run time per query (schedstat)",
+             "CPU per query at %d/s" % DP_LAT_QPS, "p50 / p99 at %d/s" % DP_LAT_QPS,
+             "p50 / p99 one at a time", "run time per query one at a time", "lost"],
+            [(p, "%s (%s)" % (cell(p, "hits", "qps", q), ", ".join(
+                "%.0f" % x for x in lsv(R, p, "hits", "qps_runs") or [])),
+              cell(p, "hits", "cpu_us_per_query", fmt_us),
+              split(p, "hits"), pct(p, "hits"), cell(p, "hits", "run_us_per_query", fmt_us),
+              cell(p, "hits_latency", "cpu_us_per_query", fmt_us),
+              "%s / %s" % (cell(p, "hits_latency", "p50_us", fmt_us),
+                           cell(p, "hits_latency", "p99_us", fmt_us)),
+              "%s / %s" % (cell(p, "hits_pingpong", "p50_us", fmt_us),
+                           cell(p, "hits_pingpong", "p99_us", fmt_us)),
+              cell(p, "hits_pingpong", "run_us_per_query", fmt_us),
+              lost(p, "hits")) for p in order]))
     A("")
-    A("## Commands\n")
-    A("Each measuring command of the run, in order (`[where]` names the namespace or peer it "
-      "ran in; the bench's work folder is a temporary directory).\n")
-    A("<details><summary>%d commands</summary>\n" % len(R.get("commands", [])))
-    A("```")
-    for c in meta.get("setup_commands", []):
-        A(c)
-    for c in R.get("commands", []):
-        A(c)
-    A("```\n</details>\n")
-    os.makedirs(docdir, exist_ok=True)
-    plot(R, os.path.join(docdir, "benchmarks.png"), work)
-    with open(os.path.join(docdir, "benchmarks.md"), "w") as f:
-        f.write("\n".join(md))
+    ratios = []
+    for peer in ("unbound (1 thread)", "dnsmasq", "systemd-resolved stub"):
+        if peer not in order:
+            continue
+        fs = []
+        for kind, k, what in (("hits", "cpu_us_per_query", "CPU per query"),
+                              ("hits", "qps", "queries/s"),
+                              ("hits_latency", "p50_us", "p50"),
+                              ("hits_latency", "p99_us", "p99"),
+                              ("hits_pingpong", "p50_us", "p50 one at a time"),
+                              ("misses", "cpu_us_per_query", "CPU per miss"),
+                              ("misses", "qps", "misses/s"),
+                              ("misses_latency", "p50_us", "miss p50")):
+            a, c = lsv(R, "namecache", kind, k), lsv(R, peer, kind, k)
+            fs.append("%.2fx" % (a / c) if a is not None and c else "–")
+        ratios.append([peer] + fs)
+    A("namecache ÷ each peer, from the runs above:\n")
+    A(table(["peer", "CPU per query", "queries/s", "p50 at %d/s" % DP_LAT_QPS,
+             "p99 at %d/s" % DP_LAT_QPS, "p50 one at a time", "CPU per miss", "misses/s",
+             "miss p50"], ratios))
+    A("")
+    A("### Misses (each name new, forwarded to nsd)\n")
+    A(table(["server", "misses/s", "CPU per miss", "of which user + system",
+             "CPU used (of one CPU)", "p50 / p99 at %d/s" % DP_MISS_QPS,
+             "upstream queries per miss", "lost"],
+            [(p, cell(p, "misses", "qps", q), cell(p, "misses", "cpu_us_per_query", fmt_us),
+              split(p, "misses"), pct(p, "misses"),
+              "%s / %s" % (cell(p, "misses_latency", "p50_us", fmt_us),
+                           cell(p, "misses_latency", "p99_us", fmt_us)),
+              "%.2f" % (lsv(R, p, "misses", "upstream_queries") / lsv(R, p, "misses", "completed"))
+              if lsv(R, p, "misses", "upstream_queries") is not None and
+              lsv(R, p, "misses", "completed") else "–",
+              lost(p, "misses")) for p in order]))
+    A("\nUpstream queries per miss: namecache's own count (`namecachectl statistics`, "
+      "upstream_queries); the peers do not say.\n")
+    A("### Reads per query under strace\n")
+    rows = []
+    for p in order:
+        st = L["servers"][p].get("strace") or {}
+        cells = [p]
+        for k in ("at %d/s" % DP_LAT_QPS, "unlimited"):
+            x = st.get(k)
+            if not x or not x.get("queries"):
+                cells += ["–", "–"]
+                continue
+            cells.append("%.3f (%s)" % (x["reads_per_query"], ", ".join(
+                "%s %d" % (c, x["syscalls"][c]["calls"]) for c in ("recvfrom", "recvmsg", "recvmmsg")
+                if c in x["syscalls"])))
+            cells.append("%.4f (%d of %d queries)" % (x["eagain_per_query"], x["eagain"],
+                                                      x["queries"]))
+        rows.append(cells)
+    A(table(["server", "reads per query at %d/s" % DP_LAT_QPS, "failed (EAGAIN) per query",
+             "reads per query, unlimited", "failed (EAGAIN) per query"], rows))
+    A("")
+    pf = L.get("perf")
+    if pf:
+        A("### Where namecache's CPU goes\n")
+        A("`BENCH_PERF=1`: one more saturating hit run on namecache (%s answers, %.0f/s) under "
+          "`perf record -g -p PID`; %s of CPU sampled (%s per answer, perf's own cost "
+          "included). The top of `perf report --no-children -g none`:\n" % (
+              pf.get("queries"), pf.get("qps") or 0,
+              "%.2f s" % (pf["cpu_clock_ns"] / 1e9) if pf.get("cpu_clock_ns") else "?",
+              fmt_us(pf["cpu_clock_ns"] / 1e3 / pf["queries"])
+              if pf.get("cpu_clock_ns") and pf.get("queries") else "?"))
+        A("```")
+        for line in pf.get("by_dso", []):
+            A(line)
+        A("")
+        for line in pf.get("by_symbol", []):
+            A(line)
+        A("```\n")
+    A("### The servers\n")
+    A(table(["server", "how it runs"], [(p, L["about"].get(p, "")) for p in order]))
+    A("")
 
 
 def main(argv):

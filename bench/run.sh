@@ -3,6 +3,7 @@
 # bench/run.sh - namecache against its peers, side by side, in one run.
 #
 #   bench/run.sh (as root) [--build DIR] [--docs DIR] [--no-install] [--keep]
+#                          [--only SECTIONS]
 #
 # Builds a release build of namecache (meson setup DIR -Dbuildtype=release;
 # default DIR is build-bench/ at the top of the tree, or the one given),
@@ -11,23 +12,39 @@
 # holds only `lo`, and writes docs/benchmarks.md and docs/benchmarks.png
 # (bench/run.py report).  About 10 minutes on a 2-core machine.
 #
+# Sections: "peers" (the NSS path, the socket and their peers) and
+# "listener" (the DNS listener against dnsmasq, unbound and systemd-resolved's
+# stub, loaded by dnsperf: issue 20).  --only SECTIONS (comma-separated)
+# measures those alone, in a few minutes; its page then goes to the work
+# folder (kept) unless --docs is given, and its tables are printed.
+#
 # Peers and packages:
 #   - nscd, dnsmasq-base (the dnsmasq binary without its system service),
 #     gnuplot-nox, strace, nsd: apt-get install when missing.
 #     Services are never started by the install: when /usr/sbin/policy-rc.d
 #     is absent, one that refuses every start is put there for the install
 #     and removed after.  Nothing runs from them outside this script.
+#   - dnsperf, unbound: apt-get install when missing, as above.
+#   - systemd-resolved: `apt-get download` and `dpkg -x` unpack its binary
+#     into this run's temporary folder (installing the package would take
+#     over the host's /etc/resolv.conf); it runs in a mount namespace of its
+#     own.  Without it (or without the libsystemd-shared it links), the
+#     listener section says so and leaves it out.
 #   - unscd conflicts with nscd as a Debian package (both are
 #     /usr/sbin/nscd), so it is not installed: `apt-get download unscd` and
 #     `dpkg -x` unpack its binary into this run's temporary folder.
 #
 # The network rule: every peer runs in that namespace; the only DNS server
-# is nsd on 127.0.0.1:53 (dnsmasq on 127.0.0.2:53 forwards to it); the
+# is nsd on 127.0.0.1:53 (dnsmasq on 127.0.0.2:53 forwards to it; in the
+# listener section namecache, dnsmasq and unbound listen on 127.0.0.1
+# ports 5301-5305 and resolved on 127.0.0.53:53, all forwarding to it); the
 # real /etc is never written (each peer's /etc/hosts, nsswitch.conf,
 # resolv.conf are bind mounts in its own mount namespace).  Every process
 # started is stopped by its id before the script ends.
 #
 # BENCH_QUICK=1 shortens every loop (for trying the script, not for docs).
+# BENCH_PERF=1 adds, to the listener section, one more saturating hit run on
+# namecache under `perf record -g`, and the top of its profile to the page.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 args=("$@")
@@ -35,13 +52,16 @@ build=$top/build-bench
 docs=$top/docs
 install=1
 keep=0
+only=""
+docs_given=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$2; shift 2 ;;
-	--docs) docs=$2; shift 2 ;;
+	--docs) docs=$2; docs_given=1; shift 2 ;;
+	--only) only=$2; shift 2 ;;
 	--no-install) install=0; shift ;;
 	--keep) keep=1; shift ;;
-	-h|--help) sed -n '3,30p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,47p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -54,6 +74,16 @@ log() { echo "[run.sh $(date +%H:%M:%S)] $*" >&2; }
 
 work=$(mktemp -d /tmp/namecache-bench.XXXXXX)
 chmod 755 "$work"
+if [ -n "$only" ]; then
+	case ,$only, in
+	*,peers,*|*,listener,*) ;;
+	*) echo "run.sh: --only wants peers and/or listener, not '$only'" >&2; exit 2 ;;
+	esac
+	if [ "$docs_given" = 0 ]; then
+		docs=$work/docs
+		keep=1
+	fi
+fi
 policy_made=0
 cleanup() {
 	[ "$policy_made" = 1 ] && rm -f /usr/sbin/policy-rc.d
@@ -73,6 +103,8 @@ command -v nscd >/dev/null || need+=(nscd)
 command -v dnsmasq >/dev/null || need+=(dnsmasq-base)
 command -v gnuplot >/dev/null || need+=(gnuplot-nox)
 command -v strace >/dev/null || need+=(strace)
+command -v dnsperf >/dev/null || need+=(dnsperf)
+[ -x /usr/sbin/unbound ] || need+=(unbound)
 command -v nsd >/dev/null || need+=(nsd)
 command -v ip >/dev/null || need+=(iproute2)
 command -v nsenter >/dev/null || need+=(util-linux)
@@ -112,6 +144,20 @@ if [ "$install" = 1 ]; then
 	fi
 fi
 
+resolved=""
+resolved_version=""
+if [ "$install" = 1 ] && [ "${only:-listener}" != peers ]; then
+	mkdir -p "$work/resolved"
+	if (cd "$work/resolved" && apt-get download -q systemd-resolved >/dev/null 2>&1 &&
+	    dpkg -x systemd-resolved_*.deb root) && [ -x "$work/resolved/root/lib/systemd/systemd-resolved" ]; then
+		resolved=$work/resolved/root/lib/systemd/systemd-resolved
+		resolved_version=$(dpkg-deb -f "$work"/resolved/systemd-resolved_*.deb Version)
+		setup_cmds+=("apt-get download systemd-resolved && dpkg -x systemd-resolved_*.deb root   # its binary, not installed")
+	else
+		log "could not fetch systemd-resolved: the listener section leaves it out"
+	fi
+fi
+
 # --- build --------------------------------------------------------------------
 if [ ! -f "$build/build.ninja" ]; then
 	record meson setup "$build" "$top" -Dbuildtype=release -Dtests=disabled >/dev/null
@@ -136,7 +182,8 @@ buildtype=$(meson introspect --buildoptions "$build" | /usr/bin/python3 -c \
 # --- measure ------------------------------------------------------------------
 log "measuring in a private network namespace (work folder $work)"
 "$top/tests/dns/in-netns.sh" --no-nsd --search "" --options "ndots:1 timeout:1 attempts:2" -- \
-	env BENCH_UNSCD="$unscd" /usr/bin/python3 "$top/bench/run.py" measure \
+	env BENCH_UNSCD="$unscd" BENCH_RESOLVED="$resolved" BENCH_RESOLVED_VERSION="$resolved_version" \
+	BENCH_SECTIONS="${only:-peers,listener}" /usr/bin/python3 "$top/bench/run.py" measure \
 	"$build" "$work" "$work/results.json"
 
 # --- report -------------------------------------------------------------------
@@ -146,4 +193,8 @@ BENCH_TOP="$top" BENCH_SETUP_CMDS="$work/setup-commands.txt" \
 BENCH_COMMAND="bench/run.sh${args[*]:+ ${args[*]}}" \
 	/usr/bin/python3 "$top/bench/run.py" report "$work/results.json" "$docs"
 log "wrote $docs/benchmarks.md and $docs/benchmarks.png in $(($(date +%s) - t0)) s"
-sed -n '/^## Targets/,/^## Latency/p' "$docs/benchmarks.md" | sed '$d'
+if [ -z "$only" ]; then
+	sed -n '/^## Targets/,/^## Latency/p' "$docs/benchmarks.md" | sed '$d'
+else
+	sed -n '/^## Targets/,/^## Commands/p' "$docs/benchmarks.md" | sed '$d'
+fi
