@@ -593,9 +593,11 @@ kind_str(uint32_t kind, char *buf, size_t len)
 		return buf;
 	}
 	/* Records asked with query -t are marked, beside the address lookups,
-	 * and so are the halves of an AF_UNSPEC search (A and AAAA together). */
+	 * and so are the halves of an AF_UNSPEC search (A and AAAA together)
+	 * and the DNS listener's records, kept in wire form. */
 	snprintf(buf, len, "%s%s", namecache_rrtype_str((uint16_t)kind, t, sizeof(t)),
-	    kind & 0x10000 ? "/rr" : kind & 0x40000 ? "/any" : "");
+	    kind & 0x10000 ? "/rr" : kind & 0x40000 ? "/any" : kind & 0x80000 ? "/wire" :
+	    "");
 	return buf;
 }
 
@@ -645,7 +647,8 @@ cmd_show_cache(void)
 				json_cstr(stdout, e->name);
 				printf(",\"kind\":\"%s\",\"query\":\"%s\",\"status\":"
 				    "\"%s\",\"ttl\":%u,\"expired\":%s,\"source\":",
-				    kbuf, e->kind & 0x10000 ? "records" : "address",
+				    kbuf, e->kind & 0x10000 ? "records" : e->kind & 0x80000 ?
+				    "wire" : "address",
 				    item_status(e), e->ttl,
 				    e->flags & NAMECACHE_ENTRY_EXPIRED ? "true" : "false");
 				json_cstr(stdout, e->origin ? e->origin : "dns");

@@ -193,6 +193,9 @@ def other_types_through_the_cache(env):
     assert proxy.total() == before, proxy.queries()[-3:]
     assert rrs(r2) == [("mx.test.example.", "MX", "10 mail.test.example.")]
     assert r2.rr[0].ttl <= 300
+    # show-cache lists the listener's records as wire entries.
+    mx = [e for e in d.ctl_json("show-cache") if e["name"] == "mx.test.example"]
+    assert [(e["kind"], e["query"]) for e in mx] == [("MX/wire", "wire")], mx
 
 
 @test
