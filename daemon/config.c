@@ -15,7 +15,7 @@
 
 enum kind {
 	K_PATH, K_OPTPATH, K_UINT, K_BOOL, K_UPSTREAM, K_GROUP, K_LOGLEVEL,
-	K_DNSLISTEN, K_DNSALLOW, K_DNSSOURCES,
+	K_DNSLISTEN, K_DNSALLOW, K_DNSSOURCES, K_NSCDDBS, K_NAMES,
 };
 
 struct key {
@@ -33,6 +33,16 @@ static const struct key keys[] = {
 	{ "nsswitch_conf",	K_PATH,		F(nsswitch_conf),	0, 0 },
 	{ "nscd_socket",	K_OPTPATH,	F(nscd_socket),		0, 0 },
 	{ "nscd_reloads",	K_UINT,		F(nscd_reloads),	0, 255 },
+	{ "nscd_databases",	K_NSCDDBS,	F(nscd_databases_text),	0, 0 },
+	{ "nscd_uncached_modules", K_NAMES,	F(nscd_uncached_modules), 0, 0 },
+	{ "nscd_passwd_ttl",	K_UINT,		F(nscd_ttl[CONFIG_DB_PASSWD][0]), 0, 604800 },
+	{ "nscd_passwd_negative_ttl", K_UINT,	F(nscd_ttl[CONFIG_DB_PASSWD][1]), 0, 604800 },
+	{ "nscd_group_ttl",	K_UINT,		F(nscd_ttl[CONFIG_DB_GROUP][0]), 0, 604800 },
+	{ "nscd_group_negative_ttl", K_UINT,	F(nscd_ttl[CONFIG_DB_GROUP][1]), 0, 604800 },
+	{ "nscd_services_ttl",	K_UINT,		F(nscd_ttl[CONFIG_DB_SERVICES][0]), 0, 604800 },
+	{ "nscd_services_negative_ttl", K_UINT,	F(nscd_ttl[CONFIG_DB_SERVICES][1]), 0, 604800 },
+	{ "nscd_netgroup_ttl",	K_UINT,		F(nscd_ttl[CONFIG_DB_NETGROUP][0]), 0, 604800 },
+	{ "nscd_netgroup_negative_ttl", K_UINT,	F(nscd_ttl[CONFIG_DB_NETGROUP][1]), 0, 604800 },
 	{ "nss_workers",	K_UINT,		F(nss_workers),		1, 64 },
 	{ "max_fetches",	K_UINT,		F(max_fetches),		1, 65536 },
 	{ "nss_timeout",	K_UINT,		F(nss_timeout),		1, 300 },
@@ -92,6 +102,18 @@ config_new(void)
 	c->nsswitch_conf = strdup("/etc/nsswitch.conf");
 	c->nscd_socket = strdup("");
 	c->nscd_reloads = 5;
+	c->nscd_databases_text = strdup(CONFIG_NSCD_DATABASES);
+	c->nscd_databases = CONFIG_DBS_ALL;
+	c->nscd_uncached_modules = strdup("systemd");
+	/* nscd.conf's defaults */
+	c->nscd_ttl[CONFIG_DB_PASSWD][0] = 600;
+	c->nscd_ttl[CONFIG_DB_PASSWD][1] = 20;
+	c->nscd_ttl[CONFIG_DB_GROUP][0] = 3600;
+	c->nscd_ttl[CONFIG_DB_GROUP][1] = 60;
+	c->nscd_ttl[CONFIG_DB_SERVICES][0] = 28800;
+	c->nscd_ttl[CONFIG_DB_SERVICES][1] = 20;
+	c->nscd_ttl[CONFIG_DB_NETGROUP][0] = 28800;
+	c->nscd_ttl[CONFIG_DB_NETGROUP][1] = 20;
 	c->nss_workers = 4;
 	c->max_fetches = 65536;
 	c->nss_timeout = 5;
@@ -122,7 +144,8 @@ config_new(void)
 	c->log_level = LOG_LEVEL_INFO;
 	if (!c->socket || !c->hosts_file || !c->resolv_conf || !c->nsswitch_conf ||
 	    !c->nscd_socket || !c->upstream || !c->dns_listen || !c->dns_allow ||
-	    !c->admin_group) {
+	    !c->admin_group || !c->nscd_databases_text ||
+	    !c->nscd_uncached_modules) {
 		config_free(c);
 		return NULL;
 	}
@@ -137,6 +160,8 @@ config_free(struct config *c)
 	free(c->socket);
 	free(c->nsswitch_conf);
 	free(c->nscd_socket);
+	free(c->nscd_databases_text);
+	free(c->nscd_uncached_modules);
 	free(c->hosts_file);
 	free(c->resolv_conf);
 	free(c->upstream);
@@ -319,6 +344,57 @@ parse_prefix(const char *tok, struct config_prefix *p)
 	return 0;
 }
 
+const char *const config_db_names[CONFIG_DB_COUNT] = {
+	"hosts", "passwd", "group", "services", "netgroup",
+};
+
+/* "hosts passwd group": the databases glibc's nscd client is answered for. */
+static int
+parse_nscd_dbs(struct config *c, const char *v, char **ret_err)
+{
+	char		*copy, *tok, *save = NULL;
+	unsigned	 set = 0, i;
+	int		 r = 0;
+
+	if ((copy = strdup(v)) == NULL)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, " \t,", &save); tok;
+	    tok = strtok_r(NULL, " \t,", &save)) {
+		for (i = 0; i < CONFIG_DB_COUNT; i++)
+			if (strcmp(tok, config_db_names[i]) == 0)
+				break;
+		if (i == CONFIG_DB_COUNT) {
+			*ret_err = fmt("nscd_databases: '%s' is not hosts, passwd, "
+			    "group, services or netgroup", tok);
+			r = -EINVAL;
+			break;
+		}
+		set |= 1u << i;
+	}
+	free(copy);
+	if (r == 0) {
+		c->nscd_databases = set;
+		c->nscd_databases_given = true;
+	}
+	return r;
+}
+
+/* A list of NSS module names ("systemd ldap"): plain names, no paths. */
+static int
+check_names(const char *key, const char *v, char **ret_err)
+{
+	const char *p;
+
+	for (p = v; *p; p++)
+		if (!(*p == ' ' || *p == '\t' || *p == ',' || *p == '_' ||
+		    *p == '-' || *p == '.' || (*p >= 'a' && *p <= 'z') ||
+		    (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))) {
+			*ret_err = fmt("%s: '%s' is not a list of module names", key, v);
+			return -EINVAL;
+		}
+	return 0;
+}
+
 static int
 parse_dns_allow(struct config *c, const char *v, char **ret_err)
 {
@@ -419,6 +495,14 @@ config_set(struct config *c, const char *key, const char *value, char **ret_err)
 			return -EINVAL;
 		}
 		return 0;
+	case K_NSCDDBS:
+		if (parse_nscd_dbs(c, value, ret_err) < 0)
+			return -EINVAL;
+		break;
+	case K_NAMES:
+		if (check_names(key, value, ret_err) < 0)
+			return -EINVAL;
+		break;
 	case K_GROUP:
 		if (value[0] == '\0')
 			c->admin_gid = (gid_t)-1;	/* none */

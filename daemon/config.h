@@ -29,6 +29,19 @@ struct config_server {
 	unsigned	port;		/* 53 unless given */
 };
 
+/* The databases of glibc's nscd protocol namecache answers. */
+enum config_db {
+	CONFIG_DB_HOSTS		= 0,
+	CONFIG_DB_PASSWD	= 1,
+	CONFIG_DB_GROUP		= 2,	/* and initgroups, which glibc maps with group */
+	CONFIG_DB_SERVICES	= 3,
+	CONFIG_DB_NETGROUP	= 4,
+	CONFIG_DB_COUNT		= 5,
+};
+#define CONFIG_DBS_ALL		0x1fu
+#define CONFIG_NSCD_DATABASES	"hosts passwd group services netgroup"
+extern const char *const config_db_names[CONFIG_DB_COUNT];
+
 struct config {
 	char		*socket;
 	char		*hosts_file;
@@ -36,6 +49,12 @@ struct config {
 	char		*nsswitch_conf;	/* its hosts: line is the order of sources */
 	char		*nscd_socket;	/* glibc's nscd protocol here; "": off */
 	unsigned	 nscd_reloads;	/* refreshes of an nscd record nobody asks for */
+	char		*nscd_databases_text;	/* as written */
+	unsigned	 nscd_databases;	/* 1 << enum config_db */
+	bool		 nscd_databases_given;	/* set: sss lines are answered too */
+	char		*nscd_uncached_modules;	/* answers never kept (nss-systemd's
+						   DynamicUser users) */
+	unsigned	 nscd_ttl[CONFIG_DB_COUNT][2];	/* positive, negative; [0] unused */
 	unsigned	 nss_workers;	/* threads calling NSS modules, at most */
 	unsigned	 max_fetches;	/* upstream resolutions in flight, at most */
 	unsigned	 nss_timeout;	/* seconds before a module call is TRYAGAIN */

@@ -3,6 +3,7 @@
 #ifndef NAMECACHE_DAEMON_H
 #define NAMECACHE_DAEMON_H
 
+#include <stdint.h>
 #include <time.h>
 
 #include "server.h"
@@ -38,6 +39,7 @@ struct daemon {
 	void			(*shared_reset)(void);	/* published answers go */
 	size_t			(*flush)(void);		/* every answer goes: the cache
 							   too; returns its count */
+	int64_t			(*clock)(void *);	/* ms, CLOCK_MONOTONIC */
 	struct stats		 stats;
 	struct timespec		 started;	/* CLOCK_MONOTONIC */
 };

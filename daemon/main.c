@@ -207,6 +207,7 @@ nsswitch_load(bool initial)
 	int		 r = 0;
 
 	daemon_ctx.stats.nsswitch_reloads += !initial;
+	nscdsrv_load_lines(daemon_ctx.nscd);	/* passwd, group, ...: theirs */
 	daemon_ctx.nsswitch_error[0] = '\0';
 	if ((f = fopen(path, "re")) == NULL) {
 		if (errno != ENOENT && errno != EACCES && errno != EISDIR &&
@@ -443,7 +444,7 @@ reload(void)
 		nsspool_configure(daemon_ctx.nss, c->nss_workers, c->nss_timeout * 1000);
 		lookup_set_nss_ttls(daemon_ctx.lookup, c->nss_positive_ttl,
 		    c->nss_negative_ttl);
-		nscdsrv_configure(daemon_ctx.nscd, c->nscd_reloads);
+		nscdsrv_configure(daemon_ctx.nscd, c);
 		dnslisten_configure(daemon_ctx.dns, c);
 		lookup_set_max_fetches(daemon_ctx.lookup, c->max_fetches);
 		if (strcmp(c->nsswitch_conf, old->nsswitch_conf) != 0)
@@ -631,6 +632,7 @@ main(int argc, char **argv)
 		}
 	}
 	daemon_ctx.reload = reload;
+	daemon_ctx.clock = clock_ms;
 	daemon_ctx.shared_reset = shared_reset;
 	daemon_ctx.flush = flush;
 	if ((daemon_ctx.hosts = hostsrc_new(daemon_ctx.base, &daemon_ctx.stats)) == NULL ||

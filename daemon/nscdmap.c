@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* daemon/nscdmap.c - the hosts database glibc's nscd client maps (the writer). */
+/* daemon/nscdmap.c - a database glibc's nscd client maps (the writer): hosts, passwd, group, services, netgroup. */
 
 /*
  * glibc's reader (nscd_helper.c) walks this file with plain loads and no
@@ -567,6 +567,48 @@ nscdmap_put(struct nscdmap *m, int32_t type, const void *key, size_t key_len,
 		m->head->maxnentries = (int32_t)m->live;
 	m->st.published++;
 	return 0;
+}
+
+int
+nscdmap_get(struct nscdmap *m, int32_t type, const void *key, size_t key_len,
+    int64_t now, const uint8_t **ret, size_t *ret_len, uint32_t *ret_ttl_left)
+{
+	struct rec		*r;
+	struct nscd_datahead	*dh;
+
+	if (key_len == 0 || key_len > NSCD_KEY_MAX)
+		return -ENOENT;
+	r = find(m, nscd_hash(key, key_len) % m->module, type, key, key_len);
+	if (r == NULL || (r->expires != NSCDMAP_FOREVER && r->expires <= now))
+		return -ENOENT;
+	dh = dh_at(m, r->off);
+	r->reloads = 0;		/* a client asked */
+	*ret = dh->data;
+	*ret_len = (size_t)dh->recsize;
+	if (ret_ttl_left)
+		*ret_ttl_left = r->expires == NSCDMAP_FOREVER ? UINT32_MAX :
+		    (uint32_t)((r->expires - now + 999) / 1000);
+	return 0;
+}
+
+void
+nscdmap_walk(struct nscdmap *m, nscdmap_walk_fn *fn, void *arg, int64_t now)
+{
+	size_t i;
+
+	for (i = 0; i < m->nrecs; i++) {
+		struct rec		*r = &m->recs[i];
+		struct nscd_hashentry	*he;
+		struct nscd_datahead	*dh;
+
+		if (!r->live)
+			continue;
+		he = he_at(m, r->he);
+		dh = dh_at(m, r->off);
+		fn(arg, r->type, m->data + he->key, (size_t)he->len, dh->data,
+		    (size_t)dh->recsize, r->expires == NSCDMAP_FOREVER ? UINT32_MAX :
+		    r->expires <= now ? 0 : (uint32_t)((r->expires - now + 999) / 1000));
+	}
 }
 
 static bool

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* daemon/nscdmap.h - the hosts database glibc's nscd client maps (the writer). */
+/* daemon/nscdmap.h - a database glibc's nscd client maps (the writer): hosts, passwd, group, services, netgroup. */
 #ifndef NAMECACHE_NSCDMAP_H
 #define NAMECACHE_NSCDMAP_H
 
@@ -68,6 +68,17 @@ void	 nscdmap_set_refresh(struct nscdmap *, nscdmap_refresh_fn *, void *arg,
 int	 nscdmap_put(struct nscdmap *, int32_t type, const void *key, size_t key_len,
 	    const void *reply, size_t len, int64_t expires, uint32_t ttl,
 	    bool asked, int64_t now);
+/*
+ * The usable, unexpired record for (type, key): 0 with the reply it
+ * holds (borrowed until the next call that writes the map) and the
+ * seconds it has left, or -ENOENT.  Counts as a client's ask.
+ */
+int	 nscdmap_get(struct nscdmap *, int32_t type, const void *key, size_t key_len,
+	    int64_t now, const uint8_t **ret, size_t *ret_len, uint32_t *ret_ttl_left);
+/* Every usable record, for show-cache: ttl_left 0 once expired. */
+typedef void nscdmap_walk_fn(void *arg, int32_t type, const void *key, size_t key_len,
+    const uint8_t *reply, size_t len, uint32_t ttl_left);
+void	 nscdmap_walk(struct nscdmap *, nscdmap_walk_fn *, void *arg, int64_t now);
 /* Marks the records of one name unusable, every type and spelling. */
 int	 nscdmap_retire_name(struct nscdmap *, const char *name, size_t len);
 /* Empties it: published answers vanish for readers at once. */

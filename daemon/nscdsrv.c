@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* daemon/nscdsrv.c - glibc's nscd protocol on its own socket: hosts answered, the rest refused. */
+/* daemon/nscdsrv.c - glibc's nscd protocol on its own socket: hosts, passwd, group, services, netgroup. */
 
 /*
  * glibc asks nscd before NSS and, when nscd answers, never asks NSS: so
@@ -7,12 +7,15 @@
  * same lookup the NSS module's requests get), and anything this
  * translation cannot say exactly is refused (found = -1), which makes
  * glibc run NSS itself for that lookup and skip nscd for its next 100 of
- * the same database.  Every other database is refused, at once.  Replies
- * go out in one write, the header first, as glibc reads the header in one
- * read; then the connection closes.
+ * the same database.  passwd, group (and initgroups), services and
+ * netgroup are nscddb.c's, each walking its own line; a database not in
+ * nscd_databases (or one whose line names sss) is refused, at once.
+ * Replies go out in one write, the header first, as glibc reads the
+ * header in one read; then the connection closes.
  */
 #include <errno.h>
 #include <netdb.h>
+#include <nss.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,19 +30,31 @@
 #include "log.h"
 #include "lookup.h"
 #include "nscd.h"
+#include "nscddb.h"
 #include "nscdmap.h"
 #include "nscdsrv.h"
+#include "nsspool.h"
 #include "seams.h"
 #include "shm.h"
+#include "watch.h"
 
 struct nscdsrv {
 	struct daemon		*d;
 	struct server		*server;
 	struct nscdmap		*map;
+	struct nscddb		*db;
+	struct watch		*watches[CONFIG_DB_COUNT];	/* /etc/passwd, ... */
+	struct nscdsrv		*self[CONFIG_DB_COUNT];	/* the watches' args */
 	char			*path;
 	char			*map_path;
 	struct nscdsrv_stats	 st;
 };
+
+static bool
+hosts_served(const struct nscdsrv *ns)
+{
+	return (ns->d->config->nscd_databases >> CONFIG_DB_HOSTS) & 1;
+}
 
 static size_t
 xlate(void *arg, const uint8_t *hdr, const uint8_t *key, const void *frame,
@@ -64,7 +79,7 @@ xlate(void *arg, const uint8_t *hdr, const uint8_t *key, const void *frame,
 }
 
 static void
-send_fd(struct nscdsrv *ns, struct server_req *req)
+send_fd(struct nscdsrv *ns, struct nscdmap *map, struct server_req *req)
 {
 	union {
 		struct cmsghdr	hdr;
@@ -74,7 +89,7 @@ send_fd(struct nscdsrv *ns, struct server_req *req)
 	struct cmsghdr	*cm;
 	struct iovec	 iov[2];
 	uint64_t	 mapsize;
-	int		 fd = nscdmap_fd(ns->map, &mapsize);
+	int		 fd = nscdmap_fd(map, &mapsize);
 
 	/* glibc checks the key it sent comes back, then the size. */
 	iov[0].iov_base = (void *)req->body;
@@ -99,12 +114,10 @@ send_fd(struct nscdsrv *ns, struct server_req *req)
 static void
 invalidate(struct nscdsrv *ns, struct server_req *req)
 {
-	static const char *const known[] = {
-		"passwd", "group", "services", "netgroup",
-	};
 	struct daemon	*d = ns->d;
 	int32_t		 resp = EINVAL;
-	size_t		 i;
+	char		 why[64];
+	int		 i;
 
 	if (req->body_len == 0 || req->body[req->body_len - 1] != '\0')
 		goto out;
@@ -123,9 +136,13 @@ invalidate(struct nscdsrv *ns, struct server_req *req)
 		resp = 0;
 		goto out;
 	}
-	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		if (strcmp((const char *)req->body, known[i]) == 0)
-			resp = 0;	/* not cached here: nothing to drop */
+	for (i = 1; i < CONFIG_DB_COUNT; i++)
+		if (strcmp((const char *)req->body, config_db_names[i]) == 0) {
+			snprintf(why, sizeof(why), "invalidated by pid %d",
+			    (int)req->cred.pid);
+			nscddb_invalidate(ns->db, i, why);
+			resp = 0;
+		}
 out:
 	server_reply_raw(req, &resp, sizeof(resp));
 }
@@ -180,6 +197,47 @@ lookup(struct nscdsrv *ns, struct server_req *req, int32_t type)
 	server_reply_raw(req, refusal, nscd_refusal(type, refusal));
 }
 
+/* An answer of nscddb's, to the request held for it. */
+static void
+db_done(void *arg, const void *reply, size_t len)
+{
+	struct server_hold	*h = arg;
+	uint8_t			 refusal[64];
+
+	if (len == 0) {
+		/* (a hold's type is its request's, capped at 255) */
+		server_hold_reply_raw(h, refusal,
+		    nscd_refusal(server_hold_type(h), refusal));
+		return;
+	}
+	server_hold_reply_raw(h, reply, len);
+}
+
+/*
+ * passwd, group, initgroups, services, netgroup: the connection is held
+ * for nscddb's answer, which a hit gives inside nscddb_ask.
+ */
+static void
+db_lookup(struct nscdsrv *ns, struct server_req *req, int32_t type)
+{
+	struct server_hold	*h;
+	uint8_t			 refusal[64];
+	int			 r;
+
+	/* A hit answers at once (the callback runs inside nscddb_ask). */
+	if ((h = server_hold(req)) == NULL) {
+		server_reply_raw(req, refusal, nscd_refusal(type, refusal));
+		return;
+	}
+	r = nscddb_ask(ns->db, type, req->body, req->body_len, db_done, h);
+	if (r == 0)
+		return;
+	if (r == -EINVAL)
+		ns->d->stats.bad_requests++;
+	ns->st.refused++;
+	server_hold_reply_raw(h, refusal, nscd_refusal(type, refusal));
+}
+
 static void
 dispatch(void *arg, struct server_req *req)
 {
@@ -205,15 +263,46 @@ dispatch(void *arg, struct server_req *req)
 	case NSCD_GETHOSTBYADDR:
 	case NSCD_GETHOSTBYADDRv6:
 	case NSCD_GETAI:
+		if (!hosts_served(ns)) {
+			ns->st.refused_hosts++;
+			break;
+		}
 		lookup(ns, req, type);
 		return;
 	case NSCD_GETFDHST:
-		if (ns->map && req->body_len == sizeof("hosts") &&
+		if (ns->map && hosts_served(ns) && req->body_len == sizeof("hosts") &&
 		    memcmp(req->body, "hosts", sizeof("hosts")) == 0) {
-			send_fd(ns, req);
+			send_fd(ns, ns->map, req);
 			return;
 		}
 		break;
+	case NSCD_GETPWBYNAME:
+	case NSCD_GETPWBYUID:
+	case NSCD_GETGRBYNAME:
+	case NSCD_GETGRBYGID:
+	case NSCD_INITGROUPS:
+	case NSCD_GETSERVBYNAME:
+	case NSCD_GETSERVBYPORT:
+	case NSCD_GETNETGRENT:
+	case NSCD_INNETGR:
+		db_lookup(ns, req, type);
+		return;
+	case NSCD_GETFDPW:
+	case NSCD_GETFDGR:
+	case NSCD_GETFDSERV:
+	case NSCD_GETFDNETGR: {
+		/* glibc sends the database's name; nscd goes by the type. */
+		int db = type == NSCD_GETFDPW ? CONFIG_DB_PASSWD :
+		    type == NSCD_GETFDGR ? CONFIG_DB_GROUP :
+		    type == NSCD_GETFDSERV ? CONFIG_DB_SERVICES : CONFIG_DB_NETGROUP;
+		struct nscdmap *map = nscddb_map(ns->db, db);
+
+		if (map && req->body_len >= 1 && req->body[req->body_len - 1] == '\0') {
+			send_fd(ns, map, req);
+			return;
+		}
+		break;
+	}
 	case NSCD_INVALIDATE:
 		invalidate(ns, req);
 		return;
@@ -221,9 +310,9 @@ dispatch(void *arg, struct server_req *req)
 		break;
 	}
 	/*
-	 * Every other database: refused, which glibc reads as "not cached
-	 * here".  Requests with no reply header (the other GETFD*, SHUTDOWN,
-	 * GETSTAT, unknown types) are closed, as nscd closes them.
+	 * A database not answered: refused, which glibc reads as "not
+	 * cached here".  Requests with no reply header (a refused GETFD*,
+	 * SHUTDOWN, GETSTAT, unknown types) are closed, as nscd closes them.
 	 */
 	if (nscd_reply_hdr_size(type))
 		ns->st.refused++;
@@ -262,6 +351,19 @@ refresh(void *arg, int32_t type, const void *key, size_t len)
 	}
 }
 
+/* /etc/passwd and the others: an edit drops that database's answers. */
+static void
+file_changed(void *arg)
+{
+	struct nscdsrv	*ns = *(struct nscdsrv **)arg;
+	int		 db = (int)((struct nscdsrv **)arg - ns->self);
+	char		 why[128];
+
+	snprintf(why, sizeof(why), "%s changed", nscddb_file(db));
+	nscddb_invalidate(ns->db, db, why);
+	watch_rearm(ns->watches[db]);
+}
+
 static char *
 errf(const char *what, const char *path, int err)
 {
@@ -297,7 +399,35 @@ nscdsrv_new(struct daemon *d, const char *path, const char *map_path,
 		*ret_err = errf("cannot create the hosts database", map_path, errno);
 		goto fail;
 	}
-	nscdsrv_configure(ns, d->config->nscd_reloads);
+	{
+		struct modsrc_modules	 mods;
+		char			*dir = strdup(map_path), *slash;
+		int			 i;
+
+		if (dir == NULL)
+			goto fail;
+		if ((slash = strrchr(dir, '/')) != NULL)
+			*slash = '\0';
+		seams_modules(&mods, d->nss);
+		ns->db = nscddb_new(&mods, d->clock, NULL, dir,
+		    (size_t)d->config->shared_size_mb << 20);
+		free(dir);
+		if (ns->db == NULL) {
+			*ret_err = errf("cannot create the databases beside", map_path,
+			    errno);
+			goto fail;
+		}
+		for (i = 1; i < CONFIG_DB_COUNT; i++) {
+			ns->self[i] = ns;
+			ns->watches[i] = watch_new(d->base, nscddb_file(i),
+			    file_changed, &ns->self[i]);
+			if (ns->watches[i] == NULL)
+				log_warning("nscd: cannot watch %s: %s; its edits "
+				    "wait for the TTL", nscddb_file(i), strerror(errno));
+		}
+	}
+	nscdsrv_configure(ns, d->config);
+	nscdsrv_load_lines(ns);
 	lookup_set_nscdmap(d->lookup, ns->map);
 	server_set_max_clients(ns->server, d->config->max_clients);
 	if ((r = server_listen(ns->server, path, ret_err)) < 0) {
@@ -315,8 +445,13 @@ fail:
 void
 nscdsrv_free(struct nscdsrv *ns)
 {
+	int i;
+
 	if (ns == NULL)
 		return;
+	for (i = 0; i < CONFIG_DB_COUNT; i++)
+		watch_free(ns->watches[i]);
+	nscddb_free(ns->db);
 	/* (the daemon frees its lookup first: nothing publishes here now) */
 	nscdmap_close(ns->map);
 	server_free(ns->server);
@@ -332,10 +467,41 @@ nscdsrv_map(struct nscdsrv *ns)
 }
 
 void
-nscdsrv_configure(struct nscdsrv *ns, unsigned reloads)
+nscdsrv_configure(struct nscdsrv *ns, const struct config *c)
 {
-	if (ns && ns->map)
-		nscdmap_set_refresh(ns->map, refresh, ns, reloads);
+	if (ns == NULL)
+		return;
+	if (ns->map) {
+		nscdmap_set_refresh(ns->map, refresh, ns, c->nscd_reloads);
+		if (!hosts_served(ns))
+			nscdmap_reset(ns->map);
+	}
+	nscddb_configure(ns->db, c);
+}
+
+void
+nscdsrv_load_lines(struct nscdsrv *ns)
+{
+	char	text[1024];
+	int	r, i;
+
+	if (ns == NULL)
+		return;
+	if ((r = nscddb_load_lines(ns->db, ns->d->config->nsswitch_conf)) < 0)
+		log_error("nsswitch: %s: %s; the other databases' lines stay",
+		    ns->d->config->nsswitch_conf, r == -EINVAL ?
+		    "a line glibc rejects" : strerror(-r));
+	/*
+	 * The daemon never asks itself: glibc inside it (a module calling
+	 * getpwnam on a worker) walks the same lines, and a line set this
+	 * way keeps glibc's nscd client off for its database (initgroups
+	 * goes by group's).  dispatch() refuses our own pid besides.
+	 */
+	for (i = 1; i < CONFIG_DB_COUNT; i++) {
+		nscddb_line_text(ns->db, i, text, sizeof(text));
+		if (text[0])
+			__nss_configure_lookup(config_db_names[i], text);
+	}
 }
 
 void
@@ -343,6 +509,20 @@ nscdsrv_tick(struct nscdsrv *ns, int64_t now)
 {
 	if (ns && ns->map)
 		nscdmap_tick(ns->map, now);
+	if (ns)
+		nscddb_tick(ns->db, now);
+}
+
+size_t
+nscdsrv_flush_db(struct nscdsrv *ns, int db, const char *why)
+{
+	return ns ? nscddb_invalidate(ns->db, db, why) : 0;
+}
+
+struct nscddb *
+nscdsrv_db(struct nscdsrv *ns)
+{
+	return ns ? ns->db : NULL;
 }
 
 void
@@ -370,6 +550,8 @@ nscdsrv_status(struct nscdsrv *ns, struct proto_kv_wr *kw)
 	proto_kv_u64(kw, "nscd_database_entries", ms.entries);
 	proto_kv_u64(kw, "nscd_database_buckets", ms.module);
 	proto_kv_u64(kw, "nscd_reloads", ns->d->config->nscd_reloads);
+	proto_kv_str(kw, "nscd_hosts", hosts_served(ns) ? "answered" : "refused");
+	nscddb_status(ns->db, kw);
 }
 
 void
@@ -412,11 +594,14 @@ nscdsrv_statistics(struct nscdsrv *ns, struct proto_kv_wr *kw)
 	proto_kv_u64(kw, "nscd_entries", ms.entries);
 	proto_kv_u64(kw, "nscd_used_bytes", ms.used);
 	proto_kv_u64(kw, "nscd_netlink_counter", ms.nl_counter);
+	nscddb_statistics(ns->db, kw);
 }
 
 void
 nscdsrv_reset_stats(struct nscdsrv *ns)
 {
-	if (ns)
+	if (ns) {
 		memset(&ns->st, 0, sizeof(ns->st));
+		nscddb_reset_stats(ns->db);
+	}
 }

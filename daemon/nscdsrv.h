@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* daemon/nscdsrv.h - glibc's nscd protocol on its own socket: hosts answered, the rest refused. */
+/* daemon/nscdsrv.h - glibc's nscd protocol on its own socket: hosts, passwd, group, services, netgroup. */
 #ifndef NAMECACHE_NSCDSRV_H
 #define NAMECACHE_NSCDSRV_H
 
@@ -7,7 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct config;
 struct daemon;
+struct nscddb;
 struct nscdmap;
 struct proto_kv_wr;
 
@@ -36,8 +38,13 @@ struct nscdmap *nscdsrv_map(struct nscdsrv *);
 void	 nscdsrv_tick(struct nscdsrv *, int64_t now);
 /* An address or route changed: bumps the mapping's netlink counter. */
 void	 nscdsrv_netlink_changed(struct nscdsrv *);
-/* A reload's nscd_reloads; NULL is a no-op. */
-void	 nscdsrv_configure(struct nscdsrv *, unsigned reloads);
+/* A reload's nscd_* keys; NULL is a no-op. */
+void	 nscdsrv_configure(struct nscdsrv *, const struct config *);
+/* nsswitch.conf changed: the other databases' lines again. */
+void	 nscdsrv_load_lines(struct nscdsrv *);
+/* Drops one database's answers (CONFIG_DB_PASSWD, ...): how many went. */
+size_t	 nscdsrv_flush_db(struct nscdsrv *, int db, const char *why);
+struct nscddb *nscdsrv_db(struct nscdsrv *);
 void	 nscdsrv_status(struct nscdsrv *, struct proto_kv_wr *);
 void	 nscdsrv_statistics(struct nscdsrv *, struct proto_kv_wr *);
 void	 nscdsrv_reset_stats(struct nscdsrv *);

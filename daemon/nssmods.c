@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "nssent.h"
 #include "nssmods.h"
 #include "nsswitch.h"
 #include "proto.h"
@@ -47,6 +48,7 @@ struct module {
 	fn2_t		*fn2;
 	fna2_t		*fna2;
 	fna_t		*fna;
+	struct nssent_fns ent;
 };
 
 struct nssmods {
@@ -153,6 +155,7 @@ module_load(struct module *m)
 	LOOKUP(fna2, fna2_t, "gethostbyaddr2_r");
 	LOOKUP(fna, fna_t, "gethostbyaddr_r");
 #undef LOOKUP
+	nssent_load(&m->ent, m->handle, m->name);
 	m->state = 1;
 done:
 	pthread_mutex_unlock(&m->lock);
@@ -445,6 +448,8 @@ nssmods_run(struct nssmods *ms, struct nssmods_call *c, struct nssmods_buf *b,
 		c->res.ttl = -1;
 	} else if (c->op == NSSPOOL_NAME)
 		run_name(c, m, b, b2);
-	else
+	else if (c->op == NSSPOOL_ADDR)
 		run_addr(c, m, b);
+	else
+		nssent_run(&m->ent, c, b);
 }

@@ -18,7 +18,7 @@ struct nssmods_call {
 	int		 op;		/* enum nsspool_op */
 	uint8_t		 family;
 	size_t		 key_len;
-	uint8_t		 key[PROTO_NAME_MAX + 2];	/* a name is NUL-terminated */
+	uint8_t		 key[NSSPOOL_KEY_MAX];	/* a name is NUL-terminated */
 	struct nsspool_result res;	/* set by nssmods_run */
 	uint8_t		*body;		/* res.body's buffer: caller frees */
 };

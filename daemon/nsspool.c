@@ -318,7 +318,7 @@ nsspool_call(struct nsspool *p, int mod, int op, uint8_t family, const void *key
 	pthread_t	 t;
 
 	if (mod < 0 || (unsigned)mod >= nssmods_count(p->mods) ||
-	    key_len > PROTO_NAME_MAX + 1)
+	    key_len > NSSPOOL_KEY_MAX)
 		return -EINVAL;
 	if ((w = malloc(sizeof(*w))) == NULL)
 		return -ENOMEM;

@@ -18,7 +18,17 @@ struct proto_kv_wr;
 enum nsspool_op {
 	NSSPOOL_NAME	= 1,	/* key: a name; family 0 (both), 4 or 6 */
 	NSSPOOL_ADDR	= 2,	/* key: 4 or 16 bytes; family 4 or 6 */
+	/* nscd's other databases (daemon/nssent.h says the bodies): */
+	NSSPOOL_PWNAM	= 3,	/* key: a name and its NUL */
+	NSSPOOL_PWUID	= 4,	/* key: u32 */
+	NSSPOOL_GRNAM	= 5,
+	NSSPOOL_GRGID	= 6,	/* key: u32 */
+	NSSPOOL_INITGR	= 7,	/* key: a user's name and its NUL */
+	NSSPOOL_SERVNAME = 8,	/* key: name NUL proto NUL ("" for any) */
+	NSSPOOL_SERVPORT = 9,	/* key: s32 port (network order), proto NUL */
+	NSSPOOL_NETGR	= 10,	/* key: a netgroup's name and its NUL */
 };
+#define NSSPOOL_KEY_MAX		1032	/* bytes of a call's key */
 
 /* What one call found, borrowed by the callback for its duration. */
 struct nsspool_result {
@@ -26,6 +36,7 @@ struct nsspool_result {
 	int		 herrno;	/* h_errno as the module left it */
 	int		 err;		/* errno as the module left it */
 	bool		 timed_out;	/* TRYAGAIN because it took too long */
+	bool		 missing;	/* the module has no function for it */
 	int32_t		 ttl;		/* seconds, or -1: the module gave none */
 	const uint8_t	*body;		/* SUCCESS: a proto answer body, source
 					   PROTO_SRC_NSS, the module's name after it */

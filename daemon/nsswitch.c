@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* daemon/nsswitch.c - the hosts: line of nsswitch.conf, parsed as glibc parses it. */
+/* daemon/nsswitch.c - the lines of nsswitch.conf, parsed as glibc parses them. */
 
 /*
  * glibc (nss/nss_database.c, nss_action_parse.c, 2.33 and later) reads
@@ -143,12 +143,18 @@ nsw_default(struct nsw_line *ret)
 	(void)r;
 }
 
+/* glibc's list of databases (nss/databases.def). */
+static const char *const databases[] = { "aliases", "ethers", "group",
+    "group_compat", "gshadow", "hosts", "initgroups", "netgroup", "networks",
+    "passwd", "passwd_compat", "protocols", "publickey", "rpc", "services",
+    "shadow", "shadow_compat", NULL };
+
 int
-nsw_parse_file(FILE *f, struct nsw_line *ret, bool *ret_found)
+nsw_parse_file_db(FILE *f, const char *db, struct nsw_line *ret, bool *ret_found)
 {
 	struct nsw_line	 l, cur;
 	char		*line = NULL, *p, *name;
-	size_t		 cap = 0, n;
+	size_t		 cap = 0, n, dblen = strlen(db), i;
 	bool		 found = false;
 	int		 r = 0;
 
@@ -164,23 +170,16 @@ nsw_parse_file(FILE *f, struct nsw_line *ret, bool *ret_found)
 		n = (size_t)(p - name);
 		while (*p && (isspace((unsigned char)*p) || *p == ':'))
 			p++;
-		if (n != 5 || memcmp(name, "hosts", 5) != 0) {
+		if (n != dblen || memcmp(name, db, n) != 0) {
 			/*
 			 * Another database's list must parse too, or glibc
-			 * drops the whole file; which names are databases is
-			 * glibc's list (nss/databases.def).
+			 * drops the whole file.
 			 */
-			static const char *const dbs[] = { "aliases", "ethers",
-			    "group", "group_compat", "gshadow", "initgroups",
-			    "netgroup", "networks", "passwd", "passwd_compat",
-			    "protocols", "publickey", "rpc", "services", "shadow",
-			    "shadow_compat", NULL };
-			size_t i;
-
-			for (i = 0; dbs[i]; i++)
-				if (strlen(dbs[i]) == n && memcmp(name, dbs[i], n) == 0)
+			for (i = 0; databases[i]; i++)
+				if (strlen(databases[i]) == n &&
+				    memcmp(name, databases[i], n) == 0)
 					break;
-			if (dbs[i] && (r = nsw_parse_services(p, &cur)) == -EINVAL)
+			if (databases[i] && (r = nsw_parse_services(p, &cur)) == -EINVAL)
 				goto done;
 			r = 0;
 			continue;
@@ -195,12 +194,33 @@ nsw_parse_file(FILE *f, struct nsw_line *ret, bool *ret_found)
 		goto done;
 	}
 	if (!found)
-		nsw_default(&l);
+		nsw_default_db(db, &l);
 	*ret = l;
 	*ret_found = found;
 done:
 	free(line);
 	return r;
+}
+
+int
+nsw_parse_file(FILE *f, struct nsw_line *ret, bool *ret_found)
+{
+	return nsw_parse_file_db(f, "hosts", ret, ret_found);
+}
+
+void
+nsw_default_db(const char *db, struct nsw_line *ret)
+{
+	if (strcmp(db, "hosts") == 0)
+		nsw_default(ret);
+	else if (strcmp(db, "initgroups") == 0)
+		ret->n = 0;	/* none: glibc walks the group line */
+	else {
+		/* glibc built without libnsl (Debian's): "files" */
+		int r = nsw_parse_services("files", ret);
+
+		(void)r;
+	}
 }
 
 unsigned

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* daemon/nsswitch.h - the hosts: line of nsswitch.conf, parsed as glibc parses it. */
+/* daemon/nsswitch.h - the lines of nsswitch.conf, parsed as glibc parses them. */
 #ifndef NAMECACHE_NSSWITCH_H
 #define NAMECACHE_NSSWITCH_H
 
@@ -54,8 +54,16 @@ int	nsw_parse_services(const char *text, struct nsw_line *ret);
  */
 int	nsw_parse_file(FILE *f, struct nsw_line *ret, bool *ret_found);
 
+/*
+ * The same for database db ("passwd", "group", "initgroups", ...).  With
+ * no line, glibc's default (built without libnsl, as Debian's): "files",
+ * and for initgroups none (n = 0: glibc walks the group line instead).
+ */
+int	nsw_parse_file_db(FILE *f, const char *db, struct nsw_line *ret,
+	    bool *ret_found);
 /* glibc's default hosts line. */
 void	nsw_default(struct nsw_line *ret);
+void	nsw_default_db(const char *db, struct nsw_line *ret);
 
 /* Removes every source called name, with its actions.  Returns how many. */
 unsigned nsw_drop(struct nsw_line *, const char *name);

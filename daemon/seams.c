@@ -94,6 +94,12 @@ module_id(void *arg, const char *name)
 }
 
 void
+seams_modules(struct modsrc_modules *ret, struct nsspool *nss)
+{
+	*ret = (struct modsrc_modules){ module_call, module_missing, module_id, nss };
+}
+
+void
 seams_lookup_env(struct lookup_env *env, struct hostsrc *hosts,
     struct resolver *resolver, struct nsspool *nss, cache_clock_fn *now,
     void *now_arg)
@@ -102,8 +108,7 @@ seams_lookup_env(struct lookup_env *env, struct hostsrc *hosts,
 	env->hosts = (struct lookup_hosts){ hosts_get, hosts_error, hosts };
 	env->upstream = (struct dnssrc_upstream){ upstream_query, upstream_search,
 	    resolver };
-	env->modules = (struct modsrc_modules){ module_call, module_missing,
-	    module_id, nss };
+	seams_modules(&env->modules, nss);
 	env->now = now;
 	env->now_arg = now_arg;
 }

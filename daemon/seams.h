@@ -14,6 +14,9 @@ struct server_req;
 void	seams_lookup_env(struct lookup_env *ret, struct hostsrc *, struct resolver *,
 	    struct nsspool *, cache_clock_fn *now, void *now_arg);
 
+/* The worker pool as the walks' modules (modsrc.h). */
+void	seams_modules(struct modsrc_modules *ret, struct nsspool *);
+
 /* A request of the Unix socket's (namecache's or nscd's protocol), for the engine. */
 void	seams_server_req(struct lookup_req *ret, struct server_req *req);
 

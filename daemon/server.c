@@ -197,6 +197,8 @@ server_reply(struct server_req *req, const void *frame, size_t len)
 	conn_queue(req->conn, frame, len);
 }
 
+static void conn_queue_raw(struct conn *c, const void *frame, size_t len);
+
 struct server_hold {
 	struct conn	*conn;
 	uint32_t	 id;
@@ -262,12 +264,27 @@ server_hold_reply(struct server_hold *h, const void *frame, size_t len)
 }
 
 void
+server_hold_reply_raw(struct server_hold *h, const void *bytes, size_t len)
+{
+	struct conn *c = h->conn;
+
+	free(h);
+	c->inflight--;
+	c->refs--;
+	if (c->dead) {
+		if (c->refs == 0)
+			conn_free(c);
+		return;
+	}
+	c->closing = true;
+	conn_queue_raw(c, bytes, len);	/* may close c */
+}
+
+void
 server_hold_release(struct server_hold *h)
 {
 	server_hold_reply(h, NULL, 0);
 }
-
-static void conn_queue_raw(struct conn *c, const void *frame, size_t len);
 
 /*
  * On an nscd connection a reply frame is said in glibc's format instead,

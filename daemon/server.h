@@ -113,6 +113,8 @@ struct server_hold;
 struct server_hold *server_hold(struct server_req *);
 void	 server_hold_reply(struct server_hold *, const void *frame, size_t len);
 void	 server_hold_release(struct server_hold *);
+/* On an nscd connection: the reply in glibc's bytes, the connection's last. */
+void	 server_hold_reply_raw(struct server_hold *, const void *bytes, size_t len);
 uint32_t server_hold_id(const struct server_hold *);
 uint8_t	 server_hold_type(const struct server_hold *);
 bool	 server_hold_alive(const struct server_hold *);
