@@ -1211,6 +1211,36 @@ def nsswitch_seeds():
     }
 
 
+def nscdent_seeds():
+    """fuzz-nscdent: a selector byte, then a key or a group reply."""
+    def gr(name, pw, gid, members, found=1):
+        lens = b''.join(struct.pack('=I', len(m) + 1) for m in members)
+        return (struct.pack('=iiiiIi', 2, found, len(name) + 1, len(pw) + 1, gid,
+                            len(members)) + lens + name + b'\0' + pw + b'\0' +
+                b''.join(m + b'\0' for m in members))
+    return {
+        'name': b'\0alice\0',
+        'name-nonul': b'\0alice',
+        'name-inner-nul': b'\0al\0ice\0',
+        'uid': b'\x013000000000\0',
+        'uid-big': b'\x014294967296\0',
+        'uid-neg': b'\x01-1\0',
+        'serv-name': b'\x02http/tcp\0',
+        'serv-anyproto': b'\x02http/\0',
+        'serv-slash-first': b'\x02/tcp\0',
+        'serv-port': b'\x0320480/tcp\0',
+        'serv-port-bad': b'\x03http/tcp\0',
+        'innetgr': b'\x04trusted\0\x01hostA\0\0\x01dom\0',
+        'innetgr-none': b'\x04trusted\0\0\0\0',
+        'innetgr-short': b'\x04trusted\0\x01host',
+        'group': b'\x05' + gr(b'devs', b'x', 6001, [b'alice', b'bob']),
+        'group-empty': b'\x05' + gr(b'none', b'x', 7, []),
+        'group-biggid': b'\x05' + gr(b'big', b'*', 3000000001, [b'a.b-c']),
+        'group-badlen': b'\x05' + gr(b'devs', b'x', 6001, [b'alice'])[:-3],
+        'group-notfound': b'\x05' + struct.pack('=iiiiIi', 2, 0, 0, 0, 0xffffffff, 0),
+    }
+
+
 def write_corpus(root, target, seeds):
     d = os.path.join(root, target)
     os.makedirs(d, exist_ok=True)
@@ -1230,7 +1260,8 @@ def main():
                           ('proto', proto_seeds()),
                           ('hosts', hosts_seeds()), ('config', config_seeds()),
                           ('answer', answer_seeds()), ('shm', shm_seeds()),
-                          ('client', client_seeds()), ('nsswitch', nsswitch_seeds())):
+                          ('client', client_seeds()), ('nsswitch', nsswitch_seeds()),
+                          ('nscdent', nscdent_seeds())):
         n = write_corpus(root, target, seeds)
         print('%s: %d seeds' % (target, n))
 

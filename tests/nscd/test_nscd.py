@@ -23,8 +23,9 @@ nscd-probe (a C program's getaddrinfo, gethostbyname2_r, gethostbyaddr_r).
     tests/dns/in-netns.sh: a pair split across search domains, and
     SERVFAIL or REFUSED then NXDOMAIN (which the daemon refuses, so glibc
     walks NSS itself), call by call, as misses and as hits;
-  * other databases refused at once: passwd, group, services, netgroup,
-    initgroups still work;
+  * passwd, group, services, netgroup and initgroups answered through the
+    daemon's walk, and refused at once when nscd_databases leaves them out
+    (or their line names sss);
   * the descriptor is read-only; INVALIDATE is root's (or admin_group's);
   * flush-caches, invalidate, a hosts edit and a hosts line change reach
     readers at once; the sweeper expires records; refreshes are bounded;
@@ -453,28 +454,77 @@ def differential_dns(env):
 
 
 @test
-def other_databases_refused_at_once(env):
+def other_databases_answered(env):
+    """passwd, group, initgroups and services through the daemon's walk of
+    its own lines (here glibc's default, files); tests/nscddb holds them to
+    glibc's own walk."""
     d = env.daemon()
     for argv in (["getent", "passwd", "root"], ["getent", "group", "root"],
                  ["getent", "services", "ssh"], ["getent", "initgroups", "root"],
                  ["getent", "netgroup", "nosuchgroup"]):
-        t0 = time.monotonic()
         r = run(argv)
-        dt = time.monotonic() - t0
-        print("%-32s rc %d in %.1f ms" % (" ".join(argv), r.returncode, dt * 1000))
+        print("%-32s rc %d %r" % (" ".join(argv), r.returncode, r.stdout.strip()))
         if argv[1] != "netgroup":
             assert r.returncode == 0 and r.stdout, r
     st = stats(d)
-    for k in ("getpwbyname", "getgrbyname", "getservbyname", "initgroups"):
-        assert st["nscd_requests_" + k] >= 1, (k, st)
+    for k in ("passwd", "group", "services", "netgroup"):
+        assert st["nscd_%s_requests" % k] >= 1, (k, st)
+    assert st["nscd_passwd_found"] >= 1 and st["nscd_refused"] == 0, st
+    out = nscd_request(GETPWBYNAME, b"root\0")
+    hdr = struct.unpack("=iiiiIIiii", out[:36])
+    assert hdr[:2] == (2, 1) and hdr[4] == 0 and out[36:41] == b"root\0", out
+    assert nscd_request(GETPWBYNAME, b"nosuchuser-nc\0") == struct.pack(
+        "=iiiiIIiii", 2, 0, 0, 0, 0, 0, 0, 0, 0)
+    # Each database's map, named as glibc names it.
+    for rtype, name in ((11, b"passwd\0"), (12, b"group\0"), (18, b"services\0"),
+                        (21, b"netgroup\0")):
+        msg, fds = nscd_request(rtype, name, recv_fd=True)
+        assert len(fds) == 1 and msg[:len(name)] == name, (rtype, msg, fds)
+        os.close(fds[0])
+    assert d.proc.poll() is None
+
+
+@test
+def databases_not_listed_refused_at_once(env):
+    d = env.daemon(conf="nscd_databases = hosts\n")
+    for argv in (["getent", "passwd", "root"], ["getent", "group", "root"],
+                 ["getent", "services", "ssh"], ["getent", "initgroups", "root"]):
+        r = run(argv)
+        assert r.returncode == 0 and r.stdout, r     # glibc walked NSS itself
+    st = stats(d)
     assert st["nscd_refused"] >= 4, st
     # Refusals are glibc's size for each type (it reads the header in one read).
     for rtype, size in ((0, 36), (2, 24), (15, 12), (16, 24), (19, 16), (20, 12)):
         out = nscd_request(rtype, b"root\0")
         assert len(out) == size and struct.unpack("=ii", out[:8]) == (2, -1), (rtype, out)
-    for rtype in (8, 9, 11, 12, 18, 21, 99):     # SHUTDOWN, GETSTAT, other GETFDs: closed
+    for rtype in (8, 9, 11, 12, 18, 21, 99):     # SHUTDOWN, GETSTAT, refused GETFDs: closed
         assert nscd_request(rtype, b"passwd\0") == b"", rtype
+    status = d.ctl_json("status")
+    assert status["nscd_passwd"] == "refused" and status["nscd_hosts"] == "answered", status
     assert d.proc.poll() is None
+
+
+@test
+def sss_lines_refused_unless_listed(env):
+    """sssd's own memory cache answers lines that name sss: refused by
+    default, answered when nscd_databases names the database."""
+    line = "passwd: files sss\ngroup: files\n"
+    for conf, want in (("", "refused"), ("nscd_databases = hosts passwd group\n",
+                                          "answered")):
+        tmp = os.path.join(env.tmp, "sss-" + want)
+        os.makedirs(tmp, exist_ok=True)
+        d = nclib.Daemon(BUILD, tmp, hosts_text=DAEMON_HOSTS, conf_text=conf,
+                         upstream="127.0.0.1:9",
+                         nsswitch_text="hosts: files\n" + line,
+                         args=["--nscd-socket", NSCD_SOCKET]).start()
+        try:
+            status = d.ctl_json("status")
+            assert status["nscd_passwd"] == want, status
+            assert status["nscd_group"] == "answered", status
+            out = nscd_request(GETPWBYNAME, b"root\0")
+            assert struct.unpack("=ii", out[:8])[1] == (-1 if want == "refused" else 1), out
+        finally:
+            d.stop()
 
 
 @test
