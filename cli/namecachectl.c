@@ -42,8 +42,9 @@ usage(FILE *f)
 "  statistics                     show the daemon's counters\n"
 "  reset-statistics               set them back to zero (admin)\n"
 "  status                         show what the daemon serves and how\n"
-"  show-cache                     list the cached answers and their TTLs\n"
-"  flush-caches                   drop every cached answer (admin)\n"
+"  show-cache [DATABASE]          list the cached answers and their TTLs\n"
+"                                 (hosts, or passwd, group, services, netgroup)\n"
+"  flush-caches [DATABASE]        drop every cached answer, or one database's (admin)\n"
 "  invalidate NAME...             drop what is cached for these names (admin)\n"
 "  reload                         reread configuration, hosts, resolv.conf (admin)\n"
 "\n"
@@ -528,7 +529,8 @@ cmd_admin(enum admin_cmd what, const char *name)
 		return -r;
 	switch (what) {
 	case A_FLUSH:
-		r = namecache_flush_caches(ctx, TIMEOUT_MS, &n);
+		r = name ? namecache_flush_database(ctx, name, TIMEOUT_MS, &n) :
+		    namecache_flush_caches(ctx, TIMEOUT_MS, &n);
 		break;
 	case A_INVALIDATE:
 		r = namecache_invalidate(ctx, name, TIMEOUT_MS, &n);
@@ -566,7 +568,8 @@ cmd_admin(enum admin_cmd what, const char *name)
 	}
 	switch (what) {
 	case A_FLUSH:
-		printf("Flushed %llu cached answers.\n", (unsigned long long)n);
+		printf("Flushed %llu cached %s%sanswers.\n", (unsigned long long)n,
+		    name ? name : "", name ? " " : "");
 		break;
 	case A_INVALIDATE:
 		printf("%s: dropped %llu cached answers.\n", name, (unsigned long long)n);
@@ -671,6 +674,67 @@ cmd_show_cache(void)
 	return EXIT_OK;
 }
 
+/* show-cache passwd (group, services, netgroup): glibc's records, by key. */
+static int
+cmd_show_db(const char *db)
+{
+	struct namecache_cache_page *pg;
+	uint64_t	 cursor = 0, total = 0;
+	size_t		 i;
+	bool		 first = true;
+	int		 r;
+
+	if (json)
+		putchar('[');
+	else
+		printf("%s%-40s %-10s %8s  %s%s\n", BOLD, "KEY", "STATUS", "TTL",
+		    "ANSWER", RESET);
+	do {
+		if ((r = connect_daemon()) < 0)
+			return -r;
+		if ((r = namecache_show_database(ctx, db, cursor, TIMEOUT_MS, &pg)) < 0) {
+			if (no_answer(r))
+				return unreachable();
+			fprintf(stderr, "namecachectl: show-cache %s: %s\n", db,
+			    namecache_reason(ctx) ? namecache_reason(ctx) :
+			    namecache_strerror(r));
+			return EXIT_FAILED;
+		}
+		for (i = 0; i < pg->count; i++, total++) {
+			const struct namecache_cache_entry *e = &pg->entries[i];
+			const char *sp = strchr(e->name, ' ');
+
+			if (json) {
+				printf("%s{\"database\":", first ? "" : ",");
+				json_cstr(stdout, db);
+				printf(",\"by\":\"%.*s\",\"key\":", sp ?
+				    (int)(sp - e->name) : 0, e->name);
+				json_cstr(stdout, sp ? sp + 1 : e->name);
+				printf(",\"request\":%u,\"status\":\"%s\",\"ttl\":%u,"
+				    "\"expired\":%s,\"answer\":", e->kind & 0xffff,
+				    e->status == 0 ? "found" : "notfound", e->ttl,
+				    e->flags & NAMECACHE_ENTRY_EXPIRED ? "true" : "false");
+				json_cstr(stdout, e->origin ? e->origin : "");
+				putchar('}');
+				first = false;
+				continue;
+			}
+			printf("%-40s %-10s %7us  %s%s\n", e->name,
+			    e->status == 0 ? "found" : "not found", e->ttl,
+			    e->origin ? e->origin : "",
+			    e->flags & NAMECACHE_ENTRY_EXPIRED ? " (expired)" : "");
+		}
+		cursor = pg->next;
+		namecache_cache_page_free(pg);
+	} while (cursor != 0);
+	if (json)
+		printf("]\n");
+	else
+		printf("\n%s-- %llu cached %s answers.%s\n", DIM,
+		    (unsigned long long)total, db, RESET);
+	return EXIT_OK;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -735,8 +799,15 @@ main(int argc, char **argv)
 		r = cmd_kv(KV_STATUS);
 	else if (strcmp(cmd, "show-cache") == 0 && optind == argc)
 		r = cmd_show_cache();
+	else if (strcmp(cmd, "show-cache") == 0 && optind + 1 == argc &&
+	    strcmp(argv[optind], "hosts") == 0)
+		r = cmd_show_cache();
+	else if (strcmp(cmd, "show-cache") == 0 && optind + 1 == argc)
+		r = cmd_show_db(argv[optind]);
 	else if (strcmp(cmd, "flush-caches") == 0 && optind == argc)
 		r = cmd_admin(A_FLUSH, NULL);
+	else if (strcmp(cmd, "flush-caches") == 0 && optind + 1 == argc)
+		r = cmd_admin(A_FLUSH, argv[optind]);
 	else if (strcmp(cmd, "reset-statistics") == 0 && optind == argc)
 		r = cmd_admin(A_RESET, NULL);
 	else if (strcmp(cmd, "reload") == 0 && optind == argc)

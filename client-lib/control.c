@@ -127,6 +127,39 @@ namecache_show_cache(struct namecache *ctx, uint64_t cursor, int timeout_ms,
 	    dec_page, ret_page);
 }
 
+NC_EXPORT int
+namecache_show_database(struct namecache *ctx, const char *database, uint64_t cursor,
+    int timeout_ms, struct namecache_cache_page **ret_page)
+{
+	uint8_t		buf[PROTO_HDR_LEN + 8 + 2 + PROTO_DB_NAME_MAX];
+	struct proto_wr	w;
+
+	if (ctx == NULL || ret_page == NULL || database == NULL ||
+	    strlen(database) >= PROTO_DB_NAME_MAX)
+		return NAMECACHE_ERR_INVAL;
+	proto_wr_init(&w, buf, sizeof(buf));
+	return call(ctx, buf, proto_show_db_encode(&w, 1, cursor, database),
+	    timeout_ms, dec_page, ret_page);
+}
+
+NC_EXPORT int
+namecache_flush_database(struct namecache *ctx, const char *database, int timeout_ms,
+    uint64_t *ret_count)
+{
+	uint8_t		buf[PROTO_HDR_LEN + 2 + PROTO_DB_NAME_MAX];
+	struct proto_wr	w;
+	uint64_t	n = 0;
+	int		r;
+
+	if (ctx == NULL || database == NULL || strlen(database) >= PROTO_DB_NAME_MAX)
+		return NAMECACHE_ERR_INVAL;
+	proto_wr_init(&w, buf, sizeof(buf));
+	if ((r = call(ctx, buf, proto_flush_encode(&w, 1, database), timeout_ms,
+	    dec_count, &n)) == 0 && ret_count)
+		*ret_count = n;
+	return r;
+}
+
 static int
 admin(struct namecache *ctx, uint8_t type, const char *name, int timeout_ms,
     uint64_t *ret_count)

@@ -17,6 +17,7 @@
 #include "resolver.h"
 #include "seams.h"
 #include "nscdmap.h"
+#include "nscddb.h"
 #include "nscdsrv.h"
 #include "shm.h"
 
@@ -188,6 +189,69 @@ kv_count(struct daemon *d, struct proto_kv_wr *kw, void *arg)
 	proto_kv_u64(kw, c->key, c->n);
 }
 
+/* The database a show-cache or flush names: CONFIG_DB_*, or -1. */
+static int
+db_named(const char *db)
+{
+	int i;
+
+	for (i = 0; i < CONFIG_DB_COUNT; i++)
+		if (strcmp(db, config_db_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+struct db_page {
+	struct proto_wr	*w;
+	uint16_t	 count;
+};
+
+static bool
+db_item(void *arg, int32_t type, const char *what, const char *key, bool found,
+    uint32_t ttl_left, const char *summary)
+{
+	struct db_page		*pg = arg;
+	struct proto_cache_item	 it;
+	char			 name[PROTO_NAME_MAX + 2];
+
+	if (pg->w->off > SHOW_CACHE_PAGE || pg->count == UINT16_MAX)
+		return false;
+	/* "uid 1000", "name/proto http/tcp": what it looks up by, and the key */
+	snprintf(name, sizeof(name), "%s %s", what, key);
+	it.name = name;
+	it.name_len = strlen(name);
+	it.kind = PROTO_CACHE_KIND_NSCD | (uint32_t)type;
+	it.status = found ? PROTO_OK : PROTO_NOTFOUND;
+	it.flags = ttl_left == 0 ? PROTO_CACHE_EXPIRED : 0;
+	it.ttl = ttl_left;
+	it.origin = summary;
+	it.origin_len = strlen(summary);
+	proto_cache_page_item(pg->w, &it);
+	pg->count++;
+	return true;
+}
+
+/* show-cache passwd (group, services, netgroup): glibc's records, paged. */
+static void
+show_db(struct daemon *d, struct server_req *req, int db, uint64_t cursor)
+{
+	struct proto_wr	 w;
+	struct db_page	 pg = { &w, 0 };
+	size_t		 cap, page_off, next;
+	void		*buf = server_scratch(d->server, &cap);
+	int		 n;
+
+	proto_wr_init(&w, buf, cap);
+	proto_frame_begin(&w, req->hdr.type | PROTO_REPLY, PROTO_OK, req->hdr.id);
+	proto_cache_page_begin(&w, &page_off);
+	next = nscddb_walk(nscdsrv_db(d->nscd), db, (size_t)cursor, db_item, &pg);
+	if (proto_cache_page_end(&w, page_off, next, pg.count) == 0 &&
+	    (n = proto_frame_end(&w)) > 0)
+		server_reply(req, buf, (size_t)n);
+	else
+		reply_status(d, req, PROTO_INTERNAL, "show-cache page too large");
+}
+
 static void
 show_cache(struct daemon *d, struct server_req *req)
 {
@@ -202,8 +266,21 @@ show_cache(struct daemon *d, struct server_req *req)
 	char			 text[PROTO_NAME_MAX + 2];
 	int			 n;
 
-	if (proto_show_cache_decode(req->body, req->body_len, &cursor) < 0) {
-		bad_request(d, req, -EBADMSG, "truncated show-cache request");
+	char			 db[PROTO_DB_NAME_MAX];
+	int			 dbi;
+
+	if (proto_show_db_decode(req->body, req->body_len, &cursor, db,
+	    sizeof(db)) < 0) {
+		bad_request(d, req, -EBADMSG, "bad show-cache request");
+		return;
+	}
+	if (db[0] && (dbi = db_named(db)) != CONFIG_DB_HOSTS) {
+		if (dbi < 0) {
+			bad_request(d, req, -EINVAL, "no such database: want hosts, "
+			    "passwd, group, services or netgroup");
+			return;
+		}
+		show_db(d, req, dbi, cursor);
 		return;
 	}
 	proto_wr_init(&w, buf, cap);
@@ -258,12 +335,30 @@ admin(struct daemon *d, struct server_req *req)
 	if (!allowed(d, req))
 		return;
 	switch (req->hdr.type) {
-	case PROTO_FLUSH_CACHES:
+	case PROTO_FLUSH_CACHES: {
+		char	db[PROTO_DB_NAME_MAX], why_s[64];
+		int	dbi = CONFIG_DB_HOSTS, i;
+
+		if (proto_flush_decode(req->body, req->body_len, db, sizeof(db)) < 0 ||
+		    (db[0] && (dbi = db_named(db)) < 0)) {
+			bad_request(d, req, -EINVAL, "no such database: want hosts, "
+			    "passwd, group, services or netgroup");
+			return;
+		}
 		count.key = "flushed";
-		count.n = d->flush();
-		log_info("cache flushed by pid %d: %llu entries", (int)req->cred.pid,
-		    (unsigned long long)count.n);
+		count.n = 0;
+		snprintf(why_s, sizeof(why_s), "flushed by pid %d", (int)req->cred.pid);
+		/* No name: every database; "hosts": the hosts answers alone. */
+		if (db[0] == '\0' || dbi == CONFIG_DB_HOSTS) {
+			count.n = d->flush();
+			log_info("cache flushed by pid %d: %llu entries",
+			    (int)req->cred.pid, (unsigned long long)count.n);
+		}
+		for (i = 1; i < CONFIG_DB_COUNT; i++)
+			if (db[0] == '\0' || dbi == i)
+				count.n += nscdsrv_flush_db(d->nscd, i, why_s);
 		break;
+	}
 	case PROTO_INVALIDATE:
 		if ((r = proto_invalidate_decode(req->body, req->body_len, name,
 		    sizeof(name), &why)) < 0) {

@@ -1354,7 +1354,7 @@ summary(int32_t type, const uint8_t *r, size_t len, char *out, size_t cap)
 	}
 }
 
-static void
+static bool
 show_one(void *arg, int32_t type, const void *key, size_t key_len,
     const uint8_t *reply, size_t len, uint32_t ttl_left)
 {
@@ -1368,15 +1368,15 @@ show_one(void *arg, int32_t type, const void *key, size_t key_len,
 	summary(type, reply, len, sum, sizeof(sum));
 	if (type == NSCD_INNETGR)
 		found = 1;
-	s->fn(s->arg, s->db, type_word(type), k, found == 1, ttl_left, sum);
+	return s->fn(s->arg, type, type_word(type), k, found == 1, ttl_left, sum);
 }
 
-void
-nscddb_walk(struct nscddb *ndb, int db, nscddb_entry_fn *fn, void *arg)
+size_t
+nscddb_walk(struct nscddb *ndb, int db, size_t from, nscddb_entry_fn *fn, void *arg)
 {
 	struct show s = { db, fn, arg };
 
-	if (db <= 0 || db >= CONFIG_DB_COUNT || ndb->dbs[db].map == NULL)
-		return;
-	nscdmap_walk(ndb->dbs[db].map, show_one, &s, now_ms(ndb));
+	if (ndb == NULL || db <= 0 || db >= CONFIG_DB_COUNT || ndb->dbs[db].map == NULL)
+		return 0;
+	return nscdmap_walk(ndb->dbs[db].map, from, show_one, &s, now_ms(ndb));
 }

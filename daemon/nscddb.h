@@ -81,10 +81,15 @@ void	 nscddb_get_stats(const struct nscddb *, int db, struct nscddb_stats *);
 void	 nscddb_reset_stats(struct nscddb *);
 void	 nscddb_status(struct nscddb *, struct proto_kv_wr *);
 void	 nscddb_statistics(struct nscddb *, struct proto_kv_wr *);
-/* Each cached answer of db: its key as text, found or not, seconds left. */
-typedef void nscddb_entry_fn(void *arg, int db, const char *what, const char *key,
-    bool found, uint32_t ttl_left, const char *summary);
-void	 nscddb_walk(struct nscddb *, int db, nscddb_entry_fn *, void *arg);
+/*
+ * The cached answers of db from index from, as nscdmap_walk pages them:
+ * glibc's request type, what it looks up by ("name", "uid", ...), its key
+ * as text, found or not, seconds left, and a summary.
+ */
+typedef bool nscddb_entry_fn(void *arg, int32_t type, const char *what,
+    const char *key, bool found, uint32_t ttl_left, const char *summary);
+size_t	 nscddb_walk(struct nscddb *, int db, size_t from, nscddb_entry_fn *,
+	    void *arg);
 /* The file each database's files module reads, whose edits invalidate it. */
 const char *nscddb_file(int db);
 

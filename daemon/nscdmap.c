@@ -591,12 +591,13 @@ nscdmap_get(struct nscdmap *m, int32_t type, const void *key, size_t key_len,
 	return 0;
 }
 
-void
-nscdmap_walk(struct nscdmap *m, nscdmap_walk_fn *fn, void *arg, int64_t now)
+size_t
+nscdmap_walk(struct nscdmap *m, size_t from, nscdmap_walk_fn *fn, void *arg,
+    int64_t now)
 {
 	size_t i;
 
-	for (i = 0; i < m->nrecs; i++) {
+	for (i = from; i < m->nrecs; i++) {
 		struct rec		*r = &m->recs[i];
 		struct nscd_hashentry	*he;
 		struct nscd_datahead	*dh;
@@ -605,10 +606,12 @@ nscdmap_walk(struct nscdmap *m, nscdmap_walk_fn *fn, void *arg, int64_t now)
 			continue;
 		he = he_at(m, r->he);
 		dh = dh_at(m, r->off);
-		fn(arg, r->type, m->data + he->key, (size_t)he->len, dh->data,
+		if (!fn(arg, r->type, m->data + he->key, (size_t)he->len, dh->data,
 		    (size_t)dh->recsize, r->expires == NSCDMAP_FOREVER ? UINT32_MAX :
-		    r->expires <= now ? 0 : (uint32_t)((r->expires - now + 999) / 1000));
+		    r->expires <= now ? 0 : (uint32_t)((r->expires - now + 999) / 1000)))
+			return i;
 	}
+	return 0;
 }
 
 static bool

@@ -75,10 +75,16 @@ int	 nscdmap_put(struct nscdmap *, int32_t type, const void *key, size_t key_len
  */
 int	 nscdmap_get(struct nscdmap *, int32_t type, const void *key, size_t key_len,
 	    int64_t now, const uint8_t **ret, size_t *ret_len, uint32_t *ret_ttl_left);
-/* Every usable record, for show-cache: ttl_left 0 once expired. */
-typedef void nscdmap_walk_fn(void *arg, int32_t type, const void *key, size_t key_len,
+/*
+ * The usable records from index from (0: the first), for show-cache:
+ * ttl_left 0 once expired.  fn returns false to stop before that record;
+ * the walk then returns its index, to go on from, else 0 at the end.  An
+ * index stays valid until the map is next written.
+ */
+typedef bool nscdmap_walk_fn(void *arg, int32_t type, const void *key, size_t key_len,
     const uint8_t *reply, size_t len, uint32_t ttl_left);
-void	 nscdmap_walk(struct nscdmap *, nscdmap_walk_fn *, void *arg, int64_t now);
+size_t	 nscdmap_walk(struct nscdmap *, size_t from, nscdmap_walk_fn *, void *arg,
+	    int64_t now);
 /* Marks the records of one name unusable, every type and spelling. */
 int	 nscdmap_retire_name(struct nscdmap *, const char *name, size_t len);
 /* Empties it: published answers vanish for readers at once. */

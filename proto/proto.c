@@ -952,6 +952,71 @@ proto_show_cache_decode(const void *body, size_t len, uint64_t *ret_cursor)
 	return rd.err;
 }
 
+/* An optional database name: absent is "", a name is a short token. */
+static int
+get_db(struct proto_rd *rd, char *db, size_t cap)
+{
+	const uint8_t	*p;
+	size_t		 n, i;
+
+	db[0] = '\0';
+	if (rd->off == rd->len)
+		return 0;
+	n = proto_get_u16(rd);
+	p = proto_get_bytes(rd, n);
+	if (rd->err || rd->off != rd->len)
+		return -EBADMSG;
+	if (n == 0 || n >= cap)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (p[i] < 'a' || p[i] > 'z')
+			return -EINVAL;
+	memcpy(db, p, n);
+	db[n] = '\0';
+	return 0;
+}
+
+int
+proto_show_db_encode(struct proto_wr *w, uint32_t id, uint64_t cursor, const char *db)
+{
+	proto_frame_begin(w, PROTO_SHOW_CACHE, 0, id);
+	proto_put_u64(w, cursor);
+	if (db && db[0])
+		proto_put_str(w, db, strlen(db));
+	return proto_frame_end(w);
+}
+
+int
+proto_show_db_decode(const void *body, size_t len, uint64_t *ret_cursor, char *db,
+    size_t cap)
+{
+	struct proto_rd rd;
+
+	proto_rd_init(&rd, body, len);
+	*ret_cursor = proto_get_u64(&rd);
+	if (rd.err)
+		return rd.err;
+	return get_db(&rd, db, cap);
+}
+
+int
+proto_flush_encode(struct proto_wr *w, uint32_t id, const char *db)
+{
+	proto_frame_begin(w, PROTO_FLUSH_CACHES, 0, id);
+	if (db && db[0])
+		proto_put_str(w, db, strlen(db));
+	return proto_frame_end(w);
+}
+
+int
+proto_flush_decode(const void *body, size_t len, char *db, size_t cap)
+{
+	struct proto_rd rd;
+
+	proto_rd_init(&rd, body, len);
+	return get_db(&rd, db, cap);
+}
+
 void
 proto_cache_page_begin(struct proto_wr *w, size_t *ret_page_off)
 {
@@ -968,7 +1033,7 @@ proto_cache_page_item(struct proto_wr *w, const struct proto_cache_item *it)
 	proto_put_u8(w, it->status);
 	proto_put_u8(w, it->flags);
 	proto_put_u32(w, it->ttl);
-	if ((it->kind & PROTO_CACHE_KIND_NSS) != 0)
+	if ((it->kind & (PROTO_CACHE_KIND_NSS | PROTO_CACHE_KIND_NSCD)) != 0)
 		proto_put_str(w, it->origin ? it->origin : "", it->origin ? it->origin_len : 0);
 }
 
@@ -1008,7 +1073,7 @@ proto_cache_page_decode(const void *body, size_t len, struct proto_cache_page *r
 		proto_get_u8(&rd);
 		proto_get_u8(&rd);
 		proto_get_u32(&rd);
-		if (kind & PROTO_CACHE_KIND_NSS)
+		if (kind & (PROTO_CACHE_KIND_NSS | PROTO_CACHE_KIND_NSCD))
 			proto_get_str(&rd, &n);
 	}
 	if (rd.err)
@@ -1035,7 +1100,7 @@ proto_cache_page_next(const struct proto_cache_page *pg, size_t *cursor,
 	ret->ttl = proto_get_u32(&rd);
 	ret->origin = NULL;
 	ret->origin_len = 0;
-	if ((ret->kind & PROTO_CACHE_KIND_NSS) != 0)
+	if ((ret->kind & (PROTO_CACHE_KIND_NSS | PROTO_CACHE_KIND_NSCD)) != 0)
 		ret->origin = proto_get_str(&rd, &ret->origin_len);
 	if (rd.err)
 		return 0;

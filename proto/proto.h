@@ -353,10 +353,12 @@ int	 proto_invalidate_decode(const void *body, size_t len, char *name,
 	    size_t cap, const char **ret_why);
 
 /*
- * Show-cache, a page at a time.  Request body: u64 cursor (0 to start).
+ * Show-cache, a page at a time.  Request body: u64 cursor (0 to start),
+ * then optionally str database (proto_show_db_encode).
  * Answer body: u64 next cursor (0: the end), u16 count, then count x
  * (str name, u32 kind, u8 status, u8 flags, u32 ttl left), and for kinds
- * with PROTO_CACHE_KIND_NSS set, str origin (the module's name).  kind is
+ * with PROTO_CACHE_KIND_NSS or _NSCD set, str origin (the module's name;
+ * a summary of an nscd answer).  kind is
  * a DNS type, or 0x10000 | type for records of query -t, or 0x20000 |
  * module << 8 | (0x80 for an address) | family for an NSS module's answer
  * (the name is then the address's text); status is 0 for an
@@ -375,8 +377,25 @@ struct proto_cache_item {
 };
 #define PROTO_CACHE_EXPIRED	0x1
 #define PROTO_CACHE_KIND_NSS	0x20000u
+/* An entry of nscd's other databases: kind is this | glibc's request
+ * type, origin (present, as for NSS kinds) a summary of the answer. */
+#define PROTO_CACHE_KIND_NSCD	0x100000u
 int	 proto_show_cache_encode(struct proto_wr *, uint32_t id, uint64_t cursor);
 int	 proto_show_cache_decode(const void *body, size_t len, uint64_t *ret_cursor);
+/*
+ * show-cache and flush-caches of one database ("hosts", "passwd",
+ * "group", "services", "netgroup"): the name after the cursor (or as the
+ * whole body of a flush), absent for all.  The decoders give "" when it
+ * is absent; -EINVAL for a name that is not lower-case letters.
+ */
+#define PROTO_DB_NAME_MAX	16
+int	 proto_show_db_encode(struct proto_wr *, uint32_t id, uint64_t cursor,
+	    const char *db);
+int	 proto_show_db_decode(const void *body, size_t len, uint64_t *ret_cursor,
+	    char *db, size_t cap);
+int	 proto_flush_encode(struct proto_wr *, uint32_t id, const char *db);
+int	 proto_flush_decode(const void *body, size_t len, char *db, size_t cap);
+
 /*
  * A page is written begin, items, end: the next cursor and the count are
  * known only once the page is full, so _end writes both where _begin

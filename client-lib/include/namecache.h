@@ -407,10 +407,23 @@ struct namecache_cache_page {
 int	namecache_show_cache(struct namecache *ctx, uint64_t cursor,
 	    int timeout_ms, struct namecache_cache_page **ret_page);
 void	namecache_cache_page_free(struct namecache_cache_page *page);
+/*
+ * The same for one database of glibc's nscd protocol: "hosts" (as
+ * namecache_show_cache), or "passwd", "group", "services", "netgroup",
+ * whose entries have kind NAMECACHE_KIND_NSCD | glibc's request type, name
+ * "uid 1000" (what the key is, then the key), status 0 or NOTFOUND, and
+ * in origin a summary of the answer.
+ */
+#define NAMECACHE_KIND_NSCD	0x100000u
+int	namecache_show_database(struct namecache *ctx, const char *database,
+	    uint64_t cursor, int timeout_ms, struct namecache_cache_page **ret_page);
 
 /* Administration.  ret_count, when not NULL, gets the answers dropped. */
 int	namecache_flush_caches(struct namecache *ctx, int timeout_ms,
 	    uint64_t *ret_count);
+/* One database's answers: "hosts", "passwd", "group", "services", "netgroup". */
+int	namecache_flush_database(struct namecache *ctx, const char *database,
+	    int timeout_ms, uint64_t *ret_count);
 int	namecache_invalidate(struct namecache *ctx, const char *name,
 	    int timeout_ms, uint64_t *ret_count);
 int	namecache_reset_statistics(struct namecache *ctx, int timeout_ms);
