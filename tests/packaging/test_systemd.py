@@ -38,7 +38,12 @@ SPEC_KEYS = ["socket", "hosts_file", "resolv_conf", "upstream", "cache_size", "m
              "nscd_socket", "nscd_reloads",
              # Issue 20: the DNS listener.
              "dns_listen", "dns_allow", "dns_sources", "dns_max_pending",
-             "dns_max_pending_source", "dns_tcp_clients", "dns_tcp_idle"]
+             "dns_max_pending_source", "dns_tcp_clients", "dns_tcp_idle",
+             # Issue 21: nscd's other databases.
+             "nscd_databases", "nscd_uncached_modules", "nscd_passwd_ttl",
+             "nscd_passwd_negative_ttl", "nscd_group_ttl", "nscd_group_negative_ttl",
+             "nscd_services_ttl", "nscd_services_negative_ttl", "nscd_netgroup_ttl",
+             "nscd_netgroup_negative_ttl"]
 
 
 def test(fn):
