@@ -28,7 +28,7 @@
  * capitals: NCDIR_ here, NCDYN_ in libnss_ncdyn.so.2, the same source
  * built again under another name, so that a line can name two modules
  * and a test can tell their calls apart):
- *	NCDIR_DYNAMIC=FILE   lines "name:uid" are more users, each with a
+ *	NCDIR_DYNAMIC=FILE   lines "name:uid" ('#' a comment) are more users, each with a
  *	                     group of its name, gid = uid, no member; they
  *	                     exist while listed (re-read at every call), as
  *	                     systemd's DynamicUser ones.  A name or id the
@@ -202,7 +202,7 @@ dyn_load(struct dyn *d)
 	if (path == NULL || (f = fopen(path, "re")) == NULL)
 		return;
 	while (d->n < DYN_MAX && fgets(line, sizeof(line), f) != NULL) {
-		if ((colon = strchr(line, ':')) == NULL)
+		if (line[0] == '#' || (colon = strchr(line, ':')) == NULL)
 			continue;
 		len = (size_t)(colon - line);
 		if (len == 0 || len >= DYN_NAMELEN)
