@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/nscddb/dbprobe.c - glibc's passwd, group, services and netgroup calls, as a C program makes them, one canonical line per answer. */
+/* tests/nscddb/dbprobe.c - glibc's passwd, group, services and netgroup calls, one line per answer. */
 
 /*
  * Usage: dbprobe [-n COUNT] [-b BYTES] [-q] [-t] QUERY...

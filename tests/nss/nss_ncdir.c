@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/nss/nss_ncdir.c - a fake user directory (as LDAP or sssd are) for passwd, group and initgroups.
+ * tests/nss/nss_ncdir.c - a fake user directory (as LDAP or sssd) for passwd, group, initgroups.
  *
  * Everything it knows is generated here, the same in every process, so
  * that glibc's own walk and a daemon that loaded the module give the same
