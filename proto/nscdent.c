@@ -257,7 +257,8 @@ nscd_key_name(const void *key, size_t len)
 {
 	const char *k = key;
 
-	if (len < 2 || len > NSCD_KEY_MAX || k[len - 1] != '\0' ||
+	/* "" is a name glibc asks for too (getpwnam("")): its modules say */
+	if (len < 1 || len > NSCD_KEY_MAX || k[len - 1] != '\0' ||
 	    memchr(k, '\0', len - 1) != NULL)
 		return -EINVAL;
 	return 0;
@@ -270,7 +271,7 @@ nscd_key_number(const void *key, size_t len, uint32_t *ret)
 	uint64_t	 v = 0;
 	size_t		 i;
 
-	if (nscd_key_name(key, len) < 0 || len - 1 > 10)
+	if (nscd_key_name(key, len) < 0 || len < 2 || len - 1 > 10)
 		return -EINVAL;
 	for (i = 0; i < len - 1; i++) {
 		if (k[i] < '0' || k[i] > '9')

@@ -123,9 +123,9 @@ int	 nscd_gr_merge(const struct nscd_gr_view *a, const struct nscd_gr_view *b,
 	    void *out, size_t cap);
 
 /*
- * Keys.  A name key: 0, or -EINVAL unless it is 1 .. NSCD_KEY_MAX - 1
- * bytes with no NUL, then its NUL.  A number key: decimal, no sign, up
- * to UINT32_MAX, then its NUL (glibc writes uids with %u: 3000000000 is
+ * Keys.  A name key: 0, or -EINVAL unless it is 0 .. NSCD_KEY_MAX - 1
+ * bytes with no NUL, then its NUL (glibc asks for "" too).  A number
+ * key: decimal, no sign, up to UINT32_MAX, then its NUL (glibc writes uids with %u: 3000000000 is
  * a uid, "-1" is not).  A services key: the part before its last '/'
  * (name or port, not empty) and after it (proto, "" for any).
  */

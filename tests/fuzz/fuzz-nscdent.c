@@ -61,7 +61,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	switch (data[0] % 6) {
 	case 0:
 		if (nscd_key_name(copy, n) == 0)
-			FUZZ_CHECK(n >= 2 && strlen((char *)copy) == n - 1);
+			FUZZ_CHECK(n >= 1 && strlen((char *)copy) == n - 1);
 		break;
 	case 1:
 		if (nscd_key_number(copy, n, &v) == 0)
