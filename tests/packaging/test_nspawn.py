@@ -17,7 +17,8 @@ reload`; kill -9 and the restart; the watchdog (set to 3 s by a drop-in)
 restarting a daemon stopped by SIGSTOP while lookups fall through;
 namecache-dns.socket (issue 20): the DNS listener's sockets passed by
 systemd, glibc's dns module answered through them across a restart;
-namecache-nscd (issue 13): glibc's nscd socket socket-activated, lookups
+namecache-nscd (issues 13, 21): glibc's nscd socket socket-activated, id
+and getent passwd of a user added then deleted, lookups
 answered through it, none lost across `systemctl restart`; a purge that
 gives nsswitch.conf back byte for byte.  Then stops the container.
 
@@ -336,6 +337,29 @@ def nscd_checks(c, debs):
           st.get("nscd_requests_getai", 0) > n0,
           "getent ahosts through glibc's nscd client (GETAI %d -> %d)" %
           (n0, st.get("nscd_requests_getai", 0)), r.stdout + r.stderr)
+    # Users and groups (issue 21): a user added after the daemon started,
+    # read through glibc's client by id and getent, then deleted: useradd
+    # and userdel rename /etc/passwd over, which drops the answers at once.
+    c.sh("useradd -M -u 4321 -U ncctr")
+    n0 = nscd_json(c, "statistics").get("nscd_passwd_requests", 0)
+    r = c.sh("id ncctr && getent passwd ncctr && getent group ncctr")
+    st = nscd_json(c, "statistics")
+    check(r.returncode == 0 and "uid=4321(ncctr)" in r.stdout and
+          "ncctr:x:4321:4321" in r.stdout and
+          st.get("nscd_passwd_requests", 0) > n0 and st.get("nscd_passwd_found", 0) > 0,
+          "id and getent passwd through glibc's nscd client (passwd requests %d -> %d)" %
+          (n0, st.get("nscd_passwd_requests", 0)), r.stdout + r.stderr)
+    r = c.run("namecachectl", "show-cache", "passwd")
+    check("ncctr" in r.stdout, "show-cache passwd lists it", r.stdout + r.stderr)
+    c.sh("userdel ncctr")
+    t0 = time.monotonic()
+    while True:     # the daemon's watch acts 10 ms after the rename
+        r = c.sh("getent passwd ncctr; id ncctr")
+        gone = "ncctr:x" not in r.stdout and "uid=4321" not in r.stdout
+        if gone or time.monotonic() - t0 > 5:
+            break
+    check(gone, "userdel: gone for readers after %.0f ms" %
+          ((time.monotonic() - t0) * 1000), r.stdout + r.stderr)
     # Lookups every 20 ms across a restart: each waits on the socket systemd
     # holds, none fails.
     loop = ("n=0; f=0; end=$(($(date +%s) + 4)); while [ $(date +%s) -lt $end ]; do "
