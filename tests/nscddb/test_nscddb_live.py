@@ -1,0 +1,362 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""tests/nscddb/test_nscddb_live.py - nscd's other databases as they change: edits, invalidation, DynamicUser, restarts.
+
+In test_nscddb.py's namespace (a tmpfs over /run, a copy of /etc bound over
+/etc: the real /etc is only read), with namecached on glibc's socket:
+
+  * file edits: /etc/passwd, /etc/group, /etc/services and /etc/netgroup
+    changed in place and by rename (as useradd and vipw do): the next
+    reader sees the new answer, and the database's map was emptied;
+  * INVALIDATE: as root (glibc's own `nscd -i passwd` when installed, and
+    the raw request) accepted; as a user refused, the answers kept;
+  * DynamicUser: users of a module named in nscd_uncached_modules
+    (libnss_ncdyn.so.2 with NCDYN_DYNAMIC, standing in for nss-systemd)
+    are answered but never kept, and never served once gone; the fixed
+    directory's users are kept (its call log shows one call);
+  * coalescing: ten clients asking one new user while the module takes
+    300 ms make one module call;
+  * concurrency: reader processes (Python's pwd and grp, through glibc's
+    client and the maps) while /etc/passwd is renamed over between two
+    states and the daemon is stopped and killed: every answer is one of
+    the two states, none torn, none missing;
+  * hostile requests: every request type with garbage keys, giant and
+    lying lengths: answered or refused, the daemon up, lookups still right.
+
+Needs root (exit 77, a skip, otherwise).  Nothing leaves loopback.
+
+Run: /usr/bin/python3 tests/nscddb/test_nscddb_live.py --build BUILD [-k NAME]
+"""
+import json
+import os
+import random
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, ".."))
+import nclib  # noqa: E402
+import test_nscddb as db  # noqa: E402
+
+TESTS = []
+NSCD_SOCKET = db.NSCD_SOCKET
+PYTHON = db.PYTHON
+LINES = ("passwd: files ncdir\ngroup: files ncdir\nservices: files\nnetgroup: files\n" +
+         db.NSS_COMMON)
+CONF = "upstream = 127.0.0.1:9\nlog_level = debug\n"
+(GETPWBYNAME, GETPWBYUID, GETGRBYNAME, GETGRBYGID, INVALIDATE, GETFDPW, INITGROUPS,
+ GETSERVBYNAME, GETSERVBYPORT, GETNETGRENT, INNETGR) = 0, 1, 2, 3, 10, 11, 15, 16, 17, 19, 20
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+class Env(db.Env):
+    def daemon(self, lines=LINES, conf=CONF, env_extra=None, sub="d"):
+        tmp = os.path.join(self.tmp, sub)
+        os.makedirs(tmp, exist_ok=True)
+        db.clear_run_nscd()
+        db.write_etc("nsswitch.conf", lines)
+        env = dict(os.environ, LD_LIBRARY_PATH=db.nssdir())
+        for k in ("NCDIR_LOG", "NCDYN_LOG", "NCDYN_DYNAMIC", "NCDIR_DELAY_MS"):
+            env.pop(k, None)
+        env.update(env_extra or {})
+        d = nclib.Daemon(db.BUILD, tmp, conf_text=conf, nsswitch_text=lines,
+                         args=["--nscd-socket", NSCD_SOCKET], env=env)
+        self.daemons.append(d)
+        return d.start()
+
+
+def client(argv, module=False):
+    """A client that cannot load the test modules: what it gets of theirs
+    came through the socket."""
+    return db.run(argv, env=db.client_env(module=module))
+
+
+def stats(d):
+    return d.ctl_json("statistics")
+
+
+def request(rtype, key, raw_len=None, read=1 << 20):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    s.connect(NSCD_SOCKET)
+    s.sendall(struct.pack("=iii", 2, rtype, len(key) if raw_len is None else raw_len) + key)
+    out = b""
+    try:
+        while read and len(out) < read:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            out += chunk
+    except socket.timeout:
+        pass
+    s.close()
+    return out
+
+
+def wait_for(fn, what, timeout=5):
+    """Polls fn (a quick lookup) until true; returns the ms it took.  The
+    bound means "hung": the daemon acts 10 ms after a close or rename."""
+    t0 = time.monotonic()
+    nclib.wait_until(fn, what, timeout=timeout)
+    return (time.monotonic() - t0) * 1000
+
+
+def etc(name):
+    return os.path.join(db.ETC, name)
+
+
+def replace_by_rename(name, text):
+    tmp = etc(name + ".nc-new")
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.rename(tmp, etc(name))
+
+
+# --- the tests -----------------------------------------------------------------------
+
+@test
+def file_edits_drop_answers(env):
+    d = env.daemon()
+    last = "ncf09999"
+    passwd = open(etc("passwd")).read()
+    group = open(etc("group")).read()
+    services = open(etc("services")).read()
+    netgroup = open(etc("netgroup")).read()
+
+    def getent(*args):
+        return client(["getent"] + list(args)).stdout
+    assert ":x:4000000000:" in getent("passwd", last)
+    assert ":x:4000000000:" in getent("passwd", last)     # a hit, from the map
+    inv0 = stats(d)["nscd_passwd_invalidations"]
+    # In place, as an editor that writes the file it opened.
+    db.write_etc("passwd", passwd.replace(last + ":x:", last + ":y:"))
+    ms = wait_for(lambda: ":y:" in getent("passwd", last), "the in-place edit")
+    st = stats(d)
+    assert st["nscd_passwd_invalidations"] > inv0, st
+    print("passwd in place: new answer after %.0f ms" % ms)
+    # By rename, as useradd and vipw do.
+    replace_by_rename("passwd", passwd.replace(last + ":x:", last + ":z:"))
+    ms = wait_for(lambda: ":z:" in getent("passwd", last), "the rename")
+    print("passwd by rename: new answer after %.0f ms" % ms)
+    # group, services, netgroup: the same rule, each its own map.
+    g0 = getent("group", "root")
+    replace_by_rename("group", group.replace("root:x:0:", "root:x:0:ncedit"))
+    wait_for(lambda: "ncedit" in getent("group", "root"), "the group rename")
+    assert g0 != getent("group", "root")
+    assert "ncsvc-edit" not in getent("services", "ssh")
+    db.write_etc("services", services.replace("\nssh\t", "\nssh\t").replace(
+        "22/tcp", "22/tcp ncsvc-edit", 1))
+    wait_for(lambda: "ncsvc-edit" in getent("services", "ssh"), "the services edit")
+    n0 = getent("netgroup", "ncng-edit")
+    db.write_etc("netgroup", netgroup + "ncng-edit (edithost,edituser,editdom)\n")
+    wait_for(lambda: "edithost" in getent("netgroup", "ncng-edit"), "the netgroup edit")
+    assert n0.strip() in ("", "ncng-edit"), n0
+    st = stats(d)
+    for name in ("group", "services", "netgroup"):
+        assert st["nscd_%s_invalidations" % name] >= 1, (name, st)
+    # Put them back for the tests after.
+    for name, text in (("passwd", passwd), ("group", group), ("services", services),
+                       ("netgroup", netgroup)):
+        db.write_etc(name, text)
+
+
+@test
+def invalidate_root_and_user(env):
+    d = env.daemon()
+    assert "ncu0001" in client(["getent", "passwd", "ncu0001"]).stdout
+    entries = lambda: stats(d)["nscd_passwd_entries"]   # noqa: E731
+    assert entries() >= 1
+    # As a user: refused by SO_PEERCRED, the answers kept.
+    r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                        PYTHON, "-c",
+                        "import socket,struct;s=socket.socket(socket.AF_UNIX);"
+                        "s.connect(%r);s.sendall(struct.pack('=iii',2,10,7)+b'passwd\\0');"
+                        "print(struct.unpack('=i',s.recv(4))[0])" % NSCD_SOCKET],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0 and int(r.stdout) == 1, r      # EPERM
+    st = stats(d)
+    assert st["nscd_invalidate_denied"] >= 1 and st["nscd_passwd_entries"] >= 1, st
+    # As root: glibc's own nscd -i when it is here, and the raw request.
+    if os.path.exists(db.NSCD):
+        r = db.run([db.NSCD, "-i", "passwd"])
+        assert r.returncode == 0, r
+        st = stats(d)
+        assert st["nscd_passwd_entries"] == 0 and st["nscd_passwd_invalidations"] >= 1, st
+        print("nscd -i passwd: accepted, the map emptied")
+        assert "ncu0001" in client(["getent", "passwd", "ncu0001"]).stdout
+    out = request(INVALIDATE, b"passwd\0")
+    assert struct.unpack("=i", out[:4])[0] == 0, out
+    assert entries() == 0
+    assert struct.unpack("=i", request(INVALIDATE, b"bogus\0")[:4])[0] != 0
+
+
+@test
+def dynamic_user_never_kept(env):
+    dyn = os.path.join(env.tmp, "dynamic")
+    log = os.path.join(env.tmp, "ncdyn.log")
+    with open(dyn, "w") as f:
+        f.write("ncdyn-svc:61234\n")
+    lines = ("passwd: files ncdir ncdyn\ngroup: files ncdir ncdyn\nservices: files\n"
+             "netgroup: files\n" + db.NSS_COMMON)
+    d = env.daemon(lines=lines, conf=CONF + "nscd_uncached_modules = ncdyn\n",
+                   env_extra={"NCDYN_DYNAMIC": dyn, "NCDYN_LOG": log})
+    for _ in range(3):
+        r = client(["getent", "passwd", "ncdyn-svc"])
+        assert "ncdyn-svc:x:61234" in r.stdout, r
+        r = client(["getent", "passwd", "61234"])
+        assert "ncdyn-svc:x:61234" in r.stdout, r
+    calls = [l for l in open(log).read().splitlines() if l.startswith("getpw")]
+    assert len(calls) == 6, calls          # every lookup asked the module
+    st = stats(d)
+    assert st["nscd_passwd_uncached"] >= 6, st
+    show = d.ctl("show-cache", "passwd").stdout
+    assert "ncdyn-svc" not in show and "61234" not in show, show
+    # The unit stops: the user is gone for the next reader, by name and id.
+    with open(dyn, "w") as f:
+        f.write("")
+    assert client(["getent", "passwd", "ncdyn-svc"]).stdout == ""
+    assert client(["getent", "passwd", "61234"]).stdout == ""
+    # The directory's users are kept: one module call for three lookups.
+    dlog = os.path.join(env.tmp, "ncdir.log")
+    env.stop_server(d)
+    d = env.daemon(lines=lines, conf=CONF + "nscd_uncached_modules = ncdyn\n",
+                   env_extra={"NCDYN_DYNAMIC": dyn, "NCDIR_LOG": dlog}, sub="d2")
+    for _ in range(3):
+        assert "ncu0042" in client(["getent", "passwd", "ncu0042"]).stdout
+    calls = [l for l in open(dlog).read().splitlines() if l == "getpwnam_r ncu0042"]
+    assert len(calls) == 1, calls
+
+
+@test
+def coalesced_in_flight(env):
+    log = os.path.join(env.tmp, "ncdir.log")
+    d = env.daemon(env_extra={"NCDIR_LOG": log, "NCDIR_DELAY_MS": "300"})
+    procs = [subprocess.Popen(["getent", "passwd", "ncu0777"], stdout=subprocess.PIPE,
+                              text=True, env=db.client_env(module=False))
+             for _ in range(10)]
+    outs = [p.communicate(timeout=30)[0] for p in procs]
+    assert all("ncu0777:x:200777" in o for o in outs), outs
+    calls = [l for l in open(log).read().splitlines() if l == "getpwnam_r ncu0777"]
+    st = stats(d)
+    print("10 clients: %d module call(s), %d coalesced, %d hits" % (
+        len(calls), st["nscd_passwd_coalesced"], st["nscd_passwd_hits"]))
+    assert len(calls) == 1, calls
+    assert st["nscd_passwd_coalesced"] + st["nscd_passwd_hits"] + 1 >= 10 or \
+        st["nscd_passwd_requests"] < 10, st
+
+
+READER = r"""
+import grp, json, pwd, sys, time
+end = time.monotonic() + float(sys.argv[1])
+ok = {tuple(json.loads(a)) for a in sys.argv[2:]}
+n = bad = missing = 0
+seen = set()
+while time.monotonic() < end:
+    try:
+        p = pwd.getpwnam("ncf09999")
+        t = (p.pw_uid, p.pw_shell)
+        if t not in ok:
+            bad += 1
+            seen.add(repr(t))
+        g = grp.getgrnam("ncstaff")
+        if g.gr_gid != 200000 or len(g.gr_mem) != 5000 or g.gr_mem[4999] != "ncu4999":
+            bad += 1
+            seen.add("ncstaff %d %d" % (g.gr_gid, len(g.gr_mem)))
+    except KeyError as e:
+        missing += 1
+    n += 1
+print(json.dumps({"n": n, "bad": bad, "missing": missing, "seen": sorted(seen)[:5]}))
+"""
+
+
+@test
+def readers_across_edits_and_restarts(env):
+    """Every answer is one of the two states; none torn, none missing."""
+    d = env.daemon()
+    passwd = open(etc("passwd")).read()
+    line = [l for l in passwd.splitlines() if l.startswith("ncf09999:")][0]
+    f = line.split(":")
+    states = [(int(f[2]), f[6]), (int(f[2]), "/bin/nc-state-b")]
+    other = passwd.replace(line, ":".join(f[:6] + ["/bin/nc-state-b"]))
+    secs = 6
+    readers = [subprocess.Popen([PYTHON, "-c", READER, str(secs)] +
+                                [json.dumps(s) for s in states],
+                                stdout=subprocess.PIPE, text=True,
+                                env=db.client_env(module=True))
+               for _ in range(4)]
+    t_end = time.monotonic() + secs - 1
+    flips = restarts = 0
+    while time.monotonic() < t_end:
+        replace_by_rename("passwd", other if flips % 2 == 0 else passwd)
+        flips += 1
+        time.sleep(0.05)
+        if flips % 20 == 0:
+            sig = signal.SIGTERM if restarts % 2 == 0 else signal.SIGKILL
+            d.proc.send_signal(sig)
+            d.proc.wait(10)
+            env.daemons.remove(d)
+            d = env.daemon(sub="r%d" % restarts)
+            restarts += 1
+    replace_by_rename("passwd", passwd)
+    res = [json.loads(p.communicate(timeout=60)[0]) for p in readers]
+    total = sum(r["n"] for r in res)
+    print("%d readers, %d lookups (pairs), %d renames, %d restarts: bad %d, missing %d" % (
+        len(res), total, flips, restarts, sum(r["bad"] for r in res),
+        sum(r["missing"] for r in res)))
+    assert all(r["bad"] == 0 and r["missing"] == 0 for r in res), res
+    assert total > 100 and restarts >= 2, (total, restarts)
+
+
+@test
+def hostile_requests(env):
+    d = env.daemon()
+    rnd = random.Random(21)
+    keys = [b"", b"\0", b"root", b"root\0extra\0", b"\xff" * 1023 + b"\0", b"-1\0",
+            b"99999999999\0", b"4294967296\0", b"0x10\0", b"/\0", b"/tcp\0", b"http/\0",
+            b"65536/tcp\0", b"trusted\0\1", b"trusted\0\2x\0\0\0", b"\0\0\0\0",
+            b"a" * 1024]
+    keys += [bytes(rnd.randrange(256) for _ in range(rnd.randrange(1, 200)))
+             for _ in range(60)]
+    n = 0
+    for rtype in list(range(0, 23)) + [99, -1]:
+        if rtype in (8, 9):          # SHUTDOWN, GETSTAT: closed, never acted on
+            pass
+        for k in keys:
+            if rtype < 0:
+                continue
+            out = request(rtype, k, read=4096)
+            n += 1
+            assert d.proc.poll() is None, (rtype, k)
+        # A length that lies: more than sent, then the close at once.
+        request(rtype if rtype >= 0 else 0, b"root\0", raw_len=900, read=0)
+        # A length past glibc's bound: closed before any read.
+        t0 = time.monotonic()
+        out = request(rtype if rtype >= 0 else 0, b"", raw_len=1 << 20, read=4096)
+        assert out == b"" and time.monotonic() - t0 < 4, (rtype, out)
+    assert d.proc.poll() is None
+    assert "ncu0001:x:200001" in client(["getent", "passwd", "ncu0001"]).stdout
+    assert "ncstaff" in client(["getent", "group", "ncstaff"]).stdout
+    st = stats(d)
+    print("%d hostile requests; bad requests counted %d" % (n, st["bad_requests"]))
+    assert st["bad_requests"] > 0
+
+
+def main():
+    db.enter_namespace()
+
+    def set_build(b):
+        db.BUILD = b
+    return nclib.run_tests(TESTS, Env, "nc-nscddb-live-", set_build, sys.argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
