@@ -1,0 +1,552 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/unit/test-nscddb.c - nscd's other databases: glibc's walks, TTLs and the maps, on a fake clock. */
+
+/*
+ * The modules are a script: each call is queued, and pump() answers the
+ * queue from a table of (module, op, key) -> status and body, as the
+ * worker pool would, on the "loop".  The clock is a variable.  The maps
+ * are real files in a temporary folder.  What is checked is the walk's
+ * semantics (statuses, actions, merge, passing over missing modules,
+ * initgroups' duplicate removal, nested netgroups), what is kept and for
+ * how long, coalescing, invalidation and the sweeper's refreshes.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+#include "nscd.h"
+#include "nscddb.h"
+#include "nscdent.h"
+#include "nssent.h"
+#include "nsswitch.h"
+
+/* --- the script ---------------------------------------------------------- */
+
+#define MODS	8
+static const char *const mod_names[MODS] = {
+	"files", "ldap", "systemd", "gone", "extra", NULL,
+};
+
+struct answer {
+	const char	*mod;
+	int		 op;
+	const char	*key;		/* NULL: any */
+	int		 status;
+	uint8_t		 body[512];
+	size_t		 len;
+};
+
+struct call {
+	int		 id, op;
+	uint8_t		 key[NSSPOOL_KEY_MAX];
+	size_t		 key_len;
+	nsspool_fn	*fn;
+	void		*arg;
+};
+
+static struct answer	 answers[32];
+static unsigned		 nanswers;
+static struct call	 queue[64];
+static unsigned		 nqueue;
+static unsigned		 calls[MODS];
+static int64_t		 now_ms = 1000000;
+static char		 dir[64];
+
+static int64_t
+fake_now(void *arg)
+{
+	return now_ms;
+}
+
+static int
+mod_id(void *arg, const char *name)
+{
+	int i;
+
+	for (i = 0; mod_names[i]; i++)
+		if (strcmp(mod_names[i], name) == 0)
+			return i;
+	return -EINVAL;
+}
+
+static bool
+mod_missing(void *arg, int id)
+{
+	return strcmp(mod_names[id], "gone") == 0;
+}
+
+static int
+mod_call(void *arg, int id, int op, uint8_t family, const void *key, size_t key_len,
+    nsspool_fn *fn, void *fn_arg)
+{
+	struct call *c = &queue[nqueue++];
+
+	assert_true(nqueue <= 64);
+	c->id = id;
+	c->op = op;
+	memcpy(c->key, key, key_len);
+	c->key_len = key_len;
+	c->fn = fn;
+	c->arg = fn_arg;
+	calls[id]++;
+	return 0;
+}
+
+static const struct modsrc_modules mods = { mod_call, mod_missing, mod_id, NULL };
+
+static bool
+key_is(const struct call *c, const char *key)
+{
+	uint32_t v;
+
+	if (key == NULL)
+		return true;
+	if (c->op == NSSPOOL_PWUID || c->op == NSSPOOL_GRGID) {
+		memcpy(&v, c->key, 4);
+		return (uint32_t)strtoul(key, NULL, 10) == v;
+	}
+	return strcmp((const char *)c->key, key) == 0;
+}
+
+/* Answers every queued call (and the calls those answers make). */
+static void
+pump(void)
+{
+	while (nqueue > 0) {
+		struct call		c = queue[0];
+		struct nsspool_result	r = { .status = NSW_NOTFOUND, .ttl = -1 };
+		unsigned		i;
+
+		memmove(queue, queue + 1, --nqueue * sizeof(queue[0]));
+		for (i = 0; i < nanswers; i++)
+			if (strcmp(answers[i].mod, mod_names[c.id]) == 0 &&
+			    answers[i].op == c.op && key_is(&c, answers[i].key)) {
+				r.status = answers[i].status;
+				r.body = answers[i].body;
+				r.len = answers[i].len;
+				break;
+			}
+		c.fn(c.arg, &r);
+	}
+}
+
+static struct answer *
+script(const char *mod, int op, const char *key, int status)
+{
+	struct answer *a = &answers[nanswers++];
+
+	memset(a, 0, sizeof(*a));
+	a->mod = mod;
+	a->op = op;
+	a->key = key;
+	a->status = status;
+	return a;
+}
+
+static void
+script_pw(const char *mod, const char *key, int op, const char *name, uint32_t uid)
+{
+	char		 x[] = "x", empty[] = "", root[] = "/", sh[] = "/bin/sh";
+	struct passwd	 pw = { (char *)name, x, uid, 100, empty, root, sh };
+	struct answer	*a = script(mod, op, key, NSW_SUCCESS);
+	int		 n = nscd_build_pw(&pw, a->body, sizeof(a->body));
+
+	assert_true(n > 0);
+	a->len = (size_t)n;
+}
+
+static void
+script_gr(const char *mod, const char *key, const char *name, uint32_t gid,
+    char **members)
+{
+	char		 x[] = "x";
+	struct group	 gr = { (char *)name, x, gid, members };
+	struct answer	*a = script(mod, NSSPOOL_GRNAM, key, NSW_SUCCESS);
+	int		 n = nscd_build_gr(&gr, a->body, sizeof(a->body));
+
+	assert_true(n > 0);
+	a->len = (size_t)n;
+}
+
+static void
+script_initgr(const char *mod, const char *user, uint32_t how, const uint32_t *g,
+    size_t n)
+{
+	struct answer *a = script(mod, NSSPOOL_INITGR, user, NSW_SUCCESS);
+
+	memcpy(a->body, &how, 4);
+	memcpy(a->body + 4, g, n * 4);
+	a->len = 4 + n * 4;
+}
+
+/* Netgroup entries: "t" host user domain, or "g" name, as the worker writes them. */
+static void
+script_netgr(const char *mod, const char *group, const char *const *ents)
+{
+	struct answer	*a = script(mod, NSSPOOL_NETGR, group, NSW_SUCCESS);
+	size_t		 off = 0, n;
+
+	for (; *ents; ents++) {
+		n = strlen(*ents);
+		memcpy(a->body + off, *ents, n + 1);
+		off += n + 1;
+	}
+	a->len = off;
+}
+
+/* --- the replies ------------------------------------------------------- */
+
+struct got {
+	int	 n;
+	uint8_t	 reply[4096];
+	size_t	 len;
+};
+
+static void
+done(void *arg, const void *reply, size_t len)
+{
+	struct got *g = arg;
+
+	g->n++;
+	assert_true(len <= sizeof(g->reply));
+	memcpy(g->reply, reply, len);
+	g->len = len;
+}
+
+static int32_t
+found_of(const struct got *g)
+{
+	int32_t f;
+
+	assert_true(g->len >= 8);
+	memcpy(&f, g->reply + 4, 4);
+	return f;
+}
+
+static struct nscddb *
+setup_db(const char *nsswitch, const char *uncached)
+{
+	struct config	*c = config_new();
+	struct nscddb	*ndb;
+	char		 path[128], *err = NULL;
+	FILE		*f;
+
+	snprintf(dir, sizeof(dir), "/tmp/nc-unit-nscddb-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/nsswitch.conf", dir);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(nsswitch, f);
+	fclose(f);
+	assert_non_null(c);
+	if (uncached)
+		assert_int_equal(config_set(c, "nscd_uncached_modules", uncached, &err), 0);
+	ndb = nscddb_new(&mods, fake_now, NULL, dir, 1u << 22);
+	assert_non_null(ndb);
+	nscddb_configure(ndb, c);
+	assert_int_equal(nscddb_load_lines(ndb, path), 0);
+	config_free(c);
+	nanswers = 0;
+	nqueue = 0;
+	memset(calls, 0, sizeof(calls));
+	return ndb;
+}
+
+static void
+teardown_db(struct nscddb *ndb)
+{
+	char cmd[160];
+
+	nscddb_free(ndb);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void
+ask(struct nscddb *ndb, int32_t type, const char *key, struct got *g)
+{
+	memset(g, 0, sizeof(*g));
+	assert_int_equal(nscddb_ask(ndb, type, key, strlen(key) + 1, done, g), 0);
+}
+
+/* --- the tests ---------------------------------------------------------- */
+
+/* Found for nscd_passwd_ttl, not found for the negative TTL: on the clock. */
+static void
+test_ttls(void **state)
+{
+	struct nscddb	*ndb = setup_db("passwd: files ldap\n", NULL);
+	struct got	 g;
+
+	script_pw("ldap", "alice", NSSPOOL_PWNAM, "alice", 1000);
+	ask(ndb, NSCD_GETPWBYNAME, "alice", &g);
+	assert_int_equal(g.n, 0);		/* a walk: files, then ldap */
+	pump();
+	assert_int_equal(g.n, 1);
+	assert_int_equal(found_of(&g), 1);
+	assert_int_equal(calls[0] + calls[1], 2);
+	ask(ndb, NSCD_GETPWBYNAME, "alice", &g);
+	assert_int_equal(g.n, 1);		/* a hit, answered in the call */
+	assert_int_equal(calls[0] + calls[1], 2);
+	now_ms += 599 * 1000;
+	ask(ndb, NSCD_GETPWBYNAME, "alice", &g);
+	assert_int_equal(g.n, 1);
+	now_ms += 2 * 1000;			/* past 600 s */
+	ask(ndb, NSCD_GETPWBYNAME, "alice", &g);
+	assert_int_equal(g.n, 0);
+	pump();
+	assert_int_equal(calls[0] + calls[1], 4);
+	/* not found: 20 s */
+	ask(ndb, NSCD_GETPWBYNAME, "nobody", &g);
+	pump();
+	assert_int_equal(found_of(&g), 0);
+	assert_int_equal(g.len, 36);
+	now_ms += 19 * 1000;
+	ask(ndb, NSCD_GETPWBYNAME, "nobody", &g);
+	assert_int_equal(g.n, 1);
+	now_ms += 2 * 1000;
+	ask(ndb, NSCD_GETPWBYNAME, "nobody", &g);
+	assert_int_equal(g.n, 0);
+	pump();
+	teardown_db(ndb);
+}
+
+/* A module in nscd_uncached_modules: answered, never kept. */
+static void
+test_uncached(void **state)
+{
+	struct nscddb		*ndb = setup_db("passwd: files systemd\n", "systemd");
+	struct nscddb_stats	 st;
+	struct got		 g;
+	int			 i;
+
+	script_pw("systemd", "61234", NSSPOOL_PWUID, "dyn", 61234);
+	script_pw("files", "0", NSSPOOL_PWUID, "root", 0);
+	for (i = 0; i < 3; i++) {
+		ask(ndb, NSCD_GETPWBYUID, "61234", &g);
+		pump();
+		assert_int_equal(g.n, 1);
+		assert_int_equal(found_of(&g), 1);
+	}
+	assert_int_equal(calls[2], 3);
+	/* not found, said by systemd: not kept either */
+	ask(ndb, NSCD_GETPWBYUID, "61235", &g);
+	pump();
+	ask(ndb, NSCD_GETPWBYUID, "61235", &g);
+	assert_int_equal(g.n, 0);
+	pump();
+	/* files' answer returns before systemd: kept */
+	ask(ndb, NSCD_GETPWBYUID, "0", &g);
+	pump();
+	ask(ndb, NSCD_GETPWBYUID, "0", &g);
+	assert_int_equal(g.n, 1);
+	nscddb_get_stats(ndb, CONFIG_DB_PASSWD, &st);
+	assert_int_equal(st.uncached, 5);
+	teardown_db(ndb);
+}
+
+/* [SUCCESS=merge]: glibc's __merge_grp for group, EINVAL (refused) for passwd. */
+static void
+test_merge(void **state)
+{
+	struct nscddb		*ndb = setup_db("passwd: files [SUCCESS=merge] ldap\n"
+				    "group: files [SUCCESS=merge] ldap\n", NULL);
+	char			 a[] = "a", b[] = "b", b2[] = "b", c[] = "c";
+	char			*m1[] = { a, b, NULL }, *m2[] = { b2, c, NULL };
+	struct nscd_gr_view	 v;
+	struct got		 g;
+
+	script_gr("files", "devs", "devs", 5, m1);
+	script_gr("ldap", "devs", "devs", 5, m2);
+	script_gr("files", "ops", "ops", 6, m1);
+	script_gr("ldap", "ops", "ops", 7, m2);	/* another gid: the first stands */
+	ask(ndb, NSCD_GETGRBYNAME, "devs", &g);
+	pump();
+	assert_int_equal(nscd_gr_view(g.reply, g.len, &v), 0);
+	assert_int_equal(v.hdr->mem_cnt, 4);	/* a, b, b, c: no duplicate dropped */
+	assert_memory_equal(v.members, "a\0b\0b\0c\0", 8);
+	ask(ndb, NSCD_GETGRBYNAME, "ops", &g);
+	pump();
+	assert_int_equal(nscd_gr_view(g.reply, g.len, &v), 0);
+	assert_int_equal(v.hdr->mem_cnt, 2);
+	assert_int_equal(v.hdr->gid, 6);
+	/* files alone found it, ldap did not: the saved group stands */
+	script_gr("files", "solo", "solo", 9, m1);
+	ask(ndb, NSCD_GETGRBYNAME, "solo", &g);
+	pump();
+	assert_int_equal(nscd_gr_view(g.reply, g.len, &v), 0);
+	assert_int_equal(v.hdr->mem_cnt, 2);
+	/* passwd: glibc has no merge there: the lookup is refused */
+	script_pw("files", "alice", NSSPOOL_PWNAM, "alice", 1000);
+	ask(ndb, NSCD_GETPWBYNAME, "alice", &g);
+	pump();
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.len, 0);
+	teardown_db(ndb);
+}
+
+/* A module that does not load: passed over while UNAVAIL is continue. */
+static void
+test_missing_module(void **state)
+{
+	struct nscddb	*ndb = setup_db("passwd: gone ldap\n"
+			    "group: files gone [UNAVAIL=return] ldap\n", NULL);
+	char		*m[] = { NULL };
+	struct got	 g;
+
+	script_pw("ldap", "alice", NSSPOOL_PWNAM, "alice", 1000);
+	script_gr("ldap", "devs", "devs", 5, m);
+	ask(ndb, NSCD_GETPWBYNAME, "alice", &g);
+	pump();
+	assert_int_equal(found_of(&g), 1);
+	assert_int_equal(calls[3], 0);		/* "gone" is never called */
+	/* gone's UNAVAIL=return ends the walk with files' NOTFOUND */
+	ask(ndb, NSCD_GETGRBYNAME, "devs", &g);
+	pump();
+	assert_int_equal(found_of(&g), 0);
+	assert_int_equal(calls[1], 1);		/* ldap: only the passwd call */
+	teardown_db(ndb);
+}
+
+/* initgroups over the group line: every module, glibc's duplicate removal. */
+static void
+test_initgroups(void **state)
+{
+	struct nscddb	*ndb = setup_db("group: files ldap\n", NULL);
+	const uint32_t	 f[] = { 10, 20 }, l[] = { 20, 30, 10, 40 }, want[] = { 10, 20, 40, 30 };
+	struct got	 g;
+	int32_t		 n;
+
+	script_initgr("files", "alice", NSSENT_INITGR_DYN, f, 2);
+	script_initgr("ldap", "alice", NSSENT_INITGR_DYN, l, 4);
+	ask(ndb, NSCD_INITGROUPS, "alice", &g);
+	pump();
+	assert_int_equal(found_of(&g), 1);
+	memcpy(&n, g.reply + 8, 4);
+	assert_int_equal(n, 4);
+	/* [10 20 | 20 30 10 40]: 20 goes (40 into its place), then 10 (itself) */
+	assert_memory_equal(g.reply + 12, want, sizeof(want));
+	/* nobody: no module succeeded: not found */
+	ask(ndb, NSCD_INITGROUPS, "nobody", &g);
+	pump();
+	assert_int_equal(found_of(&g), 0);
+	teardown_db(ndb);
+}
+
+/* Netgroups: nested, looped, INNETGR's host without case. */
+static void
+test_netgroups(void **state)
+{
+	struct nscddb	*ndb = setup_db("netgroup: files ldap\n", NULL);
+	const char	*a[] = { "th1", "u1", "d1", "gb", NULL };
+	const char	*b[] = { "th2", "", "", "ga", "gc", "gd", NULL };
+	const char	*c[] = { "th4", "", "", NULL }, *d[] = { "th3", "u3", "", NULL };
+	const char	*want = "h1\0u1\0d1\0h2\0\0\0h3\0u3\0\0h4\0\0\0";
+	struct got	 g;
+	int32_t		 hdr[4];
+
+	/* the entries' first byte is the tag: 't' a triple, 'g' a name */
+	script_netgr("files", "a", a);
+	script_netgr("ldap", "b", b);		/* files says NOTFOUND for b */
+	script_netgr("files", "d", d);
+	script_netgr("ldap", "c", c);
+	ask(ndb, NSCD_GETNETGRENT, "a", &g);
+	pump();
+	memcpy(hdr, g.reply, sizeof(hdr));
+	assert_int_equal(hdr[1], 1);
+	assert_int_equal(hdr[2], 4);
+	/* a's triple; b's (b needed by a); b names a (known), c and d: d
+	 * first, then c (glibc's needed list is a stack) */
+	assert_int_equal(hdr[3], 26);
+	assert_memory_equal(g.reply + 16, want, 26);
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(nscddb_ask(ndb, NSCD_INNETGR, "a\0\1H2\0\0\0", 8, done, &g), 0);
+	pump();
+	assert_int_equal(g.len, 12);
+	assert_int_equal(((int32_t *)(void *)g.reply)[2], 1);
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(nscddb_ask(ndb, NSCD_INNETGR, "a\0\1h9\0\0\0", 8, done, &g), 0);
+	pump();
+	assert_int_equal(((int32_t *)(void *)g.reply)[2], 0);
+	ask(ndb, NSCD_GETNETGRENT, "zz", &g);
+	pump();
+	assert_int_equal(found_of(&g), 0);
+	teardown_db(ndb);
+}
+
+/* One walk for many askers; an invalidation drops what a walk begun before finds. */
+static void
+test_coalesce_and_invalidate(void **state)
+{
+	struct nscddb		*ndb = setup_db("passwd: files\n", NULL);
+	struct nscddb_stats	 st;
+	struct got		 g1, g2, g3;
+
+	script_pw("files", "alice", NSSPOOL_PWNAM, "alice", 1000);
+	ask(ndb, NSCD_GETPWBYNAME, "alice", &g1);
+	ask(ndb, NSCD_GETPWBYNAME, "alice", &g2);
+	assert_int_equal(nqueue, 1);
+	nscddb_invalidate(ndb, CONFIG_DB_PASSWD, NULL);
+	pump();
+	assert_int_equal(g1.n + g2.n, 2);
+	assert_int_equal(found_of(&g1), 1);
+	ask(ndb, NSCD_GETPWBYNAME, "alice", &g3);
+	assert_int_equal(g3.n, 0);		/* begun before: not kept */
+	pump();
+	ask(ndb, NSCD_GETPWBYNAME, "alice", &g3);
+	assert_int_equal(g3.n, 1);
+	nscddb_get_stats(ndb, CONFIG_DB_PASSWD, &st);
+	assert_int_equal(st.coalesced, 1);
+	assert_int_equal(calls[0], 2);
+	/* keys glibc never sends are refused at once */
+	assert_int_equal(nscddb_ask(ndb, NSCD_GETPWBYUID, "-1", 3, done, &g3), -EINVAL);
+	assert_int_equal(nscddb_ask(ndb, NSCD_GETPWBYNAME, "ab", 2, done, &g3), -EINVAL);
+	teardown_db(ndb);
+}
+
+/* The sweeper: in the last tenth of a record's TTL, a refresh walk. */
+static void
+test_refresh(void **state)
+{
+	struct nscddb		*ndb = setup_db("services: files\n", NULL);
+	struct nscddb_stats	 st;
+	struct got		 g;
+
+	script("files", NSSPOOL_SERVNAME, NULL, NSW_NOTFOUND);
+	ask(ndb, NSCD_GETSERVBYNAME, "nc/tcp", &g);
+	pump();
+	assert_int_equal(found_of(&g), 0);
+	assert_int_equal(calls[0], 1);
+	now_ms += 19 * 1000;			/* the last tenth of 20 s */
+	nscddb_tick(ndb, now_ms);
+	pump();
+	nscddb_get_stats(ndb, CONFIG_DB_SERVICES, &st);
+	assert_int_equal(st.refreshes, 1);
+	assert_int_equal(calls[0], 2);
+	teardown_db(ndb);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ttls),
+		cmocka_unit_test(test_uncached),
+		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_missing_module),
+		cmocka_unit_test(test_initgroups),
+		cmocka_unit_test(test_netgroups),
+		cmocka_unit_test(test_coalesce_and_invalidate),
+		cmocka_unit_test(test_refresh),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
