@@ -92,6 +92,7 @@ send_fd(struct nscdsrv *ns, struct nscdmap *map, struct server_req *req)
 	int		 fd = nscdmap_fd(map, &mapsize);
 
 	/* glibc checks the key it sent comes back, then the size. */
+	memset(&cbuf, 0, sizeof(cbuf));		/* CMSG_SPACE's padding too */
 	iov[0].iov_base = (void *)req->body;
 	iov[0].iov_len = req->body_len;
 	iov[1].iov_base = &mapsize;
