@@ -276,6 +276,18 @@ list_add(struct list *l, char *s)
 	l->v[l->n++] = s;
 }
 
+static void
+list_free(struct list *l)
+{
+	size_t	i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}
+
 /* Every entry, asked first with a buffer too small, then growing; each
  * compared with its lookup by name. */
 static void
@@ -541,7 +553,8 @@ check_dynamic(const char *dir)
 	    strncmp(text, "ncu0001:x:61003:61003:", 22) != 0)
 		fail("static off: ncu0001 is %s", text ? text : "not found");
 	free(text);
-	users.n = groups.n = 0;
+	list_free(&users);
+	list_free(&groups);
 	enumerate(0, &users);
 	enumerate(1, &groups);
 	if (users.n != 2 || groups.n != 2)
@@ -550,6 +563,8 @@ check_dynamic(const char *dir)
 	    NSS_STATUS_SUCCESS || start != 0)
 		fail("static off: initgroups ncu0001");
 	free(g);
+	list_free(&users);
+	list_free(&groups);
 	unlink(path);
 	set_env("STATIC", NULL);
 	set_env("DYNAMIC", NULL);
@@ -659,12 +674,8 @@ main(int argc, char **argv)
 	check_dynamic(dir);
 	check_log_delay(dir);
 	rmdir(dir);
-	for (i = 0; i < users.n; i++)
-		free(users.v[i]);
-	for (i = 0; i < groups.n; i++)
-		free(groups.v[i]);
-	free(users.v);
-	free(groups.v);
+	list_free(&users);
+	list_free(&groups);
 	printf("%s: all checks passed\n", base);
 	return 0;
 }
