@@ -144,6 +144,7 @@ VARIANTS = [
      "netgroup: files\n" + NSS_COMMON, {"passwd", "group", "initgroups", "id"}),
 ]
 DYNAMIC_TEXT = "ncdynuser1:61001\nncdynuser2:61002\nncu0001:61003\n"
+VARIANT_ENV = {}            # variant -> the environment its processes add
 
 
 def passwd_text():
@@ -430,10 +431,11 @@ def enter_namespace():
                        ("nsswitch.conf", VARIANTS[0][1])):
         write_etc(name, text)
     subprocess.run(["mount", "--bind", ETC, "/etc"], check=True)
-    # ncdyn's users, for clients and servers alike (it is on one line only).
-    os.environ["NCDYN_STATIC"] = "0"
-    os.environ["NCDYN_DYNAMIC"] = os.path.join(base, "ncdyn-users")
-    with open(os.environ["NCDYN_DYNAMIC"], "w") as f:
+    # ncdyn's users, for the clients and the server of the two-module
+    # variant only (VARIANT_ENV; os.environ stays as it was).
+    VARIANT_ENV["two-modules"] = {"NCDYN_STATIC": "0",
+                                  "NCDYN_DYNAMIC": os.path.join(base, "ncdyn-users")}
+    with open(VARIANT_ENV["two-modules"]["NCDYN_DYNAMIC"], "w") as f:
         f.write(DYNAMIC_TEXT)
     # The guard: from here on the test writes the copy, and /etc is it.
     assert os.stat("/etc/nsswitch.conf").st_ino == os.stat(
@@ -515,10 +517,11 @@ class Env:
         clear_run_nscd()
         write_etc("nsswitch.conf", VARIANTS[0][1])
 
-    def server(self, nsswitch_text, sub="srv", log=None, module=True):
+    def server(self, nsswitch_text, sub="srv", log=None, module=True, extra=None):
         """The server under test on glibc's socket, reading nsswitch_text
         (the clients' too), with the module on its LD_LIBRARY_PATH (unless
-        module=False), logging the modules' calls (read_calls(log))."""
+        module=False), logging the modules' calls (read_calls(log)), with
+        extra in its environment."""
         tmp = os.path.join(self.tmp, sub)
         os.makedirs(tmp, exist_ok=True)
         clear_run_nscd()
@@ -531,6 +534,7 @@ class Env:
         if log:
             env["NCDIR_LOG"] = log
             env["NCDYN_LOG"] = log + ".ncdyn"
+        env.update(extra or {})
         if SERVER == "nscd":
             d = Nscd(tmp, env)
         else:
@@ -554,11 +558,12 @@ def run(argv, env=None, timeout=60):
     return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=timeout)
 
 
-def client_env(log=None, module=True):
+def client_env(log=None, module=True, extra=None):
     env = dict(os.environ)
     for k in ("NCDIR_LOG", "NCDYN_LOG", "NCDIR_DYNAMIC", "NCDIR_DELAY_MS", "NCDYN_DELAY_MS",
               "NCDIR_STATIC", "LD_PRELOAD"):
         env.pop(k, None)
+    env.update(extra or {})
     env.pop("LD_LIBRARY_PATH", None)
     if module:
         env["LD_LIBRARY_PATH"] = nssdir()
@@ -578,10 +583,11 @@ def summarize(text):
         text[:200])
 
 
-def collect(families, logdir):
+def collect(families, logdir, extra=None):
     """One run of every reader: (label -> answer, [(process, the keyed
     module calls it made itself, in order)]).  Each process logs the
-    module's calls to a file of its own in logdir."""
+    module's calls to a file of its own in logdir, and has extra in its
+    environment."""
     os.makedirs(logdir)
     out = {}
     procs = []
@@ -589,7 +595,7 @@ def collect(families, logdir):
     def start(label, argv, timeout=60):
         log = os.path.join(logdir, "%d.log" % len(procs))
         procs.append((label, log))
-        return run(argv, client_env(log), timeout)
+        return run(argv, client_env(log, extra=extra), timeout)
     for fam, label, argv in queries(families):
         r = start(label, argv)
         out[label] = "rc=%d\n%s%s" % (r.returncode, r.stdout,
@@ -744,17 +750,18 @@ def differential(env):
         write_etc("nsswitch.conf", nsswitch)
         clear_run_nscd()
         t0 = time.monotonic()
-        want, calls = collect(families, os.path.join(env.tmp, "client-%s-A" % variant))
+        extra = VARIANT_ENV.get(variant)
+        want, calls = collect(families, os.path.join(env.tmp, "client-%s-A" % variant), extra)
         t_a = time.monotonic() - t0
         # The clients' call log works: without a server they call the module.
         assert any(c for _, c in calls), "no module call logged by the clients in run A"
         server_log = os.path.join(env.tmp, "server-%s.log" % variant)
-        d = env.server(nsswitch, sub="srv-" + variant, log=server_log)
+        d = env.server(nsswitch, sub="srv-" + variant, log=server_log, extra=extra)
         got = {}
         server_calls = {}
         for run_name in ("B1", "B2"):
             got[run_name], calls = collect(families, os.path.join(
-                env.tmp, "client-%s-%s" % (variant, run_name)))
+                env.tmp, "client-%s-%s" % (variant, run_name)), extra)
             server_calls[run_name] = read_calls(server_log)
             # The module opens its log at each call: the next run's is new.
             for p in (server_log, server_log + ".ncdyn"):
