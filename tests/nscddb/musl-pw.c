@@ -105,8 +105,9 @@ main(int argc, char **argv)
 				want = n;
 				if (g == NULL)
 					abort();
-				if ((r = getgrouplist(k, (gid_t)strtoul(argv[i + 2], NULL, 10), g,
-				    &n)) >= 0 || n <= want)
+				r = getgrouplist(k, (gid_t)strtoul(argv[i + 2], NULL, 10),
+				    g, &n);
+				if (r >= 0 || n <= want)
 					break;
 				g = realloc(g, (size_t)n * sizeof(gid_t));
 			}

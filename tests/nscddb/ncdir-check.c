@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/nscddb/ncdir-check.c - the fake directory module (tests/nss/nss_ncdir.c) held to glibc's NSS contract. */
+/* tests/nscddb/ncdir-check.c - tests/nss/nss_ncdir.c held to glibc's NSS contract. */
 
 /*
  * Usage: ncdir-check PATH/libnss_NAME.so.2
@@ -14,7 +14,7 @@
  *   - initgroups_dyn: glibc's contract (the primary gid skipped, realloc
  *     to twice the size, up to limit, *start kept), and the same groups
  *     as a walk of every group's members, for every user;
- *   - the dynamic users' file, the call log and the delay.
+ *   - the dynamic users' file, STATIC=0, the call log and the delay.
  * Prints one line per check; exits 1 on the first failure.
  */
 #include <dlfcn.h>
@@ -233,21 +233,24 @@ sizes(enum what w, const char *key, int want_found)
 			calls++;
 			if (len < need) {
 				if (text != NULL || s != NSS_STATUS_TRYAGAIN || err != ERANGE)
-					fail("%s %s align %u size %zu (< %zu): status %d errno %d",
-					    what_name[w], key, align, len, need, s, err);
+					fail("%s %s align %u size %zu (< %zu): "
+					    "status %d errno %d", what_name[w], key,
+					    align, len, need, s, err);
 			} else if (text == NULL || strcmp(text, ref) != 0)
-				fail("%s %s align %u size %zu (>= %zu): status %d errno %d %.80s",
-				    what_name[w], key, align, len, need, s, err,
-				    text ? text : "");
+				fail("%s %s align %u size %zu (>= %zu): "
+				    "status %d errno %d %.80s", what_name[w], key,
+				    align, len, need, s, err, text ? text : "");
 			free(text);
 			for (i = align + len; i < sizeof(arena); i++)
 				if ((unsigned char)arena[i] != GUARD)
-					fail("%s %s align %u size %zu: byte %zu past the end written",
-					    what_name[w], key, align, len, i - align - len);
+					fail("%s %s align %u size %zu: byte %zu "
+					    "past the end written", what_name[w], key,
+					    align, len, i - align - len);
 			for (i = 0; i < align; i++)
 				if ((unsigned char)arena[i] != GUARD)
-					fail("%s %s align %u size %zu: byte before the buffer written",
-					    what_name[w], key, align, len);
+					fail("%s %s align %u size %zu: a byte "
+					    "before the buffer written", what_name[w],
+					    key, align, len);
 		}
 	}
 	printf("ok   %s %s: %zu bytes (%.60s%s), %lu calls\n", what_name[w], key, first_ok,
@@ -271,6 +274,18 @@ list_add(struct list *l, char *s)
 			abort();
 	}
 	l->v[l->n++] = s;
+}
+
+static void
+list_free(struct list *l)
+{
+	size_t	i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
 }
 
 /* Every entry, asked first with a buffer too small, then growing; each
@@ -514,7 +529,8 @@ check_dynamic(const char *dir)
 	enumerate(1, &groups);
 	if (users.n != 5005 + 2 || groups.n != 44 + 2)
 		fail("dynamic: enumerated %zu users, %zu groups", users.n, groups.n);
-	if (mod_initgroups("ncdyn1", 60001, 0, 1, 0, &g, &start, &size) != NSS_STATUS_SUCCESS ||
+	if (mod_initgroups("ncdyn1", 60001, 0, 1, 0, &g, &start, &size) !=
+	    NSS_STATUS_SUCCESS ||
 	    start != 0)
 		fail("dynamic: initgroups ncdyn1");
 	free(g);
@@ -526,9 +542,34 @@ check_dynamic(const char *dir)
 	unlink(path);
 	if (found(PWNAM, "ncdyn3", NULL))
 		fail("dynamic: ncdyn3 outlived the file");
+
+	/* STATIC=0: the dynamic users alone, ncu0001 among them. */
+	set_env("STATIC", "0");
+	if (found(PWNAM, "ncu0001", NULL) || found(GRGID, "200000", NULL) ||
+	    found(GRNAM, "ncg00", NULL) || found(PWUID, "3000000000", NULL))
+		fail("static off: the directory is still there");
+	write_file(path, "ncu0001:61003\nncdyn1:60001\n");
+	if (!found(PWNAM, "ncu0001", &text) ||
+	    strncmp(text, "ncu0001:x:61003:61003:", 22) != 0)
+		fail("static off: ncu0001 is %s", text ? text : "not found");
+	free(text);
+	list_free(&users);
+	list_free(&groups);
+	enumerate(0, &users);
+	enumerate(1, &groups);
+	if (users.n != 2 || groups.n != 2)
+		fail("static off: enumerated %zu users, %zu groups", users.n, groups.n);
+	if (mod_initgroups("ncu0001", (gid_t)-1, 0, 1, 0, &g, &start, &size) !=
+	    NSS_STATUS_SUCCESS || start != 0)
+		fail("static off: initgroups ncu0001");
+	free(g);
+	list_free(&users);
+	list_free(&groups);
+	unlink(path);
+	set_env("STATIC", NULL);
 	set_env("DYNAMIC", NULL);
 	printf("ok   dynamic users: come and go with their lines; the directory's names "
-	    "and ids win\n");
+	    "and ids win; STATIC=0 leaves them alone\n");
 }
 
 static void
@@ -615,27 +656,26 @@ main(int argc, char **argv)
 	p_getgrent_r = (nss_getgrent_r *)sym(h, name, "getgrent_r");
 	p_endgrent = (nss_endgrent *)sym(h, name, "endgrent");
 	p_initgroups_dyn = (nss_initgroups_dyn *)sym(h, name, "initgroups_dyn");
-	for (i = 0; i < 3; i++)
-		set_env(i == 0 ? "LOG" : i == 1 ? "DYNAMIC" : "DELAY_MS", NULL);
+	set_env("LOG", NULL);
+	set_env("DYNAMIC", NULL);
+	set_env("DELAY_MS", NULL);
+	set_env("STATIC", NULL);
 
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		sizes(keys[i].w, keys[i].key, keys[i].found);
 	enumerate(0, &users);
 	enumerate(1, &groups);
 	if (users.n != 5005 || groups.n != 44)
-		fail("enumerated %zu users and %zu groups, want 5005 and 44", users.n, groups.n);
+		fail("enumerated %zu users and %zu groups, want 5005 and 44", users.n,
+		    groups.n);
 	check_initgroups(&users, &groups);
 	if (mkdtemp(dir) == NULL)
 		fail("mkdtemp");
 	check_dynamic(dir);
 	check_log_delay(dir);
 	rmdir(dir);
-	for (i = 0; i < users.n; i++)
-		free(users.v[i]);
-	for (i = 0; i < groups.n; i++)
-		free(groups.v[i]);
-	free(users.v);
-	free(groups.v);
+	list_free(&users);
+	list_free(&groups);
 	printf("%s: all checks passed\n", base);
 	return 0;
 }

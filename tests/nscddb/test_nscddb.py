@@ -22,12 +22,16 @@ services) and dbprobe (the C _r functions, getgrouplist, netgroups):
   run B1  through the server (first lookups: misses);
   run B2  the same again in new processes (hits, from the mapped files).
 
-Each nsswitch.conf variant (no initgroups line; "initgroups: files
-ncdir"; group merging) restarts the server.  Every difference is reported
-with its key; the test fails on any not in ALLOW (each entry says why).
-Also checked in run B: the clients never load the module for a keyed
-lookup (the server answered; enumeration is not nscd's), and the server's
-own module calls in B2 (all hits) are reported.
+Each nsswitch.conf variant restarts the server: no initgroups line;
+"initgroups: files ncdir"; "group: files [SUCCESS=merge] ncdir"; and two
+modules, "files ncdyn ncdir", where ncdyn (libnss_ncdyn.so.2 with
+NCDYN_STATIC=0) has only a few dynamic users, one of them another
+ncu0001.  Every difference is reported with its key; the test fails on
+any not in ALLOW (each entry says why).  Also checked in run B: the
+clients never walk NSS themselves for a keyed lookup (each process logs
+its module calls: one means the server refused, and glibc then leaves
+nscd alone for that database for the process's next 100 lookups), and a
+hit (B2) makes the server call no module.
 
 The server is pluggable: --server namecache (the default, what meson
 runs) starts namecached on glibc's socket; --server nscd starts Debian's
@@ -42,8 +46,10 @@ server "nscd" only:
   2. An answer found by id is filed under its name too: after
      getgrgid(200001) (the directory's ncsmall), getgrnam("ncsmall")
      gives it, where glibc gives files' ncsmall (gid 150001); the same
-     for getpwuid(200003) and files' ncu0003.  What a lookup by name
-     answers depends on what was asked before.
+     for getpwuid(200003) and files' ncu0003, and on "files ncdyn ncdir"
+     for getpwuid(200001) (the directory's ncu0001; ncdyn's comes first
+     by name).  What a lookup by name answers depends on what was asked
+     before.
   3. innetgr compares the host and the domain with strcmp (glibc's own
      innetgr: strcasecmp): innetgr(ncng-all, NCGH1, -, -) is 0 through
      nscd, 1 directly; the same for NCDOM.
@@ -57,10 +63,10 @@ puts the given gid first, its nscd client leaves it where the server's
 list has it.  The set must be equal.
 Nothing else differed: the 80 KB group, the uid above 2^31, dotted and
 60-byte names, services (aliases, protocols, ports), netgroup loops,
-self-reference, wildcards and empty fields, group merging, misses.
+self-reference, wildcards and empty fields, group merging, two modules,
+misses, the empty name.
 
-Other tests, each needing the server (they fail until namecached answers
-these databases, and pass with --server nscd):
+Other tests, each needing the server (they pass with --server nscd):
   nixos_client_without_module: the server's environment has the module,
       the client's does not, its nsswitch.conf still names ncdir: the
       client gets ncu0001 through the socket alone;
@@ -131,7 +137,14 @@ VARIANTS = [
     # A group both sources have (same name, same gid) is merged.
     ("merge", "passwd: files ncdir\ngroup: files [SUCCESS=merge] ncdir\n"
      "services: files\nnetgroup: files\n" + NSS_COMMON, {"group", "initgroups", "id"}),
+    # Two modules: ncdyn (NCDYN_STATIC=0: DYNAMIC_TEXT's users only, as
+    # nss-systemd's) before the directory; its ncu0001 hides the
+    # directory's by name, not by uid.
+    ("two-modules", "passwd: files ncdyn ncdir\ngroup: files ncdyn ncdir\nservices: files\n"
+     "netgroup: files\n" + NSS_COMMON, {"passwd", "group", "initgroups", "id"}),
 ]
+DYNAMIC_TEXT = "ncdynuser1:61001\nncdynuser2:61002\nncu0001:61003\n"
+VARIANT_ENV = {}            # variant -> the environment its processes add
 
 
 def passwd_text():
@@ -215,7 +228,7 @@ enable-cache hosts no
 enable-cache {db} yes
 positive-time-to-live {db} 3600
 negative-time-to-live {db} 3600
-suggested-size {db} 211
+suggested-size {db} 2111
 check-files {db} yes
 persistent {db} no
 shared {db} yes
@@ -234,29 +247,29 @@ nscd_netgroup_negative_ttl = 3600
 
 # --- the keys ------------------------------------------------------------------------
 
-USERS = ["ncu0000", "ncu0001", "ncu0002", "ncu0003", "ncu0004", "ncu4999", "ncu5000",
+USERS = ["ncu0000", "ncu0001", "ncu0002", "ncu0003", "ncu0004", "ncu4999", "ncu5000", "ncdynuser1",
          "NCU0001", "Ncu0001", "ncu001", "nc.dot-user", "nc-dash.2", LONG_USER,
          LONG_USER + "x", "ncnogroup", "ncbig", "ncf00000", "ncf00001", "ncf05000",
          "ncf09999", "ncfdup", "ncfempty", "root", "nobody", "nosuchuser", ""]
 UIDS = ["0", "65534", "100000", "105000", "150003", "199999", "200000", "200001", "200003",
         "200004",
         "204999", "205000", "205003", "2147483647", "2147483648", "3000000000",
-        "4000000000", "4294967294"]
+        "4000000000", "4294967294", "61001", "61003"]
 GROUPS = ["ncstaff", "ncsmall", "ncg00", "ncg05", "ncg39", "ncg40", "ncbiggrp", "ncempty",
           "NCSTAFF", "ncfiles", "ncfmany", "ncflast", "ncfdupgid", "ncfempty", "root",
-          "users", "nogroup", "nosuchgroup", ""]
+          "users", "nogroup", "nosuchgroup", "ncdynuser2", ""]
 GIDS = ["0", "100", "150000", "150001", "150002", "200000", "200001", "210000", "210005",
-        "210039", "220000", "299999", "2147483648", "3000000001", "4000000000"]
+        "210039", "220000", "299999", "2147483648", "3000000001", "4000000000", "61002"]
 INITGROUPS = ["ncu0001", "ncu0002", "ncu0003", "ncu0004", "ncu4999", "nc.dot-user",
               "nc-dash.2", LONG_USER, "ncbig", "ncnogroup", "ncf00001", "ncf00005",
-              "ncf09999", "ncfdup", "root", "nosuchuser", "NCU0001"]
+              "ncf09999", "ncfdup", "root", "nosuchuser", "NCU0001", "ncdynuser1"]
 GROUPLISTS = [("ncu0001", "200000"), ("ncu0002", "200000"), ("ncu0003", "100"),
               ("ncbig", "3000000001"), ("ncf00001", "100"), ("ncf09999", "4000000000"),
               ("nc.dot-user", "200000"), ("nosuchuser", "12345"), ("root", "0"),
-              ("ncu0001", "4294967295")]
+              ("ncu0001", "4294967295"), ("ncu0001", "61003"), ("ncdynuser1", "61001")]
 ID_KEYS = ["ncu0001", "ncu0002", "ncu0003", "ncbig", "ncnogroup", "nc.dot-user", LONG_USER,
            "ncf00001", "ncf00005", "ncf09999", "ncfdup", "root", "nosuchuser", "200004",
-           "3000000000"]
+           "3000000000", "ncdynuser1"]
 SERVICES = ["nctest-svc", "nctest-svc/tcp", "nctest-svc/udp", "nctest-svc/sctp",
             "ncalias1", "ncalias1/udp", "ncalias2/tcp", "ncalias2/udp", "nctest-udp",
             "nctest-udp/tcp", "nctest-dup", "nctest-dup2", "NcTest-Case", "nctest-case",
@@ -418,6 +431,12 @@ def enter_namespace():
                        ("nsswitch.conf", VARIANTS[0][1])):
         write_etc(name, text)
     subprocess.run(["mount", "--bind", ETC, "/etc"], check=True)
+    # ncdyn's users, for the clients and the server of the two-module
+    # variant only (VARIANT_ENV; os.environ stays as it was).
+    VARIANT_ENV["two-modules"] = {"NCDYN_STATIC": "0",
+                                  "NCDYN_DYNAMIC": os.path.join(base, "ncdyn-users")}
+    with open(VARIANT_ENV["two-modules"]["NCDYN_DYNAMIC"], "w") as f:
+        f.write(DYNAMIC_TEXT)
     # The guard: from here on the test writes the copy, and /etc is it.
     assert os.stat("/etc/nsswitch.conf").st_ino == os.stat(
         os.path.join(ETC, "nsswitch.conf")).st_ino
@@ -498,20 +517,24 @@ class Env:
         clear_run_nscd()
         write_etc("nsswitch.conf", VARIANTS[0][1])
 
-    def server(self, nsswitch_text, sub="srv", log=None, module=True):
+    def server(self, nsswitch_text, sub="srv", log=None, module=True, extra=None):
         """The server under test on glibc's socket, reading nsswitch_text
         (the clients' too), with the module on its LD_LIBRARY_PATH (unless
-        module=False) and NCDIR_LOG=log."""
+        module=False), logging the modules' calls (read_calls(log)), with
+        extra in its environment."""
         tmp = os.path.join(self.tmp, sub)
         os.makedirs(tmp, exist_ok=True)
         clear_run_nscd()
         env = dict(os.environ)
         env.pop("NCDIR_LOG", None)
+        env.pop("NCDYN_LOG", None)
         env.pop("LD_LIBRARY_PATH", None)
         if module:
             env["LD_LIBRARY_PATH"] = nssdir()
         if log:
             env["NCDIR_LOG"] = log
+            env["NCDYN_LOG"] = log + ".ncdyn"
+        env.update(extra or {})
         if SERVER == "nscd":
             d = Nscd(tmp, env)
         else:
@@ -535,15 +558,18 @@ def run(argv, env=None, timeout=60):
     return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=timeout)
 
 
-def client_env(log=None, module=True):
+def client_env(log=None, module=True, extra=None):
     env = dict(os.environ)
-    for k in ("NCDIR_LOG", "NCDYN_LOG", "NCDIR_DYNAMIC", "NCDIR_DELAY_MS", "LD_PRELOAD"):
+    for k in ("NCDIR_LOG", "NCDYN_LOG", "NCDIR_DYNAMIC", "NCDIR_DELAY_MS", "NCDYN_DELAY_MS",
+              "NCDIR_STATIC", "LD_PRELOAD"):
         env.pop(k, None)
+    env.update(extra or {})
     env.pop("LD_LIBRARY_PATH", None)
     if module:
         env["LD_LIBRARY_PATH"] = nssdir()
     if log:
         env["NCDIR_LOG"] = log
+        env["NCDYN_LOG"] = log + ".ncdyn"
     return env
 
 
@@ -557,37 +583,51 @@ def summarize(text):
         text[:200])
 
 
-def collect(families, log=None):
-    """One run of every reader: label -> answer."""
-    env = client_env(log)
+def collect(families, logdir, extra=None):
+    """One run of every reader: (label -> answer, [(process, the keyed
+    module calls it made itself, in order)]).  Each process logs the
+    module's calls to a file of its own in logdir, and has extra in its
+    environment."""
+    os.makedirs(logdir)
     out = {}
+    procs = []
+
+    def start(label, argv, timeout=60):
+        log = os.path.join(logdir, "%d.log" % len(procs))
+        procs.append((label, log))
+        return run(argv, client_env(log, extra=extra), timeout)
     for fam, label, argv in queries(families):
-        r = run(argv, env)
+        r = start(label, argv)
         out[label] = "rc=%d\n%s%s" % (r.returncode, r.stdout,
                                       ("stderr: " + r.stderr) if r.stderr else "")
-    r = run([PYTHON, "-c", PY_CLIENT, json.dumps(python_calls(families))], env, timeout=120)
+    r = start("python", [PYTHON, "-c", PY_CLIENT, json.dumps(python_calls(families))], 120)
     assert r.returncode == 0, r.stderr
     out.update(json.loads(r.stdout))
     args = probe_args(families)
     if args:
-        r = run([dbprobe_path()] + args, env, timeout=120)
+        r = start("dbprobe", [dbprobe_path()] + args, 120)
         assert r.returncode == 0, r.stderr
         for line in r.stdout.splitlines():
             label, _, answer = line.partition(": ")
             out["dbprobe " + label] = answer
-    return out
+    return out, [(label, read_calls(log)) for label, log in procs]
 
 
 KEYED = {"getpwnam_r", "getpwuid_r", "getgrnam_r", "getgrgid_r", "initgroups_dyn"}
 
 
 def read_calls(path, keyed_only=True):
-    """The module's call log: ["FUNC KEY", ...]."""
-    if not os.path.exists(path):
-        return []
-    with open(path) as f:
-        lines = f.read().splitlines()
-    return [l for l in lines if not keyed_only or l.split(" ", 1)[0] in KEYED]
+    """The modules' call logs (path for ncdir, path.ncdyn for ncdyn):
+    ["FUNC KEY", ..., "ncdyn FUNC KEY", ...], an empty key as ''."""
+    out = []
+    for p, prefix in ((path, ""), (path + ".ncdyn", "ncdyn ")):
+        if os.path.exists(p):
+            with open(p) as f:
+                for line in f.read().splitlines():
+                    func, _, key = line.partition(" ")
+                    if not keyed_only or func in KEYED:
+                        out.append("%s%s %s" % (prefix, func, key or "''"))
+    return out
 
 
 # --- what is known to differ ---------------------------------------------------------
@@ -658,19 +698,22 @@ ALLOW = [
          reason="nscd: innetgr domain compared case-sensitively"),
 
     # glibc nscd files an answer found by id under its name as well:
-    # files' ncsmall is gid 150001, the directory's
-    # gid 200001 is also named ncsmall, so once getgrgid(200001) has been
-    # asked, getgrnam("ncsmall") answers the directory's group.  The same
-    # for passwd: files' ncu0003 is uid 150003, the directory's 200003.
-    *[dict(server="nscd", label=l, reason="nscd files an answer by id under its "
-           "name too: the name then gives the other source's entry")
-      for l in ("dbprobe grnam ncsmall", "getent group ncsmall", "python getgrnam ncsmall",
-                "dbprobe pwnam ncu0003", "getent passwd ncu0003",
-                "python getpwnam ncu0003", "id ncu0003")],
+    # files' ncsmall is gid 150001, the directory's gid 200001 is also
+    # named ncsmall, so once getgrgid(200001) has been asked,
+    # getgrnam("ncsmall") answers the directory's group.  The same for
+    # passwd: files' ncu0003 is uid 150003, the directory's 200003; and
+    # on "files ncdyn ncdir", ncdyn's ncu0001 (61003) and the directory's
+    # (200001).
+    *[dict(server="nscd", variant=v, label=l, reason="nscd files an answer by id "
+           "under its name too: the name then gives the other source's entry")
+      for v, l in [("*", "dbprobe grnam ncsmall"), ("*", "getent group ncsmall"),
+                   ("*", "python getgrnam ncsmall")] +
+      [(v, f % u) for v, u in (("*", "ncu0003"), ("two-modules", "ncu0001"))
+       for f in ("dbprobe pwnam %s", "getent passwd %s", "python getpwnam %s", "id %s")]],
 
     # glibc nscd never hits on an id above 2^31: its server calls the
     # module again at every lookup (the answers are right).
-    dict(server="nscd", run="B2", label="server-module get*id_r [34]?????????",
+    dict(server="nscd", run="B2", label="server-module *get*id_r [34]?????????",
          reason="nscd: ids above 2^31 are never cache hits"),
 ]
 
@@ -707,24 +750,34 @@ def differential(env):
         write_etc("nsswitch.conf", nsswitch)
         clear_run_nscd()
         t0 = time.monotonic()
-        client_a = os.path.join(env.tmp, "client-%s-A.log" % variant)
-        want = collect(families, log=client_a)
+        extra = VARIANT_ENV.get(variant)
+        want, calls = collect(families, os.path.join(env.tmp, "client-%s-A" % variant), extra)
         t_a = time.monotonic() - t0
         # The clients' call log works: without a server they call the module.
-        assert read_calls(client_a), "no module call logged by the clients in run A"
+        assert any(c for _, c in calls), "no module call logged by the clients in run A"
         server_log = os.path.join(env.tmp, "server-%s.log" % variant)
-        d = env.server(nsswitch, sub="srv-" + variant, log=server_log)
+        d = env.server(nsswitch, sub="srv-" + variant, log=server_log, extra=extra)
         got = {}
         server_calls = {}
         for run_name in ("B1", "B2"):
-            before = len(read_calls(server_log))
-            client_log = os.path.join(env.tmp, "client-%s-%s.log" % (variant, run_name))
-            got[run_name] = collect(families, log=client_log)
-            server_calls[run_name] = read_calls(server_log)[before:]
-            # A keyed lookup the client walked itself: the server did not answer.
-            for call in sorted(set(read_calls(client_log))):
-                differ(variant, run_name, "client-module " + call, None, None,
-                       "the client called the module itself: " + call)
+            got[run_name], calls = collect(families, os.path.join(
+                env.tmp, "client-%s-%s" % (variant, run_name)), extra)
+            server_calls[run_name] = read_calls(server_log)
+            # The module opens its log at each call: the next run's is new.
+            for p in (server_log, server_log + ".ncdyn"):
+                if os.path.exists(p):
+                    os.rename(p, "%s.%s" % (p, run_name))
+            # A keyed lookup a client walked itself: the server refused it.
+            # After a refusal glibc's client leaves nscd alone for that
+            # database for the process's next 100 lookups (NSS_NSCD_RETRY),
+            # so in a process that asks many keys the first is the cause.
+            for proc, c in calls:
+                if c:
+                    differ(variant, run_name, "client-module " + c[0], None, None,
+                           "%s: the client walked NSS itself for %s%s" % (
+                               proc, c[0], (" first, then for %d more (%s%s)" % (
+                                   len(c) - 1, ", ".join(c[1:6]), ", ..." if len(c) > 6
+                                   else "")) if len(c) > 1 else ""))
         # Hits: the server should not need the module again.
         for call in sorted(set(server_calls["B2"])):
             differ(variant, "B2", "server-module " + call, None, None,

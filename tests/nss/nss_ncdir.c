@@ -33,6 +33,9 @@
  *	                     exist while listed (re-read at every call), as
  *	                     systemd's DynamicUser ones.  A name or id the
  *	                     directory has already wins.  At most DYN_MAX.
+ *	NCDIR_STATIC=0       the generated users and groups are off: only the
+ *	                     dynamic ones (as nss-systemd, on a line before
+ *	                     the directory: "files ncdyn ncdir")
  *	NCDIR_LOG=FILE       every call appends "FUNC KEY\n" in one write
  *	                     (FUNC without the _nss_ncdir_ prefix; KEY the
  *	                     name, the decimal id, or "-"); ERANGE retries
@@ -188,6 +191,15 @@ delay(void)
 		;
 }
 
+/* The generated directory, unless NCDIR_STATIC=0. */
+static int
+fixed_on(void)
+{
+	const char *v = env("STATIC");
+
+	return v == NULL || strcmp(v, "0") != 0;
+}
+
 /* The dynamic users listed now: none without the file. */
 static void
 dyn_load(struct dyn *d)
@@ -259,6 +271,8 @@ dyn_shadowed(const struct dyn *d, unsigned k)
 static int
 user_at(unsigned i, const struct dyn *d, struct user *u)
 {
+	if (i < NFIXED_USERS && !fixed_on())
+		return -EAGAIN;
 	if (i < NUSERS) {
 		snprintf(u->name, sizeof(u->name), "ncu%04u", i);
 		u->uid = UID_BASE + i;
@@ -307,11 +321,12 @@ user_by_name(const char *name, const struct dyn *d, struct user *u)
 	unsigned	 i;
 	int		 n;
 
-	if ((n = ncu_number(name)) >= 0)
-		return user_at((unsigned)n, d, u);
+	/* The directory's names, unless it is off; then the dynamic ones. */
+	if ((n = ncu_number(name)) >= 0 && user_at((unsigned)n, d, u) == 0)
+		return 0;
 	for (i = 0; i < NEXTRAS; i++)
-		if (strcmp(name, extras[i].name) == 0)
-			return user_at(NUSERS + i, d, u);
+		if (strcmp(name, extras[i].name) == 0 && user_at(NUSERS + i, d, u) == 0)
+			return 0;
 	for (i = 0; i < d->n; i++)
 		if (strcmp(name, d->e[i].name) == 0)
 			return user_at(NFIXED_USERS + i, d, u) == 0 ? 0 : -ENOENT;
@@ -323,11 +338,12 @@ user_by_uid(uint32_t uid, const struct dyn *d, struct user *u)
 {
 	unsigned	 i;
 
-	if (uid >= UID_BASE && uid < UID_BASE + NUSERS)
-		return user_at(uid - UID_BASE, d, u);
+	if (uid >= UID_BASE && uid < UID_BASE + NUSERS &&
+	    user_at(uid - UID_BASE, d, u) == 0)
+		return 0;
 	for (i = 0; i < NEXTRAS; i++)
-		if (uid == extras[i].uid)
-			return user_at(NUSERS + i, d, u);
+		if (uid == extras[i].uid && user_at(NUSERS + i, d, u) == 0)
+			return 0;
 	for (i = 0; i < d->n; i++)
 		if (uid == d->e[i].id)
 			return user_at(NFIXED_USERS + i, d, u) == 0 ? 0 : -ENOENT;
@@ -347,6 +363,8 @@ group_at(unsigned idx, const struct dyn *d, struct grp *g)
 		[G_EMPTY] = { "ncempty", GID_EMPTY },
 	};
 	g->idx = idx;
+	if (idx < NFIXED_GROUPS && !fixed_on())
+		return -EAGAIN;
 	if (idx < G_NUM0) {
 		snprintf(g->name, sizeof(g->name), "%s", fixed[idx].name);
 		g->gid = fixed[idx].gid;
@@ -375,8 +393,9 @@ group_by_name(const char *name, const struct dyn *d, struct grp *g)
 			return 0;
 	if (strncmp(name, "ncg", 3) == 0 && strlen(name) == 5 &&
 	    name[3] >= '0' && name[3] <= '9' && name[4] >= '0' && name[4] <= '9' &&
-	    (i = (unsigned)(name[3] - '0') * 10 + (unsigned)(name[4] - '0')) < NNUM)
-		return group_at(G_NUM0 + i, d, g);
+	    (i = (unsigned)(name[3] - '0') * 10 + (unsigned)(name[4] - '0')) < NNUM &&
+	    group_at(G_NUM0 + i, d, g) == 0)
+		return 0;
 	for (i = 0; i < d->n; i++)
 		if (strcmp(name, d->e[i].name) == 0)
 			return group_at(NFIXED_GROUPS + i, d, g) == 0 ? 0 : -ENOENT;
@@ -391,8 +410,9 @@ group_by_gid(uint32_t gid, const struct dyn *d, struct grp *g)
 	for (i = 0; i < G_NUM0; i++)
 		if (group_at(i, d, g) == 0 && gid == g->gid)
 			return 0;
-	if (gid >= GID_NUM && gid < GID_NUM + NNUM)
-		return group_at(G_NUM0 + (gid - GID_NUM), d, g);
+	if (gid >= GID_NUM && gid < GID_NUM + NNUM &&
+	    group_at(G_NUM0 + (gid - GID_NUM), d, g) == 0)
+		return 0;
 	for (i = 0; i < d->n; i++)
 		if (gid == d->e[i].id)
 			return group_at(NFIXED_GROUPS + i, d, g) == 0 ? 0 : -ENOENT;
@@ -722,7 +742,8 @@ FN(initgroups_dyn)(const char *user, gid_t group, long int *start, long int *siz
 			newsize = *size > 0 ? 2 * *size : 1;
 			if (limit > 0 && newsize > limit)
 				newsize = limit;
-			if ((grown = realloc(*groupsp, (size_t)newsize * sizeof(gid_t))) == NULL) {
+			grown = realloc(*groupsp, (size_t)newsize * sizeof(gid_t));
+			if (grown == NULL) {
 				err = ENOMEM;
 				s = NSS_STATUS_TRYAGAIN;
 				break;
