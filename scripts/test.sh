@@ -56,7 +56,8 @@ suite() {
 suite "normal build" "$top/build-test"
 
 # The daemon's integration tests once more, every daemon under valgrind's
-# memcheck (tests/nclib.py), and the DNS listener's: an error, or a definite or indirect leak at
+# memcheck (tests/nclib.py), the DNS listener's and nscd's other databases':
+# an error, or a definite or indirect leak at
 # exit, fails the test.  The timing-heavy DNS and shared-segment scripts
 # are left to the sanitizer pass: under valgrind they would take minutes.
 if [ "${NAMECACHE_NO_VALGRIND:-0}" != 1 ] && [ -f "$top/build-test/build.ninja" ]; then
@@ -65,7 +66,7 @@ if [ "${NAMECACHE_NO_VALGRIND:-0}" != 1 ] && [ -f "$top/build-test/build.ninja" 
 	NAMECACHE_VALGRIND=1 meson test -C "$top/build-test" --print-errorlogs \
 		--logbase valgrind --timeout-multiplier 3 \
 		integration-daemon integration-hostile integration-faults integration-nss \
-		dnslisten
+		dnslisten nscddb-differential
 	count "$top/build-test" valgrind
 fi
 
