@@ -111,6 +111,7 @@ struct nscddb {
 	char			*uncached;	/* nscd_uncached_modules, "" for none */
 	unsigned		 reloads;
 	unsigned		 inflight;
+	bool			 lines_loaded;	/* once: later loads are changes */
 };
 
 static const char *const files[CONFIG_DB_COUNT] = {
@@ -1043,7 +1044,8 @@ nscddb_configure(struct nscddb *ndb, const struct config *c)
 		if (db->map)
 			nscdmap_set_refresh(db->map, refresh, db, ndb->reloads);
 		if (was && nscddb_refused(ndb, i) != NULL)
-			nscddb_invalidate(ndb, i, "no longer answered");
+			nscddb_invalidate(ndb, i, ndb->lines_loaded ?
+			    "no longer answered" : NULL);
 	}
 }
 
@@ -1100,7 +1102,7 @@ nscddb_load_lines(struct nscddb *ndb, const char *path)
 		db->names_sss = line_names(&db->line, "sss") ||
 		    (i == CONFIG_DB_GROUP && has_initgr && line_names(&initgr, "sss"));
 		nsw_format(&db->line, text, sizeof(text));
-		if (!same) {
+		if (!same || !ndb->lines_loaded) {
 			log_info("nsswitch: %s: %s%s", config_db_names[i], text,
 			    nscddb_refused(ndb, i) ? " (refused to glibc's nscd "
 			    "client)" : "");
@@ -1108,10 +1110,13 @@ nscddb_load_lines(struct nscddb *ndb, const char *path)
 				log_info("nscd: %s names sss: refused, so that glibc "
 				    "asks sssd, whose own cache answers it "
 				    "(nscd_databases overrides)", config_db_names[i]);
-			nscddb_invalidate(ndb, i, "its line changed");
+			/* At start the maps were emptied as they were opened. */
+			nscddb_invalidate(ndb, i, ndb->lines_loaded ?
+			    "its line changed" : NULL);
 		} else if (was && nscddb_refused(ndb, i))
 			nscddb_invalidate(ndb, i, "no longer answered");
 	}
+	ndb->lines_loaded = true;
 	return 0;
 }
 

@@ -429,7 +429,6 @@ nscdsrv_new(struct daemon *d, const char *path, const char *map_path,
 	}
 	nscdsrv_configure(ns, d->config);
 	nscdsrv_load_lines(ns);
-	lookup_set_nscdmap(d->lookup, ns->map);
 	server_set_max_clients(ns->server, d->config->max_clients);
 	if ((r = server_listen(ns->server, path, ret_err)) < 0) {
 		if (*ret_err == NULL)
@@ -473,9 +472,13 @@ nscdsrv_configure(struct nscdsrv *ns, const struct config *c)
 	if (ns == NULL)
 		return;
 	if (ns->map) {
+		bool hosts = (c->nscd_databases >> CONFIG_DB_HOSTS) & 1;
+
 		nscdmap_set_refresh(ns->map, refresh, ns, c->nscd_reloads);
-		if (!hosts_served(ns))
+		/* Hosts refused: nothing is published there, and nothing stays. */
+		if (!hosts)
 			nscdmap_reset(ns->map);
+		lookup_set_nscdmap(ns->d->lookup, hosts ? ns->map : NULL);
 	}
 	nscddb_configure(ns->db, c);
 }
