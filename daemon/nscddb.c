@@ -42,6 +42,7 @@ struct waiter {
 };
 
 struct db {
+	struct nscddb	*ndb;
 	int		 id;		/* CONFIG_DB_* */
 	struct nsw_line	 line;
 	struct nsw_line	 initgr;	/* group's: the initgroups line */
@@ -941,8 +942,7 @@ static void
 refresh(void *arg, int32_t type, const void *key, size_t len)
 {
 	struct db	*db = arg;
-	struct nscddb	*ndb = (struct nscddb *)((char *)(db - db->id) -
-			    offsetof(struct nscddb, dbs));
+	struct nscddb	*ndb = db->ndb;
 	struct walk	*w;
 	int		 r;
 
@@ -973,6 +973,7 @@ nscddb_new(const struct modsrc_modules *mods, cache_clock_fn *now, void *now_arg
 	for (i = 0; i < CONFIG_DB_COUNT; i++) {
 		struct db *db = &ndb->dbs[i];
 
+		db->ndb = ndb;
 		db->id = i;
 		db->listed = true;
 		nsw_default_db(config_db_names[i], &db->line);

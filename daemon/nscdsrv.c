@@ -44,7 +44,10 @@ struct nscdsrv {
 	struct nscdmap		*map;
 	struct nscddb		*db;
 	struct watch		*watches[CONFIG_DB_COUNT];	/* /etc/passwd, ... */
-	struct nscdsrv		*self[CONFIG_DB_COUNT];	/* the watches' args */
+	struct file_watch {
+		struct nscdsrv	*ns;
+		int		 db;
+	} files[CONFIG_DB_COUNT];	/* the watches' args */
 	char			*path;
 	char			*map_path;
 	struct nscdsrv_stats	 st;
@@ -356,9 +359,10 @@ refresh(void *arg, int32_t type, const void *key, size_t len)
 static void
 file_changed(void *arg)
 {
-	struct nscdsrv	*ns = *(struct nscdsrv **)arg;
-	int		 db = (int)((struct nscdsrv **)arg - ns->self);
-	char		 why[128];
+	struct file_watch	*fw = arg;
+	struct nscdsrv		*ns = fw->ns;
+	int			 db = fw->db;
+	char			 why[128];
 
 	snprintf(why, sizeof(why), "%s changed", nscddb_file(db));
 	nscddb_invalidate(ns->db, db, why);
@@ -419,9 +423,9 @@ nscdsrv_new(struct daemon *d, const char *path, const char *map_path,
 			goto fail;
 		}
 		for (i = 1; i < CONFIG_DB_COUNT; i++) {
-			ns->self[i] = ns;
+			ns->files[i] = (struct file_watch){ ns, i };
 			ns->watches[i] = watch_new(d->base, nscddb_file(i),
-			    file_changed, &ns->self[i]);
+			    file_changed, &ns->files[i]);
 			if (ns->watches[i] == NULL)
 				log_warning("nscd: cannot watch %s: %s; its edits "
 				    "wait for the TTL", nscddb_file(i), strerror(errno));
