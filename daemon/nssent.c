@@ -23,8 +23,6 @@
 #include "nssmods.h"
 #include "nsswitch.h"
 
-#define BUF_START	4096
-
 typedef enum nss_status pwnam_t(const char *, struct passwd *, char *, size_t, int *);
 typedef enum nss_status pwuid_t(uid_t, struct passwd *, char *, size_t, int *);
 typedef enum nss_status grnam_t(const char *, struct group *, char *, size_t, int *);
@@ -98,14 +96,7 @@ nssent_load(struct nssent_fns *f, void *handle, const char *name)
 static bool
 grow(struct nssmods_buf *b)
 {
-	size_t	 len = b->len ? b->len * 2 : BUF_START;
-	char	*p;
-
-	if (len > NSSENT_BUFFER_MAX || (p = realloc(b->p, len)) == NULL)
-		return false;
-	b->p = p;
-	b->len = len;
-	return true;
+	return nssmods_buf_grow(b, NSSENT_BUFFER_MAX);
 }
 
 static bool

@@ -161,17 +161,23 @@ done:
 	pthread_mutex_unlock(&m->lock);
 }
 
-static bool
-buf_grow(struct nssmods_buf *b)
+bool
+nssmods_buf_grow(struct nssmods_buf *b, size_t max)
 {
 	size_t	 len = b->len ? b->len * 2 : BUF_START;
 	char	*p;
 
-	if (len > NSSPOOL_BUFFER_MAX || (p = realloc(b->p, len)) == NULL)
+	if (len > max || (p = realloc(b->p, len)) == NULL)
 		return false;
 	b->p = p;
 	b->len = len;
 	return true;
+}
+
+static bool
+buf_grow(struct nssmods_buf *b)
+{
+	return nssmods_buf_grow(b, NSSPOOL_BUFFER_MAX);
 }
 
 /* What one nssmods_run's module calls gathered, before it becomes a body. */

@@ -29,6 +29,9 @@ struct nssmods_buf {
 	size_t	 len;
 };
 
+/* Doubles b (from 1 KiB) up to max bytes: false past it, or with no memory. */
+bool	 nssmods_buf_grow(struct nssmods_buf *b, size_t max);
+
 /* Caller frees with nssmods_free(); NULL is out of memory. */
 struct nssmods *nssmods_new(void);
 /* Unloads the modules: no call may be running in any of them. */

@@ -238,8 +238,9 @@ server_hold_alive(const struct server_hold *h)
 	return !h->conn->dead;
 }
 
-void
-server_hold_reply(struct server_hold *h, const void *frame, size_t len)
+/* A hold ends: its connection, or NULL when the client went meanwhile. */
+static struct conn *
+hold_end(struct server_hold *h)
 {
 	struct conn *c = h->conn;
 
@@ -249,8 +250,18 @@ server_hold_reply(struct server_hold *h, const void *frame, size_t len)
 	if (c->dead) {
 		if (c->refs == 0)
 			conn_free(c);
-		return;
+		return NULL;
 	}
+	return c;
+}
+
+void
+server_hold_reply(struct server_hold *h, const void *frame, size_t len)
+{
+	struct conn *c = hold_end(h);
+
+	if (c == NULL)
+		return;
 	/* Idle time counts from the last answer too, not from the request. */
 	if (c->reading)
 		event_add(c->rev, &c->srv->idle);
@@ -266,16 +277,10 @@ server_hold_reply(struct server_hold *h, const void *frame, size_t len)
 void
 server_hold_reply_raw(struct server_hold *h, const void *bytes, size_t len)
 {
-	struct conn *c = h->conn;
+	struct conn *c = hold_end(h);
 
-	free(h);
-	c->inflight--;
-	c->refs--;
-	if (c->dead) {
-		if (c->refs == 0)
-			conn_free(c);
+	if (c == NULL)
 		return;
-	}
 	c->closing = true;
 	conn_queue_raw(c, bytes, len);	/* may close c */
 }

@@ -132,7 +132,7 @@ struct dyn {
 struct user {
 	char		 name[NAMELEN];
 	uint32_t	 uid, gid;
-	char		 gecos[32];
+	char		 gecos[48];	/* "Dynamic " and a name of up to 31 */
 	char		 dir[NAMELEN + 8];
 };
 
