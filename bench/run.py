@@ -56,8 +56,9 @@ FILL_COUNT = int(os.environ.get("BENCH_FILL", "100000" if QUICK else "1000000"))
 HF_RUNS = 60 if QUICK else 400
 STRACE_N = (100, 600) if QUICK else (100, 1100)
 # What `measure` runs (BENCH_SECTIONS, run.sh --only): the peer study of
-# the NSS path ("peers") and the DNS listener against its peers ("listener").
-ALL_SECTIONS = ("peers", "listener")
+# the NSS path ("peers"), the DNS listener against its peers ("listener")
+# and passwd and group through the nscd socket ("nscd-db", issue 21).
+ALL_SECTIONS = ("peers", "listener", "nscd-db")
 SECTIONS = tuple(x for x in os.environ.get("BENCH_SECTIONS", ",".join(ALL_SECTIONS)).split(",")
                  if x)
 
@@ -536,6 +537,9 @@ def _measure(b, work):
     for svc in ("namecache", "files", "floor", "dns"):
         write(W("nsswitch-%s.conf" % svc), "hosts: %s\n" % svc)
 
+    if "peers" not in SECTIONS and "listener" not in SECTIONS:
+        nscd_db(b, work)        # no DNS in this one
+        return
     # --- nsd on 127.0.0.1:53, response rate limiting off ------------------
     nsd_dir = W("nsd")
     os.makedirs(nsd_dir, exist_ok=True)
@@ -582,6 +586,8 @@ zone:
         peer_study(b, work)
     if "listener" in SECTIONS:
         listener(b, work, nsd)
+    if "nscd-db" in SECTIONS:
+        nscd_db(b, work)
 
 
 def peer_study(b, work):
@@ -1506,6 +1512,326 @@ forward-zone:
 
 
 # ---------------------------------------------------------------------------
+# The nscd databases (issue 21): passwd and group through glibc's nscd client
+# ---------------------------------------------------------------------------
+ND_PW_LINES = 10000                     # /etc/passwd's lines; PW_LAST is the last
+ND_PW_LAST = ("pwlast", 150000, 150000)  # name, uid, gid
+ND_ROUNDS = 3 if QUICK else 5           # runs of each cell, every peer in turn
+ND_HIT_MAP = 20000 if QUICK else 200000  # calls a run, through a mapped database
+ND_HIT_SOCK = 300 if QUICK else 2000    # through a socket (unscd: no mapping)
+ND_DIRECT = 40 if QUICK else 200        # glibc without nscd (10,000 lines a call)
+ND_MISS = 40 if QUICK else 200          # fresh keys a run, per peer
+ND_STRACE = (100, 1100)                 # hits under strace -c: the difference / 1,000
+ND_STRACE_SLOW = (10, 60)               # the same for glibc direct
+ND_WARM = 100
+
+# (id, what, function, key, pw-lookup options, expected, divisor of n):
+# hits ask one key again and again.
+ND_HITS = [
+    ("pwnam-last", "getpwnam, the last line of /etc/passwd (`%s`)" % ND_PW_LAST[0],
+     "getpwnam", ND_PW_LAST[0], [], "found", 1),
+    ("pwuid-last", "getpwuid, the last line's uid (%d)" % ND_PW_LAST[1],
+     "getpwuid", str(ND_PW_LAST[1]), [], "found", 1),
+    ("pwnam-mod", "getpwnam, a module user (`ncu4999`)", "getpwnam", "ncu4999", [], "found", 1),
+    ("pwuid-mod", "getpwuid, a module user's uid (204999)", "getpwuid", "204999", [], "found", 1),
+    ("pwnam-neg", "getpwnam, an unknown name (`nosuchuser`, negative)", "getpwnam",
+     "nosuchuser", [], "missing", 1),
+    ("grgid-small", "getgrgid, `ncg00` (210000: 2 members)", "getgrgid", "210000", [],
+     "found", 1),
+    ("grgid-staff", "getgrgid, `ncstaff` (200000: 5,000 members, ~80 KB)", "getgrgid",
+     "200000", [], "found", 50),
+    ("grouplist", "getgrouplist, `ncu0001` (42 groups)", "getgrouplist", "ncu0001",
+     ["-g", "200000"], "found", 1),
+]
+# Misses: a key never asked before at every call (each peer its own daemon,
+# the ranges disjoint: glibc's nscd files a user under its name and its uid).
+# (id, what, function, pattern, base, options, expected, warm-up key)
+ND_MISSES = [
+    ("pwnam-miss", "getpwnam, module users `ncu0000`, `ncu0001`, ...", "getpwnam",
+     "ncu%04d", 0, [], "found", ND_PW_LAST[0]),
+    ("pwuid-miss", "getpwuid, module uids 201000, 201001, ...", "getpwuid", "%d", 201000, [],
+     "found", str(ND_PW_LAST[1])),
+    ("pwnam-negmiss", "getpwnam, unknown names `nosuch00000`, ... (negative)", "getpwnam",
+     "nosuch%05d", 0, [], "missing", ND_PW_LAST[0]),
+    ("grgid-negmiss", "getgrgid, unknown gids 400000, 400001, ... (negative)", "getgrgid",
+     "%d", 400000, [], "missing", "210000"),
+    ("grouplist-miss", "getgrouplist, module users `ncu4000`, `ncu4001`, ... (group 100 given)",
+     "getgrouplist", "ncu%04d", 4000, ["-g", "100"], "found", "ncu0001"),
+]
+ND_PEERS = ("namecache", "glibc nscd", "unscd", "glibc direct")
+ND_ABOUT = {
+    "namecache": "namecached `--nscd-socket /var/run/nscd/socket` (config: `upstream = "
+                 "127.0.0.1:9`, its own socket `/run/namecache/socket`, defaults otherwise): "
+                 "glibc's client maps `/run/namecache/nscd-passwd` and `nscd-group` (GETFDPW, "
+                 "GETFDGR) and reads hits there; a miss goes over the socket and the daemon "
+                 "walks `passwd: files ncdir` / `group: files ncdir` on its worker pool",
+    "glibc nscd": "`/usr/sbin/nscd -F` with `shared yes`, `enable-cache yes` for passwd and "
+                  "group only (TTLs as nscd.conf's defaults): glibc's client maps its "
+                  "databases and reads hits there; misses over the socket",
+    "unscd": "Debian's unscd (`nscd -d`): no mapping (it refuses GETFD*), every call one "
+             "request over /var/run/nscd/socket; a miss is resolved by a worker process it "
+             "spawns",
+    "glibc direct": "no nscd socket: glibc's own NSS walk of `passwd: files ncdir` in the "
+                    "calling process, the 10,000-line /etc/passwd parsed at every call",
+}
+
+PW_RE = re.compile(r"^(\w+) (\S+) ns/op median ([\d.]+) min ([\d.]+) max ([\d.]+) \(rounds (\d+), "
+                   r"n (\d+), found (\d+), errors (\d+), unexpected (\d+)\)")
+
+
+def nd_files(work):
+    """The bench's /etc files: a 10,000-line passwd, nsswitch.conf, daemons' configuration."""
+    D = lambda *p: os.path.join(work, "nscd-db", *p)
+    os.makedirs(D(), exist_ok=True)
+    head = ["root:x:0:0:root:/root:/bin/bash",
+            "daemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin",
+            "bin:x:2:2:bin:/bin:/usr/sbin/nologin",
+            "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin"]
+    with open(D("passwd"), "w") as f:
+        for l in head:
+            f.write(l + "\n")
+        for i in range(ND_PW_LINES - len(head) - 1):
+            f.write("bulk%05d:x:%d:100000:Bulk User %d:/home/bulk%05d:/usr/sbin/nologin\n" % (
+                i, 100000 + i, i, i))
+        f.write("%s:x:%d:%d:Last Line:/home/%s:/bin/bash\n" % (
+            ND_PW_LAST[0], ND_PW_LAST[1], ND_PW_LAST[2], ND_PW_LAST[0]))
+    write(D("nsswitch.conf"), "passwd: files ncdir\ngroup: files ncdir\nshadow: files\n"
+          "hosts: files\nservices: files\nnetgroup: files\n")
+    # The clients of a daemon: glibc asks the daemon first; a fallback to
+    # NSS finds no such module and fails, which the run counts.
+    write(D("nsswitch-client.conf"), "passwd: nscd_fallback_would_fail\n"
+          "group: nscd_fallback_would_fail\n")
+    write(D("namecached.conf"), "upstream = 127.0.0.1:9\nlog_level = warning\n")
+    glibc = ["logfile\t\t\t%s" % D("nscd.log"), "debug-level\t\t0", "paranoia\t\tno"]
+    for db, pos, neg in (("passwd", 600, 20), ("group", 3600, 60)):
+        glibc += ["enable-cache\t\t%s\t\tyes" % db,
+                  "positive-time-to-live\t%s\t\t%d" % (db, pos),
+                  "negative-time-to-live\t%s\t\t%d" % (db, neg),
+                  "suggested-size\t\t%s\t\t211" % db,
+                  "check-files\t\t%s\t\tyes" % db,
+                  "persistent\t\t%s\t\tno" % db,
+                  "shared\t\t\t%s\t\tyes" % db]
+    # unscd knows neither max-db-size nor services and netgroup.
+    write(D("unscd.conf"), "# bench/run.py: unscd for passwd and group\n" +
+          "".join(l.replace(D("nscd.log"), D("unscd.log")) + "\n" for l in glibc) +
+          "enable-cache\t\thosts\t\tno\n")
+    glibc += ["max-db-size\t\t%s\t\t33554432" % db for db in ("passwd", "group")]
+    glibc += ["enable-cache\t\t%s\t\tno" % db for db in ("hosts", "services", "netgroup")]
+    write(D("nscd.conf"), "# bench/run.py: glibc's nscd for passwd and group\n" +
+          "".join(l + "\n" for l in glibc))
+    return D
+
+
+def nd_ldcache(b, D, libdir):
+    """An ld.so.cache that also names libdir, for unscd's namespace: unscd
+    starts its workers with an empty environment (execve(..., argv + 2)),
+    so LD_LIBRARY_PATH never reaches the process that loads the module.
+    ldconfig runs in a mount namespace of its own with a tmpfs over
+    /var/cache/ldconfig, so the host's auxiliary cache is not written."""
+    write(D("ld.so.conf"), "include /etc/ld.so.conf.d/*.conf\n%s\n" % libdir)
+    argv = ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
+            "mount -t tmpfs tmpfs /var/cache/ldconfig && "
+            "exec ldconfig -X -C %s -f %s" % (shlex.quote(D("ld.so.cache")),
+                                            shlex.quote(D("ld.so.conf")))]
+    note_cmd(argv, "unscd's ld.so.cache")
+    subprocess.run(argv, check=True)
+    out = subprocess.run(["ldconfig", "-p", "-C", D("ld.so.cache")], capture_output=True,
+                         text=True).stdout
+    return "libnss_ncdir.so.2" in out
+
+
+def nd_lookup(b, peer, ns, env, func, key, n, opts, expect, warm=None, base=None):
+    """One run of bench/pw-lookup (-r 1): ns per call, and its counts."""
+    argv = [os.path.join(b.build, "bench", "pw-lookup"), "-r", "1", "-x", expect] + opts
+    if warm:
+        argv += ["-w", str(ND_WARM), "-W", warm]
+    elif base is None:
+        argv += ["-w", str(ND_WARM)]
+    if base is not None:
+        argv += ["-b", str(base)]
+    argv += [func, key, str(n)]
+    note_cmd(argv, peer, env)
+    r = subprocess.run(ns.enter() + argv, env=b.env(env), capture_output=True, text=True,
+                       timeout=600)
+    m = PW_RE.match(r.stdout.strip())
+    if not m:
+        raise RuntimeError("pw-lookup in %s: exit %d\n%s%s" % (peer, r.returncode, r.stdout,
+                                                              r.stderr))
+    return {"ns": float(m.group(3)), "n": int(m.group(7)), "found": int(m.group(8)),
+            "errors": int(m.group(9)), "unexpected": int(m.group(10))}
+
+
+def nd_syscalls(b, peer, ns, env, func, key, opts, expect, pair):
+    """System calls per hit: strace -f -c of two runs of different length, the difference."""
+    runs = []
+    for k in pair:
+        argv = [os.path.join(b.build, "bench", "pw-lookup"), "-r", "1", "-w", "20",
+                "-x", expect] + opts + [func, key, str(k)]
+        runs.append(b.strace_counts(argv, ns, env, peer))
+    per = {}
+    for sc in set(runs[0]) | set(runs[1]):
+        d = (runs[1].get(sc, 0) - runs[0].get(sc, 0)) / (pair[1] - pair[0])
+        if d != 0:
+            per[sc] = round(d, 3)
+    return {"per_call": round(sum(per.values()), 3), "by_syscall": per,
+            "runs": list(pair), "totals": [sum(r.values()) for r in runs]}
+
+
+def nscd_db(b, work):
+    """Issue 21's benchmark: passwd and group hits and misses through
+    namecache's, glibc's and unscd's nscd sockets, and glibc without one."""
+    R = b.res
+    N = R["nscd_db"] = {"cells": {}, "syscalls": {}, "peers": [], "about": {}, "problems": [],
+                        "socket_requests": {}, "rounds": ND_ROUNDS,
+                        "hits": [c[:2] for c in ND_HITS], "misses": [c[:2] for c in ND_MISSES]}
+    D = nd_files(work)
+    libdir = os.path.join(b.build, "tests", "nss")
+    if not os.path.exists(os.path.join(libdir, "libnss_ncdir.so.2")):
+        libdir = os.path.join(b.build, "bench")      # a build without tests
+    if not os.path.exists(os.path.join(libdir, "libnss_ncdir.so.2")):
+        raise RuntimeError("no libnss_ncdir.so.2 in %s/tests/nss or bench" % b.build)
+    N["module"] = os.path.join(libdir, "libnss_ncdir.so.2")
+    env = {"LD_LIBRARY_PATH": libdir}
+    binds = [(D("passwd"), "/etc/passwd"), (D("nsswitch.conf"), "/etc/nsswitch.conf")]
+    unscd = os.environ.get("BENCH_UNSCD") or ""
+    running = {}        # peer: (daemon Popen or None, client Ns, daemon Ns)
+    try:
+        # --- the peers ------------------------------------------------------
+        for peer in ND_PEERS:
+            if peer == "unscd" and not unscd:
+                R["notes"].append("unscd in the nscd databases section: it could not be "
+                                  "fetched (`apt-get download unscd`), so it is left out.")
+                continue
+            extra = []
+            if peer == "unscd":
+                if nd_ldcache(b, D, libdir):
+                    extra = [(D("ld.so.cache"), "/etc/ld.so.cache")]
+                else:
+                    N["problems"].append("unscd: ldconfig did not put libnss_ncdir.so.2 in "
+                                         "its cache; its workers cannot load the module")
+            tag = re.sub(r"\W+", "-", peer)
+            dns = Ns("nscd-db " + peer, tmpfs=["/run"], mkdirs=["/run/nscd", "/run/namecache"],
+                     binds=binds + extra)
+            d = None
+            if peer == "namecache":
+                argv = [os.path.join(b.build, "daemon", "namecached"), "--config",
+                        D("namecached.conf"), "--socket", "/run/namecache/socket",
+                        "--nscd-socket", "/var/run/nscd/socket", "--log-level", "warning"]
+            elif peer == "glibc nscd":
+                argv = ["/usr/sbin/nscd", "-F", "-f", D("nscd.conf")]
+            elif peer == "unscd":
+                argv = [unscd, "-d", "-f", D("unscd.conf")]
+            else:
+                argv = None
+            if argv:
+                note_cmd(argv, "nscd-db " + peer, env)
+                d = spawn(dns.enter() + argv, log=D("%s.out" % tag), env=b.env(env))
+                wait_for(lambda: d.poll() is None and
+                         os.path.exists(dns.path("/run/nscd/socket")), 30, peer + " socket")
+                cl = Ns("nscd-db %s client" % peer, parent=dns,
+                        binds=[(D("nsswitch-client.conf"), "/etc/nsswitch.conf")])
+            else:
+                cl = dns
+            running[peer] = (d, cl, dns)
+            N["peers"].append(peer)
+            N["about"][peer] = ND_ABOUT[peer]
+        if "namecache" in running:
+            time.sleep(0.3)
+
+        # --- hits, every peer in turn, round after round -------------------
+        hits = {}
+        for r in range(ND_ROUNDS):
+            for cid, _, func, key, opts, expect, div in ND_HITS:
+                for peer in N["peers"]:
+                    _, cl, _ = running[peer]
+                    n = {"unscd": ND_HIT_SOCK, "glibc direct": ND_DIRECT}.get(peer, ND_HIT_MAP)
+                    if peer != "glibc direct" or div > 1:
+                        n = max(100 if peer != "glibc direct" else 20, n // div)
+                    one = nd_lookup(b, peer, cl, env, func, key, n, opts, expect)
+                    hits.setdefault((peer, cid), []).append(one)
+            say("nscd-db: hit round %d of %d done" % (r + 1, ND_ROUNDS))
+
+        # namecache: did a hit run reach the socket?  Its counters, around one.
+        if "namecache" in running:
+            _, cl, dns = running["namecache"]
+            ctl = [os.path.join(b.build, "cli", "namecachectl"), "--socket",
+                   "/run/namecache/socket", "--json", "statistics"]
+            for cid, _, func, key, opts, expect, div in ND_HITS:
+                nd_lookup(b, "namecache", cl, env, func, key, 100, opts, expect)
+                s0 = json.loads(subprocess.run(dns.enter() + ctl, capture_output=True,
+                                               text=True, check=True).stdout)
+                n = max(100, ND_HIT_MAP // div)
+                nd_lookup(b, "namecache", cl, env, func, key, n, opts, expect)
+                s1 = json.loads(subprocess.run(dns.enter() + ctl, capture_output=True,
+                                               text=True, check=True).stdout)
+                delta = {k: s1[k] - s0.get(k, 0) for k in s1
+                         if isinstance(s1[k], int) and s1[k] != s0.get(k, 0)}
+                # Less the statistics request itself and the run's mapping.
+                N["socket_requests"][cid] = {"calls": n, "warm": ND_WARM, "delta": delta}
+            note_cmd(ctl, "nscd-db namecache: around one hit run of each case")
+
+        # --- misses: a fresh key at every call -------------------------------
+        miss = {}
+        for r in range(ND_ROUNDS):
+            for cid, _, func, pat, base, opts, expect, warm in ND_MISSES:
+                for peer in N["peers"]:
+                    if peer == "glibc direct":
+                        continue
+                    _, cl, _ = running[peer]
+                    one = nd_lookup(b, peer, cl, env, func, pat, ND_MISS, opts, expect,
+                                    warm=warm, base=base + r * ND_MISS)
+                    miss.setdefault((peer, cid), []).append(one)
+            say("nscd-db: miss round %d of %d done" % (r + 1, ND_ROUNDS))
+
+        for (peer, cid), runs in list(hits.items()) + list(miss.items()):
+            v = sorted(x["ns"] for x in runs)
+            N["cells"].setdefault(peer, {})[cid] = {
+                "ns": v[len(v) // 2], "min": v[0], "max": v[-1], "runs": len(v),
+                "n": sum(x["n"] for x in runs),
+                "unexpected": sum(x["unexpected"] for x in runs),
+                "errors": sum(x["errors"] for x in runs)}
+            bad = sum(x["unexpected"] for x in runs)
+            if bad:
+                N["problems"].append("%s, %s: %d of %d calls did not find what they should "
+                                     "(or errors: %d)" % (peer, cid, bad,
+                                                          sum(x["n"] for x in runs),
+                                                          sum(x["errors"] for x in runs)))
+        for peer in N["peers"]:
+            say("nscd-db %-13s %s" % (peer, " ".join(
+                "%s %.0f" % (c, N["cells"][peer][c]["ns"]) for c in N["cells"][peer])))
+
+        # --- system calls per hit ---------------------------------------------
+        for peer in N["peers"]:
+            _, cl, _ = running[peer]
+            for cid, _, func, key, opts, expect, div in ND_HITS:
+                pair = ND_STRACE_SLOW if peer == "glibc direct" else ND_STRACE
+                if peer == "glibc direct" and cid not in ("pwnam-last", "grgid-small"):
+                    continue
+                if peer == "unscd" and cid not in ("pwnam-last", "grgid-small", "grouplist"):
+                    continue
+                N["syscalls"].setdefault(peer, {})[cid] = s = nd_syscalls(
+                    b, peer, cl, env, func, key, opts, expect, pair)
+                say("nscd-db %-13s %-12s syscalls per hit %s %s" % (
+                    peer, cid, s["per_call"], s["by_syscall"]))
+
+        for peer, (d, _, _) in running.items():
+            if d is not None and d.poll() is not None:
+                N["problems"].append("%s exited during its run (status %s)" % (peer,
+                                                                               d.returncode))
+    finally:
+        for peer, (d, cl, dns) in running.items():
+            if d is not None:
+                stop(d)
+            if cl is not dns:
+                cl.stop()
+            dns.stop()
+    R["problems"] += N["problems"]
+    if unscd and not R.get("unscd_version"):
+        R["unscd_version"] = subprocess.run([unscd, "-V"], capture_output=True,
+                                            text=True).stdout.strip().splitlines()[0]
+
+
+# ---------------------------------------------------------------------------
 # The report
 # ---------------------------------------------------------------------------
 PEER_ORDER = [
@@ -1884,6 +2210,10 @@ def report(res_path, docdir):
         A("\nThe DNS listener (issue 20, SPEC.md's \"DNS listener\" target), from the "
           "[DNS listener](#dns-listener-dnsperf) section of this run:\n")
         A(table(["target", "measured", "limit", "verdict", "figures"], listener_targets(R)))
+    if "nscd-db" in sections:
+        A("\nThe nscd databases (issue 21: \"Targets, as ratios from one run\"), from the "
+          "[nscd databases](#nscd-databases-passwd-and-group) section of this run:\n")
+        A(table(["target", "measured", "limit", "verdict", "figures"], nscd_db_targets(R)))
     A("")
     obs = observations(R) if "peers" in sections else []
     obs += listener_observations(R) if "listener" in sections else []
@@ -1902,6 +2232,8 @@ def report(res_path, docdir):
         peer_report(R, A)
     if "listener" in sections:
         listener_report(R, A)
+    if "nscd-db" in sections:
+        nscd_db_report(R, A)
     nm = list(R.get("notes", []))
     if "peers" in sections:
         nm += [
@@ -2359,6 +2691,169 @@ def listener_report(R, A):
     A("### The servers\n")
     A(table(["server", "how it runs"], [(p, L["about"].get(p, "")) for p in order]))
     A("")
+
+
+def fmt_ns(v):
+    if v is None:
+        return "–"
+    if v >= 1e6:
+        return "%.2f ms" % (v / 1e6)
+    if v >= 1e4:
+        return "%.0f µs" % (v / 1e3)
+    if v >= 1e3:
+        return "%.1f µs" % (v / 1e3)
+    return "%.0f ns" % v
+
+
+def nd_cell(R, peer, cid, k="ns"):
+    try:
+        return R["nscd_db"]["cells"][peer][cid][k]
+    except (KeyError, TypeError):
+        return None
+
+
+ND_LOOKUP_REQS = ("nscd_requests_getpwbyname", "nscd_requests_getpwbyuid",
+                  "nscd_requests_getgrbyname", "nscd_requests_getgrbygid",
+                  "nscd_requests_initgroups")
+
+
+def nd_worst(R, a, b, cids):
+    """The highest a ÷ b over the hit cases, and its case."""
+    worst = None
+    for cid in cids:
+        x, y = nd_cell(R, a, cid), nd_cell(R, b, cid)
+        if x and y and (worst is None or x / y > worst[0]):
+            worst = (x / y, cid, x, y)
+    return worst
+
+
+def nscd_db_targets(R):
+    N = R.get("nscd_db") or {}
+    rows = []
+    hit_ids = [c for c, _ in N.get("hits", [])]
+    for cid, what in N.get("hits", []):
+        a, c = nd_cell(R, "namecache", cid), nd_cell(R, "glibc nscd", cid)
+        rows.append(ratio_row("hit, %s: namecache ÷ glibc nscd (mapped)" % what, a, c, "<=",
+                              1.3, "%s ÷ %s" % (fmt_ns(a), fmt_ns(c))))
+    sc = (N.get("syscalls") or {}).get("namecache") or {}
+    if sc:
+        worst = max(v["per_call"] for v in sc.values())
+        rows.append(("hits, system calls per call, namecache (`strace -f -c`, %d − %d calls)"
+                     % (ND_STRACE[1], ND_STRACE[0]), "%g" % worst, "0",
+                     "**met**" if worst == 0 else "**not met**",
+                     "; ".join("%s %g" % (k, v["per_call"]) for k, v in sc.items())))
+    for cid in ("pwnam-last", "pwuid-last"):
+        a, c = nd_cell(R, "glibc direct", cid), nd_cell(R, "namecache", cid)
+        what = dict(N.get("hits", [])).get(cid, cid)
+        rows.append(ratio_row("%s: glibc `files` direct (10,000 lines) ÷ namecache hit" % what,
+                              a, c, ">=", 10, "%s ÷ %s" % (fmt_ns(a), fmt_ns(c))))
+    return rows
+
+
+def nscd_db_report(R, A):
+    """The nscd databases' section of the page (issue 21)."""
+    N = R.get("nscd_db") or {}
+    peers = N.get("peers") or []
+    A('<a id="nscd-databases-passwd-and-group"></a>\n')
+    A("## nscd databases: passwd and group through glibc's nscd client\n")
+    if not peers:
+        A("Not measured in this run.\n")
+        return
+    A("glibc's own nscd client (no NSS module, no nsswitch.conf change) asks each daemon on "
+      "`/var/run/nscd/socket`; each daemon runs in a mount namespace of its own with a tmpfs "
+      "over `/run`, a %s-line `/etc/passwd` (bind mount; the name `%s`, uid %d, on its last "
+      "line) and `passwd: files ncdir` / `group: files ncdir` (bind mount over "
+      "`/etc/nsswitch.conf`), where `ncdir` is the test module `%s` (tests/nss/nss_ncdir.c: "
+      "users `ncu0000`..`ncu4999`, uid 200000 + i; `ncstaff`, 5,000 members; `ncg00`..`ncg39`; "
+      "it generates its answers in code). The daemons get `LD_LIBRARY_PATH` naming the "
+      "module's folder. Their clients run in a child namespace whose nsswitch.conf names only "
+      "a module that does not exist, so a lookup that fell back to NSS would fail and be "
+      "counted. `glibc direct` is the same namespace without any daemon: glibc's own walk, "
+      "in the calling process.\n" % (
+          "{:,}".format(ND_PW_LINES), ND_PW_LAST[0], ND_PW_LAST[1],
+          os.path.basename(N.get("module", "libnss_ncdir.so.2"))))
+    A("`bench/pw-lookup` calls getpwnam_r, getpwuid_r, getgrgid_r or getgrouplist in a "
+      "loop, timed as a block (two clock reads around the loop: a hit is tens of ns), after "
+      "%d untimed calls (the client maps the daemon's database at its first). Every cell is "
+      "the median of %d runs, each a new process, every peer in turn within a round (this "
+      "VM's speed drifts, and it is shared with other work). A hit asks one key again and "
+      "again: %s calls a run through a mapped database (÷ 50 for `ncstaff`), %s through "
+      "unscd's socket, %s for glibc direct (÷ 50, at least 20, for `ncstaff`). A miss asks a "
+      "key no call asked before: %d a run, each peer its own keys in disjoint ranges (glibc's "
+      "nscd files a user under both its name and its uid); a passwd miss walks the %s-line "
+      "file before the module, in the daemon.\n" % (
+          ND_WARM, N.get("rounds", ND_ROUNDS), "{:,}".format(ND_HIT_MAP),
+          "{:,}".format(ND_HIT_SOCK), "{:,}".format(ND_DIRECT), ND_MISS,
+          "{:,}".format(ND_PW_LINES)))
+    head = ["per call"] + peers
+    rows = []
+    for cid, what in N.get("hits", []):
+        rows.append(["hit: " + what] + [fmt_ns(nd_cell(R, p, cid)) for p in peers])
+    for cid, what in N.get("misses", []):
+        rows.append(["miss: " + what] + [fmt_ns(nd_cell(R, p, cid)) if p != "glibc direct"
+                                         else "–" for p in peers])
+    A(table(head, rows))
+    A("")
+    A("Ratios of this run (hits; a figure under 1 means namecache is faster):\n")
+    rows = []
+    for cid, what in N.get("hits", []) + N.get("misses", []):
+        nc = nd_cell(R, "namecache", cid)
+        r = [what]
+        for p in [p for p in peers if p != "namecache"]:
+            x = nd_cell(R, p, cid)
+            r.append("%.2f" % (nc / x) if nc and x else "–")
+        rows.append(r)
+    A(table(["namecache ÷"] + [p for p in peers if p != "namecache"], rows))
+    A("")
+    A("Spread of the runs (least – greatest ns per call, over the %d runs of each cell):\n" %
+      N.get("rounds", ND_ROUNDS))
+    rows = []
+    for cid, what in N.get("hits", []) + N.get("misses", []):
+        rows.append([what] + ["%s – %s" % (fmt_ns(nd_cell(R, p, cid, "min")),
+                                           fmt_ns(nd_cell(R, p, cid, "max")))
+                              if nd_cell(R, p, cid) else "–" for p in peers])
+    A(table(["case"] + peers, rows))
+    A("")
+    sc = N.get("syscalls") or {}
+    if sc:
+        A("System calls per hit: `strace -f -c` of `bench/pw-lookup` over %d and over %d hits "
+          "(%d and %d for glibc direct), after 20 warm-up calls; the difference of the two "
+          "runs' counts ÷ the difference of their lengths, so the process's start and its "
+          "mapping of the database cancel out:\n" % (ND_STRACE[0], ND_STRACE[1],
+                                                     ND_STRACE_SLOW[0], ND_STRACE_SLOW[1]))
+        rows = []
+        for p in peers:
+            for cid, what in N.get("hits", []):
+                s = (sc.get(p) or {}).get(cid)
+                if s:
+                    rows.append([p, what, "%g" % s["per_call"],
+                                 ", ".join("%s %g" % kv for kv in sorted(
+                                     s["by_syscall"].items(), key=lambda kv: -kv[1])) or "none",
+                                 "%d / %d" % tuple(s["totals"])])
+        A(table(["peer", "hit", "per call", "which", "whole runs' totals"], rows))
+        A("")
+    sr = N.get("socket_requests") or {}
+    if sr:
+        A("namecache's own counters (`namecachectl --json statistics`) around one more hit "
+          "run of each case, in a new process: lookups that reached its socket (GETPW*, GETGR*, "
+          "INITGROUPS), and requests for a database's descriptor (GETFD*):\n")
+        rows = []
+        for cid, what in N.get("hits", []):
+            x = sr.get(cid)
+            if not x:
+                continue
+            d = x["delta"]
+            rows.append([what, "{:,}".format(x["calls"] + x["warm"] + 1),
+                         str(sum(d.get(k, 0) for k in ND_LOOKUP_REQS)),
+                         str(d.get("nscd_requests_getfdpw", 0) + d.get("nscd_requests_getfdgr", 0))])
+        A(table(["hit", "calls in the run", "lookups on the socket", "GETFD*"], rows))
+        A("")
+    A("How each peer runs:\n")
+    A(table(["peer", "how"], [(p, N["about"].get(p, "")) for p in peers]))
+    A("")
+    A("unscd starts its workers with an empty environment, so `LD_LIBRARY_PATH` never reaches "
+      "the process that loads the module: its namespace gets an `/etc/ld.so.cache` (bind "
+      "mount) built by `ldconfig -X -C` from the host's ld.so.conf plus the module's folder.\n")
 
 
 def main(argv):

@@ -12,9 +12,12 @@
 # holds only `lo`, and writes docs/benchmarks.md and docs/benchmarks.png
 # (bench/run.py report).  About 10 minutes on a 2-core machine.
 #
-# Sections: "peers" (the NSS path, the socket and their peers) and
+# Sections: "peers" (the NSS path, the socket and their peers),
 # "listener" (the DNS listener against dnsmasq, unbound and systemd-resolved's
-# stub, loaded by dnsperf: issue 20).  --only SECTIONS (comma-separated)
+# stub, loaded by dnsperf: issue 20) and "nscd-db" (passwd and group through
+# glibc's nscd client: namecache, glibc's nscd and unscd, and glibc without
+# nscd, on a 10,000-line /etc/passwd and tests/nss's libnss_ncdir.so.2:
+# issue 21; about a minute).  --only SECTIONS (comma-separated)
 # measures those alone, in a few minutes; its page then goes to the work
 # folder (kept) unless --docs is given, and its tables are printed.
 #
@@ -61,7 +64,7 @@ while [ $# -gt 0 ]; do
 	--only) only=$2; shift 2 ;;
 	--no-install) install=0; shift ;;
 	--keep) keep=1; shift ;;
-	-h|--help) sed -n '3,47p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,50p' "$0"; exit 0 ;;
 	*) echo "run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -76,8 +79,8 @@ work=$(mktemp -d /tmp/namecache-bench.XXXXXX)
 chmod 755 "$work"
 if [ -n "$only" ]; then
 	case ,$only, in
-	*,peers,*|*,listener,*) ;;
-	*) echo "run.sh: --only wants peers and/or listener, not '$only'" >&2; exit 2 ;;
+	*,peers,*|*,listener,*|*,nscd-db,*) ;;
+	*) echo "run.sh: --only wants peers, listener and/or nscd-db, not '$only'" >&2; exit 2 ;;
 	esac
 	if [ "$docs_given" = 0 ]; then
 		docs=$work/docs
@@ -146,7 +149,7 @@ fi
 
 resolved=""
 resolved_version=""
-if [ "$install" = 1 ] && [ "${only:-listener}" != peers ]; then
+if [ "$install" = 1 ] && case ,${only:-listener}, in *,listener,*) true ;; *) false ;; esac; then
 	mkdir -p "$work/resolved"
 	if (cd "$work/resolved" && apt-get download -q systemd-resolved >/dev/null 2>&1 &&
 	    dpkg -x systemd-resolved_*.deb root) && [ -x "$work/resolved/root/lib/systemd/systemd-resolved" ]; then
@@ -183,7 +186,7 @@ buildtype=$(meson introspect --buildoptions "$build" | /usr/bin/python3 -c \
 log "measuring in a private network namespace (work folder $work)"
 "$top/tests/dns/in-netns.sh" --no-nsd --search "" --options "ndots:1 timeout:1 attempts:2" -- \
 	env BENCH_UNSCD="$unscd" BENCH_RESOLVED="$resolved" BENCH_RESOLVED_VERSION="$resolved_version" \
-	BENCH_SECTIONS="${only:-peers,listener}" /usr/bin/python3 "$top/bench/run.py" measure \
+	BENCH_SECTIONS="${only:-peers,listener,nscd-db}" /usr/bin/python3 "$top/bench/run.py" measure \
 	"$build" "$work" "$work/results.json"
 
 # --- report -------------------------------------------------------------------
