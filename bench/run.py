@@ -1516,11 +1516,12 @@ forward-zone:
 # ---------------------------------------------------------------------------
 ND_PW_LINES = 10000                     # /etc/passwd's lines; PW_LAST is the last
 ND_PW_LAST = ("pwlast", 150000, 150000)  # name, uid, gid
-ND_ROUNDS = 3 if QUICK else 5           # runs of each cell, every peer in turn
-ND_HIT_MAP = 20000 if QUICK else 200000  # calls a run, through a mapped database
-ND_HIT_SOCK = 300 if QUICK else 2000    # through a socket (unscd: no mapping)
-ND_DIRECT = 40 if QUICK else 200        # glibc without nscd (10,000 lines a call)
-ND_MISS = 40 if QUICK else 200          # fresh keys a run, per peer
+ND_ROUNDS = 3 if QUICK else 7           # runs of each cell, every peer in turn
+ND_INNER = 5                            # a hit run's own rounds (pw-lookup -r): their median
+ND_HIT_MAP = 20000 if QUICK else 200000  # calls a hit run's round, through a mapped database
+ND_HIT_SOCK = 100 if QUICK else 500     # through a socket (unscd: no mapping)
+ND_DIRECT = 10 if QUICK else 40         # glibc without nscd (10,000 lines a call)
+ND_MISS = 40 if QUICK else 200          # fresh keys a miss run (one round), per peer
 ND_STRACE = (100, 1100)                 # hits under strace -c: the difference / 1,000
 ND_STRACE_SLOW = (10, 60)               # the same for glibc direct
 ND_WARM = 100
@@ -1640,9 +1641,10 @@ def nd_ldcache(b, D, libdir):
     return "libnss_ncdir.so.2" in out
 
 
-def nd_lookup(b, peer, ns, env, func, key, n, opts, expect, warm=None, base=None):
-    """One run of bench/pw-lookup (-r 1): ns per call, and its counts."""
-    argv = [os.path.join(b.build, "bench", "pw-lookup"), "-r", "1", "-x", expect] + opts
+def nd_lookup(b, peer, ns, env, func, key, n, opts, expect, warm=None, base=None, inner=1):
+    """One run of bench/pw-lookup (-r inner): ns per call (the median of its
+    rounds), and its counts."""
+    argv = [os.path.join(b.build, "bench", "pw-lookup"), "-r", str(inner), "-x", expect] + opts
     if warm:
         argv += ["-w", str(ND_WARM), "-W", warm]
     elif base is None:
@@ -1657,7 +1659,8 @@ def nd_lookup(b, peer, ns, env, func, key, n, opts, expect, warm=None, base=None
     if not m:
         raise RuntimeError("pw-lookup in %s: exit %d\n%s%s" % (peer, r.returncode, r.stdout,
                                                               r.stderr))
-    return {"ns": float(m.group(3)), "n": int(m.group(7)), "found": int(m.group(8)),
+    return {"ns": float(m.group(3)), "best": float(m.group(4)), "n": int(m.group(7)),
+            "found": int(m.group(8)),
             "errors": int(m.group(9)), "unexpected": int(m.group(10))}
 
 
@@ -1677,12 +1680,43 @@ def nd_syscalls(b, peer, ns, env, func, key, opts, expect, pair):
             "runs": list(pair), "totals": [sum(r.values()) for r in runs]}
 
 
+def nd_map_heads(pid):
+    """The headers of the nscd-format databases a daemon has mapped shared
+    (glibc's struct database_pers_head: version, header_size, gc_cycle,
+    nscd_certainly_running, timestamp), read through /proc/PID/map_files."""
+    out = []
+    try:
+        with open("/proc/%d/maps" % pid) as f:
+            maps = f.read().splitlines()
+    except OSError:
+        return out
+    seen = set()
+    for line in maps:
+        t = line.split(None, 5)
+        if len(t) < 6 or t[1][3] != "s" or t[2] != "00000000":
+            continue
+        path = t[5].replace(" (deleted)", "")
+        if not re.search(r"/run/(nscd/db|namecache/nscd-)", path) or path in seen:
+            continue
+        seen.add(path)
+        try:
+            with open("/proc/%d/map_files/%s" % (pid, t[0]), "rb") as f:
+                h = f.read(24)
+        except OSError:
+            continue
+        if len(h) == 24:
+            v = struct.unpack("<iiiiq", h)
+            out.append({"path": path, "version": v[0], "header_size": v[1], "gc_cycle": v[2],
+                        "certainly_running": v[3], "timestamp": v[4]})
+    return out
+
+
 def nscd_db(b, work):
     """Issue 21's benchmark: passwd and group hits and misses through
     namecache's, glibc's and unscd's nscd sockets, and glibc without one."""
     R = b.res
     N = R["nscd_db"] = {"cells": {}, "syscalls": {}, "peers": [], "about": {}, "problems": [],
-                        "socket_requests": {}, "rounds": ND_ROUNDS,
+                        "socket_requests": {}, "rounds": ND_ROUNDS, "inner": ND_INNER,
                         "hits": [c[:2] for c in ND_HITS], "misses": [c[:2] for c in ND_MISSES]}
     D = nd_files(work)
     libdir = os.path.join(b.build, "tests", "nss")
@@ -1745,9 +1779,9 @@ def nscd_db(b, work):
                 for peer in N["peers"]:
                     _, cl, _ = running[peer]
                     n = {"unscd": ND_HIT_SOCK, "glibc direct": ND_DIRECT}.get(peer, ND_HIT_MAP)
-                    if peer != "glibc direct" or div > 1:
-                        n = max(100 if peer != "glibc direct" else 20, n // div)
-                    one = nd_lookup(b, peer, cl, env, func, key, n, opts, expect)
+                    n = max(min(n, 100), n // div)
+                    one = nd_lookup(b, peer, cl, env, func, key, n, opts, expect,
+                                    inner=ND_INNER)
                     hits.setdefault((peer, cid), []).append(one)
             say("nscd-db: hit round %d of %d done" % (r + 1, ND_ROUNDS))
 
@@ -1787,6 +1821,7 @@ def nscd_db(b, work):
             v = sorted(x["ns"] for x in runs)
             N["cells"].setdefault(peer, {})[cid] = {
                 "ns": v[len(v) // 2], "min": v[0], "max": v[-1], "runs": len(v),
+                "best": min(x["best"] for x in runs),
                 "n": sum(x["n"] for x in runs),
                 "unexpected": sum(x["unexpected"] for x in runs),
                 "errors": sum(x["errors"] for x in runs)}
@@ -1814,6 +1849,10 @@ def nscd_db(b, work):
                 say("nscd-db %-13s %-12s syscalls per hit %s %s" % (
                     peer, cid, s["per_call"], s["by_syscall"]))
 
+        N["map_heads"] = {p: nd_map_heads(d.pid) for p, (d, _, _) in running.items()
+                          if d is not None and p != "unscd"}
+        N["map_heads_at"] = int(time.time())
+        say("nscd-db map headers: %s" % N["map_heads"])
         for peer, (d, _, _) in running.items():
             if d is not None and d.poll() is not None:
                 N["problems"].append("%s exited during its run (status %s)" % (peer,
@@ -2738,8 +2777,11 @@ def nscd_db_targets(R):
     hit_ids = [c for c, _ in N.get("hits", [])]
     for cid, what in N.get("hits", []):
         a, c = nd_cell(R, "namecache", cid), nd_cell(R, "glibc nscd", cid)
+        ba, bc = nd_cell(R, "namecache", cid, "best"), nd_cell(R, "glibc nscd", cid, "best")
         rows.append(ratio_row("hit, %s: namecache ÷ glibc nscd (mapped)" % what, a, c, "<=",
-                              1.3, "%s ÷ %s" % (fmt_ns(a), fmt_ns(c))))
+                              1.3, "%s ÷ %s; the fastest round of each: %s ÷ %s%s" % (
+                                  fmt_ns(a), fmt_ns(c), fmt_ns(ba), fmt_ns(bc),
+                                  " (%.2fx)" % (ba / bc) if ba and bc else "")))
     sc = (N.get("syscalls") or {}).get("namecache") or {}
     if sc:
         worst = max(v["per_call"] for v in sc.values())
@@ -2778,6 +2820,14 @@ def nscd_db_observations(R):
                    "the line), namecache ÷ glibc nscd: %s." % "; ".join(
                        "%s %.2f (%s ÷ %s)" % (w, r, fmt_ns(a), fmt_ns(c))
                        for r, w, a, c in slow))
+    cr = {p: sorted(set(h["certainly_running"] for h in hs))
+          for p, hs in (N.get("map_heads") or {}).items()}
+    if cr.get("namecache") == [0] and 0 not in cr.get("glibc nscd", [0]):
+        out.append("nscd databases: namecache's files carry `nscd_certainly_running = 0`, "
+                   "glibc nscd's %s, so on every hit glibc's client reads the clock for "
+                   "namecache's database (the vDSO's clock_gettime: no system call, but time "
+                   "on each call) and not for glibc nscd's." % ", ".join(
+                       str(x) for x in cr["glibc nscd"]))
     a, c = nd_cell(R, "glibc direct", "pwnam-last"), nd_cell(R, "namecache", "pwnam-last")
     u = nd_cell(R, "unscd", "pwnam-last")
     if a and c:
@@ -2812,17 +2862,18 @@ def nscd_db_report(R, A):
           os.path.basename(N.get("module", "libnss_ncdir.so.2"))))
     A("`bench/pw-lookup` calls getpwnam_r, getpwuid_r, getgrgid_r or getgrouplist in a "
       "loop, timed as a block (two clock reads around the loop: a hit is tens of ns), after "
-      "%d untimed calls (the client maps the daemon's database at its first). Every cell is "
-      "the median of %d runs, each a new process, every peer in turn within a round (this "
-      "VM's speed drifts, and it is shared with other work). A hit asks one key again and "
-      "again: %s calls a run through a mapped database (÷ 50 for `ncstaff`), %s through "
-      "unscd's socket, %s for glibc direct (÷ 50, at least 20, for `ncstaff`). A miss asks a "
-      "key no call asked before: %d a run, each peer its own keys in disjoint ranges (glibc's "
-      "nscd files a user under both its name and its uid); a passwd miss walks the %s-line "
-      "file before the module, in the daemon.\n" % (
-          ND_WARM, N.get("rounds", ND_ROUNDS), "{:,}".format(ND_HIT_MAP),
-          "{:,}".format(ND_HIT_SOCK), "{:,}".format(ND_DIRECT), ND_MISS,
-          "{:,}".format(ND_PW_LINES)))
+      "%d untimed calls (the client maps the daemon's database at its first). Each cell "
+      "comes from %d runs, each a new process, every peer in turn within a round (this VM's "
+      "speed drifts, and it is shared with other work): a hit cell is the median of the runs' "
+      "medians, each run %d timed rounds of one key asked again and again, %s calls a round "
+      "through a mapped database, %s through unscd's socket, %s for glibc direct (`ncstaff`: "
+      "÷ 50, at least 100 or the peer's figure if lower). A miss cell is the median of the "
+      "runs, each %d calls of keys no call asked before, each peer its own in disjoint ranges "
+      "(glibc's nscd files a user under both its name and its uid); a passwd miss walks the "
+      "%s-line file before the module, in the daemon.\n" % (
+          ND_WARM, N.get("rounds", ND_ROUNDS), N.get("inner", ND_INNER),
+          "{:,}".format(ND_HIT_MAP), "{:,}".format(ND_HIT_SOCK), "{:,}".format(ND_DIRECT),
+          ND_MISS, "{:,}".format(ND_PW_LINES)))
     head = ["per call"] + peers
     rows = []
     for cid, what in N.get("hits", []):
@@ -2844,7 +2895,7 @@ def nscd_db_report(R, A):
         rows.append(r)
     A(table(["namecache ÷"] + [p for p in peers if p != "namecache"], rows))
     A("")
-    A("Spread of the runs (least – greatest ns per call, over the %d runs of each cell):\n" %
+    A("Spread of the runs (least – greatest of the %d runs' figures of each cell):\n" %
       N.get("rounds", ND_ROUNDS))
     rows = []
     for cid, what in N.get("hits", []) + N.get("misses", []):
@@ -2870,6 +2921,19 @@ def nscd_db_report(R, A):
                                      s["by_syscall"].items(), key=lambda kv: -kv[1])) or "none",
                                  "%d / %d" % tuple(s["totals"])])
         A(table(["peer", "hit", "per call", "which", "whole runs' totals"], rows))
+        A("")
+    mh = N.get("map_heads") or {}
+    if mh:
+        A("The headers of the databases each daemon had mapped shared at the end of the run "
+          "(`/proc/PID/map_files`), and what glibc's client does with `nscd_certainly_running`: "
+          "when it is 0, `__nscd_get_map_ref` reads the clock (`time`, the vDSO: no system "
+          "call) at every lookup to hold the header's `timestamp` against its 300 s timeout; "
+          "when it is not, it skips that. glibc's nscd sets it with `set_tid_address` on its "
+          "database threads, so the kernel clears it when nscd dies:\n")
+        A(table(["daemon", "file", "version", "nscd_certainly_running", "timestamp − now"],
+                [(p, "`%s`" % h["path"], h["version"], h["certainly_running"],
+                  "%+d s" % (h["timestamp"] - N.get("map_heads_at", h["timestamp"])))
+                 for p, hs in mh.items() for h in hs]))
         A("")
     sr = N.get("socket_requests") or {}
     if sr:
