@@ -16,6 +16,8 @@ In test_nscddb.py's namespace (a tmpfs over /run, a copy of /etc bound over
     directory's users are kept (its call log shows one call);
   * coalescing: ten clients asking one new user while the module takes
     300 ms make one module call;
+  * a group of 65,000 members (NCDIR_STAFF_EXTRA): buffers grow, every
+    reader gets every member;
   * concurrency: reader processes (Python's pwd and grp, through glibc's
     client and the maps) while /etc/passwd is renamed over between two
     states and the daemon is stopped and killed: every answer is one of
@@ -252,6 +254,29 @@ def coalesced_in_flight(env):
     assert len(calls) == 1, calls
     assert st["nscd_passwd_coalesced"] + st["nscd_passwd_hits"] + 1 >= 10 or \
         st["nscd_passwd_requests"] < 10, st
+
+
+@test
+def group_of_tens_of_thousands(env):
+    """ncstaff with 60,000 more members (about 1.3 MB in a module's buffer,
+    860 KB as glibc's reply): the worker's buffer grows on ERANGE, the
+    reply goes whole, and glibc's readers (getent, Python's grp from the
+    map, C's getgrnam_r) get every member."""
+    extra = {"NCDIR_STAFF_EXTRA": "60000"}
+    d = env.daemon(env_extra=extra)
+    cenv = dict(db.client_env(module=False), **extra)
+    r = db.run(["getent", "group", "ncstaff"], env=cenv)
+    members = r.stdout.strip().split(":")[3].split(",")
+    assert len(members) == 65000 and members[-1] == "ncx059999", (len(members), r.stderr)
+    r = db.run([PYTHON, "-c", "import grp\nfor i in range(3):\n    g = grp.getgrnam('ncstaff')\n"
+                "print(len(g.gr_mem), g.gr_mem[-1])"], env=cenv)
+    assert r.stdout.split() == ["65000", "ncx059999"], r
+    r = db.run([db.dbprobe_path(), "-n", "3", "grgid", "200000"], env=cenv)
+    assert "n=65000:" in r.stdout, r.stdout[:300]
+    st = stats(d)
+    assert st["nscd_group_found"] >= 1 and st["nscd_group_failed"] == 0, st
+    print("ncstaff with 65,000 members: through the socket, then the map; %d walk(s)" %
+          st["nscd_group_misses"])
 
 
 READER = r"""

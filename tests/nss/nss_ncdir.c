@@ -42,6 +42,9 @@
  *	                     are calls too
  *	NCDIR_DELAY_MS=N     every get*_r and initgroups_dyn call sleeps N ms
  *	                     first (coalescing tests)
+ *	NCDIR_STAFF_EXTRA=N  ncstaff has N more members after ncu4999,
+ *	                     ncx000000.. (names, not users; up to 1000000):
+ *	                     a group of tens of thousands of members
  *
  * Errors: a short buffer is TRYAGAIN with *errnop = ERANGE, at every size
  * (tests/nscddb/ncdir-check.c tries them all); unknown is NOTFOUND with
@@ -419,11 +422,21 @@ group_by_gid(uint32_t gid, const struct dyn *d, struct grp *g)
 	return -ENOENT;
 }
 
+/* NCDIR_STAFF_EXTRA: members of ncstaff past the users. */
+static unsigned
+staff_extra(void)
+{
+	const char	*v = env("STAFF_EXTRA");
+	unsigned long	 n = v ? strtoul(v, NULL, 10) : 0;
+
+	return n > 1000000 ? 1000000 : (unsigned)n;
+}
+
 static unsigned
 group_nmem(const struct grp *g)
 {
 	if (g->idx == G_STAFF)
-		return NUSERS;
+		return NUSERS + staff_extra();
 	if (g->idx == G_SMALL)
 		return NSMALL;
 	if (g->idx == G_BIG)
@@ -437,7 +450,9 @@ group_nmem(const struct grp *g)
 static void
 group_mem(const struct grp *g, unsigned j, char *buf)
 {
-	if (g->idx == G_STAFF)
+	if (g->idx == G_STAFF && j >= NUSERS)
+		snprintf(buf, NAMELEN, "ncx%06u", j - NUSERS);
+	else if (g->idx == G_STAFF)
 		snprintf(buf, NAMELEN, "ncu%04u", j);
 	else if (g->idx == G_SMALL)
 		snprintf(buf, NAMELEN, "%s", small_members[j]);
@@ -454,8 +469,15 @@ group_has(const struct grp *g, const char *user)
 	char		 m[NAMELEN];
 	unsigned	 j, n = group_nmem(g);
 
-	if (g->idx == G_STAFF)
-		return ncu_number(user) >= 0;
+	if (g->idx == G_STAFF && ncu_number(user) >= 0)
+		return 1;
+	if (g->idx == G_STAFF) {
+		char *end;
+
+		j = strncmp(user, "ncx", 3) == 0 && strlen(user) == 9 ?
+		    (unsigned)strtoul(user + 3, &end, 10) : UINT32_MAX;
+		return j < n - NUSERS;
+	}
 	for (j = 0; j < n; j++) {
 		group_mem(g, j, m);
 		if (strcmp(m, user) == 0)
