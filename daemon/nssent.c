@@ -13,6 +13,7 @@
 #include <grp.h>
 #include <netdb.h>
 #include <nss.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,13 @@
 #include "nssent.h"
 #include "nssmods.h"
 #include "nsswitch.h"
+
+/*
+ * setgrent, getgrent_r, endgrent keep one position per module, not per
+ * caller: two workers enumerating at once would each see part of it.
+ * glibc's compat_call has the same shape; here the enumerations take turns.
+ */
+static pthread_mutex_t enum_lock = PTHREAD_MUTEX_INITIALIZER;
 
 typedef enum nss_status pwnam_t(const char *, struct passwd *, char *, size_t, int *);
 typedef enum nss_status pwuid_t(uid_t, struct passwd *, char *, size_t, int *);
@@ -302,6 +310,7 @@ run_initgr(const struct nssent_fns *f, struct nssmods_call *c, struct nssmods_bu
 
 		how = NSSENT_INITGR_COMPAT;
 		s = NSS_STATUS_SUCCESS;
+		pthread_mutex_lock(&enum_lock);
 		if (f->setgrent)
 			s = ((setgrent_t *)f->setgrent)(0);
 		while (s == NSS_STATUS_SUCCESS) {
@@ -347,6 +356,7 @@ run_initgr(const struct nssent_fns *f, struct nssmods_call *c, struct nssmods_bu
 			s = NSS_STATUS_SUCCESS;
 		if (f->endgrent)
 			((endgrent_t *)f->endgrent)();
+		pthread_mutex_unlock(&enum_lock);
 	}
 	c->res.status = status_of(s);
 	c->res.err = err;

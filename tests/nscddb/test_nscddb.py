@@ -142,6 +142,10 @@ VARIANTS = [
     # directory's by name, not by uid.
     ("two-modules", "passwd: files ncdyn ncdir\ngroup: files ncdyn ncdir\nservices: files\n"
      "netgroup: files\n" + NSS_COMMON, {"passwd", "group", "initgroups", "id"}),
+    # A module without initgroups_dyn (libnss_ncenum.so.2): a user's groups
+    # by enumerating getgrent_r, in glibc (compat_call) and in the daemon.
+    ("enumerated", "passwd: files ncenum\ngroup: files ncenum\nservices: files\n"
+     "netgroup: files\n" + NSS_COMMON, {"initgroups", "id"}),
 ]
 DYNAMIC_TEXT = "ncdynuser1:61001\nncdynuser2:61002\nncu0001:61003\n"
 VARIANT_ENV = {}            # variant -> the environment its processes add
@@ -527,12 +531,13 @@ class Env:
         clear_run_nscd()
         env = dict(os.environ)
         env.pop("NCDIR_LOG", None)
+        env.pop("NCENUM_LOG", None)
         env.pop("NCDYN_LOG", None)
         env.pop("LD_LIBRARY_PATH", None)
         if module:
             env["LD_LIBRARY_PATH"] = nssdir()
         if log:
-            env["NCDIR_LOG"] = log
+            env["NCDIR_LOG"] = env["NCENUM_LOG"] = log
             env["NCDYN_LOG"] = log + ".ncdyn"
         env.update(extra or {})
         if SERVER == "nscd":
@@ -560,7 +565,7 @@ def run(argv, env=None, timeout=60):
 
 def client_env(log=None, module=True, extra=None):
     env = dict(os.environ)
-    for k in ("NCDIR_LOG", "NCDYN_LOG", "NCDIR_DYNAMIC", "NCDIR_DELAY_MS", "NCDYN_DELAY_MS",
+    for k in ("NCDIR_LOG", "NCENUM_LOG", "NCDYN_LOG", "NCDIR_DYNAMIC", "NCDIR_DELAY_MS", "NCDYN_DELAY_MS",
               "NCDIR_STATIC", "LD_PRELOAD"):
         env.pop(k, None)
     env.update(extra or {})
@@ -568,7 +573,7 @@ def client_env(log=None, module=True, extra=None):
     if module:
         env["LD_LIBRARY_PATH"] = nssdir()
     if log:
-        env["NCDIR_LOG"] = log
+        env["NCDIR_LOG"] = env["NCENUM_LOG"] = log
         env["NCDYN_LOG"] = log + ".ncdyn"
     return env
 

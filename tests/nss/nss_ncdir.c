@@ -24,6 +24,9 @@
  *	ncempty  220000      no member
  * Enumeration gives the users, then the groups, in the order above.
  *
+ * Built a third time as libnss_ncenum.so.2 without initgroups_dyn
+ * (-DNCDIR_NO_INITGROUPS): glibc, and namecached, then find a user's
+ * groups by enumerating getgrent_r (glibc's compat_call).
  * Environment, read at every call (the prefix is the module's name in
  * capitals: NCDIR_ here, NCDYN_ in libnss_ncdyn.so.2, the same source
  * built again under another name, so that a line can name two modules
@@ -88,7 +91,9 @@ EXPORT nss_getgrgid_r		FN(getgrgid_r);
 EXPORT nss_setgrent		FN(setgrent);
 EXPORT nss_getgrent_r		FN(getgrent_r);
 EXPORT nss_endgrent		FN(endgrent);
+#ifndef NCDIR_NO_INITGROUPS
 EXPORT nss_initgroups_dyn	FN(initgroups_dyn);
+#endif
 
 #define NAMELEN		64	/* the longest name, with its NUL */
 #define NUSERS		5000
@@ -463,7 +468,7 @@ group_mem(const struct grp *g, unsigned j, char *buf)
 }
 
 /* The same answer as a walk of group_mem, without 5000 strings. */
-static int
+static int __attribute__((unused))
 group_has(const struct grp *g, const char *user)
 {
 	char		 m[NAMELEN];
@@ -737,6 +742,7 @@ FN(getgrent_r)(struct group *gr, char *buf, size_t len, int *errnop)
  * list is not an error).  Duplicates are the caller's to remove.
  * NOTFOUND when the directory neither knows user nor lists it anywhere.
  */
+#ifndef NCDIR_NO_INITGROUPS
 enum nss_status
 FN(initgroups_dyn)(const char *user, gid_t group, long int *start, long int *size,
     gid_t **groupsp, long int limit, int *errnop)
@@ -779,3 +785,4 @@ FN(initgroups_dyn)(const char *user, gid_t group, long int *start, long int *siz
 		s = NSS_STATUS_NOTFOUND;
 	return finish(s, err, saved, errnop);
 }
+#endif
