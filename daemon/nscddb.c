@@ -18,6 +18,7 @@
  * a TRYAGAIN (refused: glibc walks NSS itself), and an answer begun before
  * its database was invalidated (the generation moved).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1310,8 +1311,7 @@ key_text(int32_t type, const uint8_t *key, size_t len, char *out, size_t cap)
 		const char *slash = strchr(out, '/');
 
 		snprintf(rest, sizeof(rest), "%s", slash ? slash : "");
-		snprintf(out, cap, "%u%s", (unsigned)(((p & 0xff) << 8) | ((p >> 8) & 0xff)),
-		    rest);
+		snprintf(out, cap, "%u%s", (unsigned)ntohs((uint16_t)p), rest);
 	}
 }
 
@@ -1347,8 +1347,7 @@ summary(int32_t type, const uint8_t *r, size_t len, char *out, size_t cap)
 	case NSCD_GETSERVBYPORT:
 		if (v[1] == 1 && len > sizeof(struct nscd_serv_reply))
 			snprintf(out, cap, "%.64s %u", (const char *)r +
-			    sizeof(struct nscd_serv_reply),
-			    (unsigned)(((v[5] & 0xff) << 8) | ((v[5] >> 8) & 0xff)));
+			    sizeof(struct nscd_serv_reply), (unsigned)ntohs((uint16_t)v[5]));
 		break;
 	case NSCD_GETNETGRENT:
 		if (v[1] == 1)

@@ -257,6 +257,37 @@ def coalesced_in_flight(env):
 
 
 @test
+def cli_per_database(env):
+    """namecachectl status, statistics, show-cache DB and flush-caches DB."""
+    d = env.daemon()
+    for argv in (["getent", "passwd", "ncu0001"], ["getent", "passwd", "200002"],
+                 ["getent", "passwd", "nosuchuser-cli"], ["getent", "group", "ncsmall"],
+                 ["getent", "services", "ssh"], ["getent", "initgroups", "ncu0001"]):
+        client(argv)
+    st = d.ctl_json("status")
+    for name in ("passwd", "group", "services", "netgroup"):
+        assert st["nscd_%s" % name] == "answered", st
+    assert st["nscd_passwd_line"] == "files ncdir" and st["nscd_uncached_modules"] == "systemd"
+    rows = json.loads(d.ctl("--json", "show-cache", "passwd").stdout)
+    got = {(r["by"], r["key"], r["status"]) for r in rows}
+    assert {("name", "ncu0001", "found"), ("uid", "200002", "found"),
+            ("name", "nosuchuser-cli", "notfound")} <= got, rows
+    assert all(0 < r["ttl"] <= 600 for r in rows), rows
+    rows = json.loads(d.ctl("--json", "show-cache", "group").stdout)
+    assert {r["by"] for r in rows} >= {"name", "initgroups"}, rows
+    text = d.ctl("show-cache", "services").stdout
+    assert "ssh 22" in text, text
+    stats0 = stats(d)
+    assert stats0["nscd_passwd_requests"] >= 3 and stats0["nscd_passwd_module_calls"] >= 3
+    out = json.loads(d.ctl("--json", "flush-caches", "passwd").stdout)
+    assert out["flushed"] >= 3, out
+    assert json.loads(d.ctl("--json", "show-cache", "passwd").stdout) == []
+    assert json.loads(d.ctl("--json", "show-cache", "group").stdout) != []
+    r = d.ctl("show-cache", "bogus")
+    assert r.returncode != 0 and "no such database" in r.stderr, r
+
+
+@test
 def group_of_tens_of_thousands(env):
     """ncstaff with 60,000 more members (about 1.3 MB in a module's buffer,
     860 KB as glibc's reply): the worker's buffer grows on ERANGE, the
