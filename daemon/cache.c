@@ -16,7 +16,7 @@
  * past expiry (RFC 8767).  A failure is remembered for failure_ttl seconds
  * (RFC 9520), so a broken upstream is not asked again for every client.
  *
- * Layout.  One allocation per entry: a 64-byte header, the lowercased name
+ * Layout.  One allocation per entry: a 66-byte header, the lowercased name
  * once, then the data.  A chained hash table (keyed SipHash, so clients
  * cannot choose colliding names) finds entries; a doubly linked list keeps
  * them in recency order, and the least recently used goes first when the
@@ -52,8 +52,9 @@ struct centry {
 	uint8_t		 status : 7;	/* enum cache_status */
 	uint8_t		 failed_notfound : 1;	/* with failed_until */
 	uint8_t		 name_len;
-	char		 name[];		/* 66 bytes in: a byte more costs
-						   16 of malloc for some names */	/* lowercased, NUL, then data */
+	char		 name[];	/* lowercased, NUL, then data; 66 bytes in:
+					   a byte more costs 16 of malloc for some
+					   names (entry_size counts from here) */
 };
 
 struct cache {
@@ -97,10 +98,12 @@ entry_data(struct centry *e)
 	return (uint8_t *)e->name + e->name_len + 1;
 }
 
+/* From the name's offset, not sizeof: the struct's 6 bytes of tail
+ * padding hold the name's first bytes (malloc's classes step by 16). */
 static size_t
 entry_size(size_t name_len, size_t len)
 {
-	return sizeof(struct centry) + name_len + 1 + len;
+	return offsetof(struct centry, name) + name_len + 1 + len;
 }
 
 static void
