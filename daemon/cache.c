@@ -339,7 +339,8 @@ cache_put(struct cache *c, const char *name, uint32_t kind, int status,
 	old = *pp;
 	if ((e = malloc(entry_size(nlen, len))) == NULL)
 		return -ENOMEM;
-	memset(e, 0, sizeof(*e));
+	/* The header only: a short entry's allocation ends inside sizeof(*e). */
+	memset(e, 0, offsetof(struct centry, name));
 	e->hash = h;
 	e->kind = kind;
 	e->status = (uint8_t)status;
