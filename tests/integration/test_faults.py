@@ -610,9 +610,11 @@ def idle_timeout_closes_silent_connections_only(env):
     assert answer(f)["addrs"] == ["192.0.2.55"], answer(f)
     # Idle time counts from the answer, not from the request (long before):
     # the connection is closed, and no sooner than the one accepted before
-    # the answer.
+    # the answer.  Counted from the request, it would close at the answer,
+    # a whole idle_timeout before `later`; the two closes may come in one
+    # turn of the loop, so `later`'s is given 0.3 s, well inside that.
     assert closed_within(waiting, nclib.HUNG_SEC), "idle after its answer, still open"
-    assert closed_now(later), "closed before a connection that was idle for longer"
+    assert closed_within(later, 0.3), "closed before a connection that was idle for longer"
     s1 = stats(d)
     assert s1["connections_idle_closed"] - s0["connections_idle_closed"] >= 4, (s0, s1)
     # Bad values are refused at start, with the file and line.
