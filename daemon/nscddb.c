@@ -319,7 +319,9 @@ nscddb_invalidate(struct nscddb *ndb, int dbi, const char *why)
 		return 0;
 	db = &ndb->dbs[dbi];
 	db->gen++;
-	db->st.invalidations++;
+	/* (no reason: the start's own emptying, which is not counted) */
+	if (why)
+		db->st.invalidations++;
 	if (db->map) {
 		nscdmap_get_stats(db->map, &ms);
 		n = ms.entries;

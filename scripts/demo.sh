@@ -155,6 +155,10 @@ nscd_demo() {
 		getent ahosts www.demo.example
 		say "getent ahosts www.demo.example     # again: read from the mapped database, no system call"
 		getent ahosts www.demo.example
+		say "id root; getent group adm          # users and groups too: the passwd and group lines, walked"
+		id root; getent group adm
+		say "namecachectl show-cache passwd"
+		"$top/build/cli/namecachectl" --socket "$ns/socket" show-cache passwd
 		say "namecachectl statistics | grep -i nscd"
 		"$top/build/cli/namecachectl" --socket "$ns/socket" statistics | grep -i "nscd" | grep -v " 0$"
 		kill -TERM $pid; wait $pid
