@@ -23,29 +23,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "timing.h"
+
 #define NAMES_MAX	100000
 
 struct query {
 	uint8_t	 wire[300];
 	size_t	 len;
 };
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int
-cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* "name TYPE" as a query with id 0, RD set; -1 for a line it cannot encode. */
 static int

@@ -11,24 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "timing.h"
+
 enum { F_GAI = 1, F_GH2 = 2 };
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int
-cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static void
 report(const char *what, const char *name, double *t, int n, int failed)

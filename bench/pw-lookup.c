@@ -33,6 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "timing.h"
+
 #define KEY_MAX		128
 #define ROUNDS_MAX	1000
 #define N_MAX		10000000L	/* calls in a round */
@@ -59,23 +61,6 @@ static size_t		 buf_len = 1024;
 static gid_t		*groups;
 static int		 groups_len = 64;
 static int		 grow_failed;
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int
-cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* A bigger buffer for next time; false when it cannot grow. */
 static bool

@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "timing.h"
+
 #define CMDS_MAX	32
 #define ARGS_MAX	32
 
@@ -36,23 +38,6 @@ struct cmd {
 	char	*envp[ARGS_MAX + 256];
 	double	*t;
 };
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int
-cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static int
 split(char *s, char **out, int max)
