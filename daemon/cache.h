@@ -17,6 +17,8 @@ struct cache_limits {
 	uint32_t	negative_max_ttl;
 	uint32_t	failure_ttl;	/* seconds a failure is remembered */
 	uint32_t	serve_stale;	/* seconds past expiry an answer may serve */
+	uint32_t	store_page;	/* bytes of a store page (0: 128 KiB); a
+					   test's small store */
 };
 
 /* Milliseconds on a clock that never goes back (CLOCK_MONOTONIC in the daemon). */
@@ -149,5 +151,52 @@ void	 cache_reset_stats(struct cache *);
  * removed meanwhile may be seen twice or not at all.
  */
 int	 cache_walk(struct cache *, size_t *cursor, struct cache_item *ret_item);
+
+struct store_stats;
+/* The store's figures (store.h). */
+void	 cache_get_store_stats(const struct cache *, struct store_stats *ret);
+
+/* What cache_open_file took over from the store a previous daemon left. */
+struct cache_adopt_report {
+	const char	*why;		/* the whole file was refused: why; else NULL */
+	size_t		 adopted;	/* entries taken over */
+	size_t		 stale;		/* of them, expired, kept for serve_stale */
+	size_t		 expired;	/* past use: dropped */
+	size_t		 mismatched;	/* resting on another search list or hosts line */
+	size_t		 dropped;	/* failed a check: dropped */
+	size_t		 no_room;	/* past this daemon's bounds */
+	uint64_t	 usec;		/* the time it took, checks and copy */
+};
+
+/* What cache_open_file took over (zeros before it, or without a file). */
+void	 cache_get_adopt_report(const struct cache *, struct cache_adopt_report *ret);
+
+/*
+ * What the answers rest on, written into the store and compared with
+ * the store found at start: search_fp, the search list and ndots (DNS
+ * answers); modules_fp, the hosts line (NSS modules' answers).
+ */
+void	 cache_set_fps(struct cache *, uint64_t search_fp, uint64_t modules_fp);
+
+/*
+ * Moves the cache into a file at path (beside the socket), taking over
+ * what a previous daemon left there: every record checked, those past
+ * use or resting on other settings (cache_set_fps, called before) left
+ * out; the file is then replaced by a new one.  *ret says what was taken
+ * (ret->why: why the old file was refused as a whole).  The cache stays
+ * in memory when no file can be made: -errno.
+ */
+int	 cache_open_file(struct cache *, const char *path,
+	    struct cache_adopt_report *ret);
+
+/*
+ * The checks and the copy of cache_open_file, on a store image at base
+ * (len bytes): boot_id (NULL: not compared) must be the image's;
+ * verify_check: records' checks are verified (the fuzzer turns it off, to
+ * reach the rest).  -EINVAL when the image is refused as a whole.
+ */
+int	 cache_adopt_image(struct cache *, const void *base, size_t len,
+	    const uint8_t boot_id[16], bool verify_check,
+	    struct cache_adopt_report *ret);
 
 #endif

@@ -31,6 +31,7 @@
 #include "publish.h"
 #include "reply.h"
 #include "shmfmt.h"
+#include "store.h"
 #include "walk.h"
 
 struct lookup {
@@ -665,6 +666,29 @@ lookup_write_stats(const struct lookup *lk, struct proto_kv_wr *kw)
 	proto_kv_u64(kw, "cache_misses", cs.misses);
 	proto_kv_u64(kw, "cache_evictions", cs.evictions);
 	proto_kv_u64(kw, "upstream_in_flight", dnssrc_in_flight(lk->dns));
+	{
+		struct store_stats		ss;
+		struct cache_adopt_report	ar;
+
+		/* The store the entries live in (store.c), and what it took over. */
+		cache_get_store_stats(lk->cache, &ss);
+		cache_get_adopt_report(lk->cache, &ar);
+		proto_kv_u64(kw, "cache_store_file", ss.file);
+		proto_kv_u64(kw, "cache_store_bytes", ss.file_size);
+		proto_kv_u64(kw, "cache_store_written_bytes",
+		    (uint64_t)ss.pages_used * ss.page_size);
+		proto_kv_u64(kw, "cache_store_live_bytes", ss.live_bytes);
+		proto_kv_u64(kw, "cache_store_budget_bytes", ss.budget);
+		proto_kv_u64(kw, "cache_store_slots", ss.nslots);
+		proto_kv_u64(kw, "cache_store_cleanings", ss.cleanings);
+		proto_kv_u64(kw, "cache_store_relocated", ss.relocated);
+		proto_kv_u64(kw, "cache_adopted", ar.adopted);
+		proto_kv_u64(kw, "cache_adopted_stale", ar.stale);
+		proto_kv_u64(kw, "cache_adopt_expired", ar.expired);
+		proto_kv_u64(kw, "cache_adopt_mismatched", ar.mismatched);
+		proto_kv_u64(kw, "cache_adopt_dropped", ar.dropped);
+		proto_kv_u64(kw, "cache_adopt_usec", ar.usec);
+	}
 }
 
 void

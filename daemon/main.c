@@ -17,6 +17,7 @@
 #include "buildinfo.h"
 #include "config.h"
 #include "daemon.h"
+#include "hash.h"
 #include "hostsrc.h"
 #include "log.h"
 #include "lookup.h"
@@ -174,12 +175,72 @@ flush(void)
 	return n;
 }
 
+/*
+ * What the cache's answers rest on, written into its store so that the
+ * next daemon keeps only what still holds: the search list and ndots
+ * (DNS answers), the hosts line (NSS modules' answers).
+ */
+static void
+store_fps(void)
+{
+	const char *const	*domains;
+	uint64_t		 search = HASH_FNV1A_INIT, modules = HASH_FNV1A_INIT;
+	int			 ndots, i;
+	uint8_t			 nd;
+
+	resolver_search(daemon_ctx.resolver, &domains, &ndots);
+	for (i = 0; domains && domains[i]; i++)
+		search = hash_fnv1a(search, domains[i], strlen(domains[i]) + 1);
+	nd = (uint8_t)ndots;
+	search = hash_fnv1a(search, &nd, 1);
+	modules = hash_fnv1a(modules, daemon_ctx.hosts_line,
+	    strlen(daemon_ctx.hosts_line));
+	cache_set_fps(lookup_cache(daemon_ctx.lookup), search, modules);
+}
+
+/*
+ * The cache moves into its file beside the socket, taking over what the
+ * daemon before left there (a restart costs no upstream query).
+ */
+static void
+store_open(void)
+{
+	struct cache_adopt_report	 rep;
+	char				 path[4096];
+	const char			*slash = strrchr(daemon_ctx.config->socket, '/');
+	size_t				 dir;
+	int				 r;
+
+	if (slash == NULL || (dir = (size_t)(slash - daemon_ctx.config->socket)) +
+	    sizeof("/store") > sizeof(path))
+		return;
+	memcpy(path, daemon_ctx.config->socket, dir);
+	memcpy(path + dir, "/store", sizeof("/store"));
+	store_fps();
+	if ((r = cache_open_file(lookup_cache(daemon_ctx.lookup), path, &rep)) < 0) {
+		log_warning("cache: cannot make %s (%s): answers are kept in memory "
+		    "only, and a restart loses them", path, strerror(-r));
+		return;
+	}
+	if (rep.why)
+		log_warning("cache: %s left by the daemon before was not taken "
+		    "over: %s; starting empty", path, rep.why);
+	else if (rep.adopted + rep.expired + rep.mismatched + rep.dropped +
+	    rep.no_room > 0)
+		log_info("cache: took over %zu answers from %s in %.1f ms (%zu of "
+		    "them stale); left out %zu past use, %zu of another search "
+		    "list or hosts line, %zu that failed a check, %zu past the "
+		    "bounds", rep.adopted, path, (double)rep.usec / 1000, rep.stale,
+		    rep.expired, rep.mismatched, rep.dropped, rep.no_room);
+}
+
 /* Answers found through the old search list may no longer be what it finds. */
 static void
 search_changed(void *arg)
 {
 	size_t n = flush();
 
+	store_fps();
 	log_info("search list or ndots changed: flushed %zu cached answers", n);
 }
 
@@ -245,8 +306,10 @@ nsswitch_load(bool initial)
 	__nss_configure_lookup("hosts", text);
 	log_info("nsswitch: hosts: %s%s", text[0] ? text : "(no source)",
 	    found ? "" : " (glibc's default: no hosts line)");
-	if (!initial)
+	if (!initial) {
+		store_fps();
 		shared_reset();
+	}
 }
 
 static void
@@ -394,6 +457,7 @@ shared_open(void)
 static void
 cache_limits_from(const struct config *c, struct cache_limits *lim)
 {
+	memset(lim, 0, sizeof(*lim));
 	lim->max_entries = c->cache_size;
 	lim->max_bytes = (size_t)c->cache_size_mb << 20;
 	lim->min_ttl = c->min_ttl;
@@ -683,14 +747,16 @@ main(int argc, char **argv)
 	/*
 	 * A daemon killed before us left its segment looking live for a few
 	 * seconds: retire it before clients can reach our socket (unless a
-	 * daemon answers there still: then server_listen refuses to start).
+	 * daemon answers there still: then server_listen refuses to start,
+	 * and its store is left alone too).
 	 */
-	if (daemon_ctx.config->shared && sd_listen_fds(0) <= 0 &&
-	    !server_path_answered(daemon_ctx.config->socket)) {
+	if (sd_listen_fds(0) > 0 || !server_path_answered(daemon_ctx.config->socket)) {
 		char seg[4096];
 
-		if (shm_path(daemon_ctx.config->socket, seg, sizeof(seg)) == 0)
+		if (daemon_ctx.config->shared && sd_listen_fds(0) <= 0 &&
+		    shm_path(daemon_ctx.config->socket, seg, sizeof(seg)) == 0)
 			shm_retire_file(seg);
+		store_open();
 	}
 	/* Before the socket: a client that reaches it finds DNS up too. */
 	daemon_ctx.dns = dnslisten_new(daemon_ctx.base, daemon_ctx.lookup,

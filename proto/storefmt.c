@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/* proto/storefmt.c - the answer store's file: layout, hashing, and the checks a loader makes. */
+
+/*
+ * Pure: no I/O, no allocation, errno untouched.  store_check_header and
+ * store_check_slot read a file another process left: every offset and
+ * length is checked before it is used, so garbage yields "no", never a
+ * wild read (tests/fuzz/fuzz-store.c).
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "hash.h"
+#include "name.h"
+#include "storefmt.h"
+
+#define SLOT_TAG_BITS	24
+#define SLOT_TAG_MASK	((1ULL << SLOT_TAG_BITS) - 1)
+
+_Static_assert(sizeof(struct store_header) == STORE_HEADER_SIZE, "header size");
+_Static_assert(sizeof(struct store_rec) == 40, "record header size");
+
+size_t
+store_rec_size(size_t name_len, size_t data_len)
+{
+	return (sizeof(struct store_rec) + name_len + data_len + 7) & ~(size_t)7;
+}
+
+size_t
+store_rec_data_len(const struct store_rec *r)
+{
+	return r->len - sizeof(*r) - r->name_len -
+	    (size_t)((r->status & STORE_PAD_MASK) >> STORE_PAD_SHIFT);
+}
+
+uint64_t
+store_key_hash(const uint64_t k[2], uint32_t kind, const char *lname, size_t len)
+{
+	uint8_t buf[4 + STORE_NAME_MAX];
+
+	if (len > STORE_NAME_MAX)
+		len = STORE_NAME_MAX;
+	buf[0] = (uint8_t)(kind >> 24);
+	buf[1] = (uint8_t)(kind >> 16);
+	buf[2] = (uint8_t)(kind >> 8);
+	buf[3] = (uint8_t)kind;
+	memcpy(buf + 4, lname, len);
+	return hash_siphash13(k, buf, 4 + len);
+}
+
+uint64_t
+store_slot(uint64_t off, uint64_t h)
+{
+	return (off / 8) << SLOT_TAG_BITS | ((h >> 40) & SLOT_TAG_MASK);
+}
+
+uint64_t
+store_slot_off(uint64_t slot)
+{
+	return (slot >> SLOT_TAG_BITS) * 8;
+}
+
+bool
+store_slot_tag_ok(uint64_t slot, uint64_t h)
+{
+	return (slot & SLOT_TAG_MASK) == ((h >> 40) & SLOT_TAG_MASK);
+}
+
+uint32_t
+store_rec_check(const uint64_t k[2], const struct store_rec *r)
+{
+	/* kind, expires, ttl, name_len, status; then name and data. */
+	uint8_t		head[4 + 8 + 4 + 2];
+	uint64_t	k2[2] = { k[0], k[1] }, h;
+	size_t		body = r->len - sizeof(*r);
+
+	memcpy(head, &r->kind, 4);
+	memcpy(head + 4, &r->expires, 8);
+	memcpy(head + 12, &r->ttl, 4);
+	head[16] = r->name_len;
+	head[17] = r->status;
+	/* Two calls, chained through the key: one pass, no buffer to copy into. */
+	k2[0] ^= hash_siphash13(k, head, sizeof(head));
+	h = hash_siphash13(k2, r + 1, body);
+	return (uint32_t)h;
+}
+
+const struct store_header *
+store_check_header(const void *base, size_t len, const char **ret_why)
+{
+	const struct store_header	*h = base;
+	uint64_t			 slots_end, pages_end;
+	const char			*why = NULL;
+
+	if (base == NULL || (uintptr_t)base % 8 != 0 || len < STORE_HEADER_SIZE)
+		why = "shorter than a header";
+	else if (h->magic != STORE_MAGIC)
+		why = "not a store (magic)";
+	else if (h->version != STORE_VERSION)
+		why = "another version";
+	else if (h->header_size != STORE_HEADER_SIZE)
+		why = "header size";
+	else if (h->file_size != len)
+		why = "size is not the file's (cut short, or grown)";
+	else if (h->nslots == 0 || (h->nslots & (h->nslots - 1)) != 0 ||
+	    h->nslots > (1u << 30))
+		why = "slot count";
+	else if (h->page_size < STORE_PAGE_MIN || (h->page_size & (h->page_size - 1)) != 0 ||
+	    h->page_size > (1u << 30))
+		why = "page size";
+	else if (h->slots_off != STORE_HEADER_SIZE || h->pages_off % 4096 != 0)
+		why = "offsets";
+	if (why == NULL) {
+		slots_end = h->slots_off + (uint64_t)h->nslots * 8;
+		pages_end = h->pages_off + (uint64_t)h->npages * h->page_size;
+		if (h->npages == 0 || slots_end > h->pages_off || pages_end < h->pages_off ||
+		    pages_end > h->file_size)
+			why = "sizes do not fit the file";
+		/* Slots hold offsets / 8 in 40 bits. */
+		else if ((uint64_t)h->npages * h->page_size > (1ULL << 43))
+			why = "pages too large";
+	}
+	if (why) {
+		if (ret_why)
+			*ret_why = why;
+		return NULL;
+	}
+	return h;
+}
+
+const struct store_rec *
+store_check_slot(const void *base, size_t len, uint32_t i, bool verify_check,
+    const char **ret_why)
+{
+	const struct store_header	*h = base;
+	const uint64_t			*slots;
+	const struct store_rec		*r;
+	const uint8_t			*pages;
+	const char			*why = NULL, *name;
+	uint64_t			 v, off, area, hash, home, j, pad;
+	size_t				 k;
+
+	if (ret_why)
+		*ret_why = NULL;
+	if (i >= h->nslots)
+		return NULL;
+	slots = (const uint64_t *)((const uint8_t *)base + h->slots_off);
+	pages = (const uint8_t *)base + h->pages_off;
+	area = (uint64_t)h->npages * h->page_size;
+	if ((v = slots[i]) == 0)
+		return NULL;
+	off = store_slot_off(v);
+	if (off >= area || area - off < sizeof(*r)) {
+		why = "slot points outside the pages";
+		goto bad;
+	}
+	r = (const struct store_rec *)(pages + off);
+	pad = (r->status & STORE_PAD_MASK) >> STORE_PAD_SHIFT;
+	if (r->len % 8 != 0 || r->len < sizeof(*r) + r->name_len + pad ||
+	    r->len > h->page_size || off / h->page_size != (off + r->len - 1) / h->page_size) {
+		why = "record length";
+		goto bad;
+	}
+	if (r->len - sizeof(*r) - r->name_len - pad > STORE_DATA_MAX ||
+	    store_rec_size(r->name_len, r->len - sizeof(*r) - r->name_len - pad) != r->len) {
+		why = "record sizes";
+		goto bad;
+	}
+	if (r->name_len == 0 || r->reserved != 0 ||
+	    (r->status & ~(STORE_STATUS_MASK | STORE_PAD_MASK)) != 0 ||
+	    (r->mflags & ~STORE_M_NOTFOUND) != 0) {
+		why = "record fields";
+		goto bad;
+	}
+	name = store_rec_name(r);
+	for (k = 0; k < r->name_len; k++) {
+		if (name[k] == '\0' || name_fold_char((uint8_t)name[k]) != (uint8_t)name[k]) {
+			why = "record name";
+			goto bad;
+		}
+	}
+	for (k = 0; k < pad; k++) {
+		if (((const uint8_t *)r)[r->len - 1 - k] != 0) {
+			why = "record padding";
+			goto bad;
+		}
+	}
+	hash = store_key_hash(h->key, r->kind, name, r->name_len);
+	if (!store_slot_tag_ok(v, hash)) {
+		why = "slot does not match its record's key";
+		goto bad;
+	}
+	/* Linear probing: nothing empty between the key's home and its slot. */
+	home = hash & (h->nslots - 1);
+	for (j = home; j != i; j = (j + 1) & (h->nslots - 1)) {
+		if (slots[j] == 0) {
+			why = "slot is not on its key's probe path";
+			goto bad;
+		}
+	}
+	if (verify_check && store_rec_check(h->key, r) != r->check) {
+		why = "record check";
+		goto bad;
+	}
+	(void)len;
+	return r;
+bad:
+	if (ret_why)
+		*ret_why = why;
+	return NULL;
+}

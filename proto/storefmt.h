@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/* proto/storefmt.h - the answer store's file: layout, hashing, and the checks a loader makes. */
+#ifndef NAMECACHE_STOREFMT_H
+#define NAMECACHE_STOREFMT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The daemon keeps its cache of answers in one file, mapped, beside its
+ * socket (daemon/store.c writes it).  The file outlives the daemon: a
+ * daemon that starts and finds one checks it here, record by record, and
+ * takes over what passes (cache.c: cache_adopt).  Nothing found on disk
+ * is trusted: every size, offset and record is checked, and a record that
+ * fails is dropped.
+ *
+ *   header (STORE_HEADER_SIZE) | slots (nslots x u64) | pages (npages x page_size)
+ *
+ * Slots: 0 is empty; else a record's offset from the start of the pages,
+ * divided by 8, in the top 40 bits and 24 bits of its key's hash in the
+ * low bits.  Linear probing from hash & (nslots - 1); a key has at most
+ * one slot, and every slot from its key's home to it is taken (a loader
+ * checks that too).
+ *
+ * Records: 8-byte aligned, never across a page's end.  A record is written
+ * whole, in space no slot points into, before a slot is made to point at
+ * it (release order): a record a crash interrupted is reachable from no
+ * slot, and a loader, which walks the slots, never sees it.  What is
+ * written afterwards, in place, is only the daemon's own bookkeeping
+ * (failed_until, stamp, mflags): one aligned word each.
+ */
+
+#define STORE_MAGIC		0x31524f5453434e00ULL	/* "\0NCSTOR1" */
+#define STORE_VERSION		1
+#define STORE_HEADER_SIZE	4096
+#define STORE_PAGE_MIN		4096u
+#define STORE_PAGE_DEFAULT	(128u * 1024)	/* holds the largest record */
+#define STORE_DATA_MAX		65536		/* bytes of data in a record */
+#define STORE_NAME_MAX		255
+
+enum store_state {
+	STORE_LIVE	= 1,
+	STORE_RETIRED	= 2,
+};
+
+struct store_header {
+	uint64_t	magic;
+	uint32_t	version;
+	uint32_t	header_size;
+	uint64_t	file_size;
+	uint64_t	generation;	/* a new number for every file */
+	uint64_t	key[2];		/* SipHash key of the slots and checks */
+	uint8_t		boot_id[16];	/* the kernel's: times are CLOCK_MONOTONIC
+					   of that boot */
+	uint64_t	search_fp;	/* what DNS answers rest on: search list, ndots */
+	uint64_t	modules_fp;	/* what NSS modules' answers rest on: the hosts line */
+	uint32_t	nslots;		/* a power of two */
+	uint32_t	page_size;	/* a power of two, >= STORE_PAGE_MIN */
+	uint64_t	slots_off;
+	uint64_t	pages_off;	/* a multiple of 4096 */
+	uint32_t	npages;
+	uint32_t	state;		/* enum store_state; atomic */
+	uint64_t	gc_cycle;	/* bumped before a page is written again; atomic */
+	int64_t		heartbeat_ns;	/* CLOCK_MONOTONIC; atomic */
+	uint8_t		reserved[STORE_HEADER_SIZE - 128];
+};
+
+/* status: the low 2 bits; pad (0-7 bytes after the data) in bits 2-4. */
+#define STORE_STATUS_MASK	0x03
+#define STORE_PAD_SHIFT		2
+#define STORE_PAD_MASK		0x1c
+
+/* mflags: the daemon's, written in place. */
+#define STORE_M_NOTFOUND	0x01	/* failed_until: nothing found after it */
+#define STORE_M_DEAD		0x02	/* no slot points here any more */
+
+struct store_rec {
+	uint32_t	len;		/* the whole record, a multiple of 8 */
+	uint32_t	kind;		/* the cache's kind (cache.h) */
+	int64_t		expires;	/* ms, the daemon's CLOCK_MONOTONIC */
+	int64_t		failed_until;	/* in place: ms; 0: no failure remembered */
+	uint32_t	ttl;		/* seconds it was stored for */
+	uint32_t	stamp;		/* in place: when last used (a counter) */
+	uint32_t	check;		/* store_rec_check of the rest */
+	uint8_t		name_len;	/* 1 - 255 */
+	uint8_t		status;		/* see above */
+	uint8_t		mflags;		/* in place: STORE_M_* */
+	uint8_t		reserved;	/* 0 */
+	/* then name_len bytes of lowercased name, the data, pad zero bytes */
+};
+
+/* Bytes of a record with a name of name_len and data of data_len bytes. */
+size_t	 store_rec_size(size_t name_len, size_t data_len);
+
+static inline const char *
+store_rec_name(const struct store_rec *r)
+{
+	return (const char *)(r + 1);
+}
+
+static inline const uint8_t *
+store_rec_data(const struct store_rec *r)
+{
+	return (const uint8_t *)(r + 1) + r->name_len;
+}
+
+/* The data's length: what the record holds past its name, less the pad. */
+size_t	 store_rec_data_len(const struct store_rec *);
+
+/* The hash a key is placed by: SipHash-1-3 of kind (4 bytes, big-endian) and the lowercased name. */
+uint64_t store_key_hash(const uint64_t k[2], uint32_t kind, const char *lname,
+	    size_t len);
+
+/* The value of a slot for a record at offset off (from the pages) of hash h. */
+uint64_t store_slot(uint64_t off, uint64_t h);
+uint64_t store_slot_off(uint64_t slot);
+bool	 store_slot_tag_ok(uint64_t slot, uint64_t h);
+
+/*
+ * The check of a record: SipHash-1-3 with the store's key of everything
+ * but len, check and the words written in place, its low 32 bits.
+ */
+uint32_t store_rec_check(const uint64_t k[2], const struct store_rec *);
+
+/* The file at base (len bytes, 8-aligned) if its header is ours, of
+ * this version, and every size in it fits: NULL, with why, if not. */
+const struct store_header *store_check_header(const void *base, size_t len,
+	    const char **ret_why);
+
+/*
+ * The record slot i of a store that passed store_check_header points at,
+ * if it is whole and sound: inside the pages and inside one page, its
+ * sizes consistent, its name lowercased and free of NULs, its status
+ * known, its key's hash matching the slot's tag, every slot from its
+ * home to i taken, and (when verify_check) its check right.  NULL with
+ * why, if not (and for an empty slot, with why NULL).  The data is not
+ * looked into: what it must be depends on its kind (cache.c).
+ */
+const struct store_rec *store_check_slot(const void *base, size_t len, uint32_t i,
+	    bool verify_check, const char **ret_why);
+
+#endif

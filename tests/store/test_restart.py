@@ -1,0 +1,239 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""tests/store/test_restart.py - a restart costs no upstream query (issue 22).
+
+The cache lives in a file beside the socket (daemon/store.c), and a daemon
+that starts takes over what the one before left (cache_open_file):
+
+  * 2,000 names through every front end: the NSS module (getaddrinfo,
+    AF_UNSPEC: gai-list), glibc's nscd client (nscd-probe: getaddrinfo
+    and gethostbyname2_r of each family), the DNS listener (A and AAAA over
+    UDP), libnamecache (namecachectl query, and query -t MX).  Then
+    SIGTERM and start, everything again; then SIGKILL and start, again.
+    The upstream (a scripted server that counts) sees no query after the
+    first round, and every answer is the first round's;
+  * a store of garbage, or one cut short, is refused with one log line,
+    and the daemon starts empty and answers;
+  * another search list at the next start: the DNS answers are not taken.
+
+Times (expired, stale) are the unit tests' (tests/unit/test-store.c, on a
+fake clock).  Needs root (exit 77, a skip, otherwise): a private /run for
+glibc's nscd socket.  Nothing leaves loopback.
+
+Run: /usr/bin/python3 tests/store/test_restart.py --build BUILD [-k NAME]
+"""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, os.path.join(HERE, "..", "dns"))
+import nclib  # noqa: E402
+import dnsenv  # noqa: E402
+
+BUILD = None
+TESTS = []
+PYTHON = "/usr/bin/python3"
+NSCD_SOCKET = "/var/run/nscd/socket"
+N = 2000                # names in all
+N_NSCD = 300            # of them, asked through glibc's nscd client too
+N_LIB = 300             # and through namecachectl query (libnamecache)
+N_MX = 50               # and query -t MX
+RECORDS = [("A", 3600, "192.0.2.1"), ("AAAA", 3600, "2001:db8::1"),
+           ("MX", 3600, "10 mx.restart.example.")]
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+def names(n=N):
+    return ["r%d.restart.example" % i for i in range(n)]
+
+
+class Env:
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.daemons = []
+        self.servers = []
+        for p in os.listdir("/run/nscd"):
+            os.unlink(os.path.join("/run/nscd", p))
+        self.names_file = os.path.join(tmp, "names")
+        with open(self.names_file, "w") as f:
+            f.write("\n".join(names()) + "\n")
+
+    def upstream(self):
+        srv = dnsenv.FaultServer()
+        srv.set_default("answer", records=RECORDS)
+        self.servers.append(srv)
+        return srv
+
+    def daemon(self, srv, resolv=None):
+        self.dns_port = dnsenv.free_port()
+        os.makedirs(os.path.join(self.tmp, "d"), exist_ok=True)
+        d = nclib.Daemon(BUILD, os.path.join(self.tmp, "d"), conf_text="shared = yes\n",
+                         upstream="127.0.0.1:%d" % srv.port, resolv=resolv,
+                         args=["--nscd-socket", NSCD_SOCKET,
+                               "--dns-listen", "127.0.0.1:%d" % self.dns_port])
+        self.daemons.append(d)
+        return d
+
+
+def run(argv, env=None, timeout=300):
+    r = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=timeout)
+    assert r.returncode == 0, (argv[:3], r.returncode, r.stderr[-2000:])
+    return r.stdout
+
+
+def every_front_end(env, d):
+    """What each front end answers for the names: {front end: sorted lines}."""
+    out = {}
+    # The NSS module: getaddrinfo, AF_UNSPEC.
+    out["nss"] = sorted(run([os.path.join(BUILD, "tests", "store", "gai-list"),
+                             "namecache [!UNAVAIL=return]", env.names_file],
+                            env=nclib.nss_env(BUILD, d.sock)).splitlines())
+    # glibc's nscd client (the namespace's /run/nscd/socket is the daemon's).
+    out["nscd"] = sorted(run([os.path.join(BUILD, "tests", "nscd", "nscd-probe")] +
+                             names(N_NSCD)).splitlines())
+    # The DNS listener: A and AAAA of each name.
+    dns = []
+    for name in names():
+        for qtype in ("A", "AAAA"):
+            r = dnsenv.query(env.dns_port, name, qtype)
+            dns.append("%s %s %d %s" % (name, qtype, r.header.rcode,
+                                       " ".join(sorted(str(rr.rdata) for rr in r.rr))))
+    out["dns"] = sorted(dns)
+    # libnamecache: namecachectl query, and query -t MX.
+    ctl = os.path.join(BUILD, "cli", "namecachectl")
+    lines = run([ctl, "--socket", d.sock, "query"] + names(N_LIB)).splitlines()
+    # Its TTLs count down: the addresses and names are what must not change.
+    # (Its "-- Answered from ..., TTL ..." lines count down: left out.)
+    out["lib"] = sorted(l for l in lines if l.strip() and not l.startswith("--"))
+    lines = run([ctl, "--socket", d.sock, "query", "-t", "MX"] +
+                names(N_MX)).splitlines()
+    out["lib-mx"] = sorted(l for l in lines if l.strip() and not l.startswith("--"))
+    assert len(out["lib"]) >= N_LIB and len(out["lib-mx"]) >= N_MX, (out["lib"][:3],
+                                                                    out["lib-mx"][:3])
+    return out
+
+
+def took_over(d):
+    return [l for l in d.read_log().splitlines() if "cache: took over" in l]
+
+
+@test
+def restart_costs_no_upstream_query(env):
+    srv = env.upstream()
+    d = env.daemon(srv).start()
+    first = every_front_end(env, d)
+    q1 = srv.total()
+    # Every name was asked upstream, A and AAAA at least.
+    assert q1 >= 2 * N, q1
+    assert all(" 192.0.2.1" in l and "2001:db8::1" in l for l in first["nss"]), \
+        [l for l in first["nss"] if "192.0.2.1" not in l][:3]
+    assert len(first["dns"]) == 2 * N
+    assert all(" 0 " in l for l in first["dns"]), first["dns"][:3]
+    entries = d.ctl_json("statistics")["cache_entries"]
+    print("  first round: %d upstream queries, %d cache entries" % (q1, entries))
+
+    for how in ("SIGTERM", "SIGKILL"):
+        if how == "SIGTERM":
+            assert d.stop() == 0
+        else:
+            d.proc.send_signal(signal.SIGKILL)
+            d.proc.wait()
+            d.logf.close()
+            d.logf = None
+        t0 = time.monotonic()
+        d.start()
+        up = time.monotonic() - t0
+        lines = took_over(d)
+        assert lines, d.read_log()[-2000:]
+        print("  after %s: started in %.2f s; %s" % (how, up, lines[-1].split("]: ", 1)[-1]))
+        st = d.ctl_json("statistics")
+        assert st["cache_entries"] == entries, (st["cache_entries"], entries)
+        again = every_front_end(env, d)
+        for k in first:
+            assert again[k] == first[k], (how, k, [
+                (a, b) for a, b in zip(first[k], again[k]) if a != b][:3])
+        assert srv.total() == q1, ("upstream asked after %s" % how, srv.total() - q1,
+                                   list(srv.counts().items())[:5])
+    print("  %d names through 4 front ends, twice restarted: 0 upstream queries after "
+          "the first round" % N)
+
+
+def store_path(d):
+    return os.path.join(os.path.dirname(d.sock), "store")
+
+
+@test
+def a_bad_store_is_refused_with_one_line(env):
+    srv = env.upstream()
+    d = env.daemon(srv)
+    os.makedirs(os.path.dirname(d.sock), exist_ok=True)
+    # Garbage where the store was.
+    with open(store_path(d), "wb") as f:
+        f.write(os.urandom(1 << 20))
+    d.start()
+    refused = [l for l in d.read_log().splitlines() if "was not taken over" in l]
+    assert len(refused) == 1 and "magic" in refused[0], refused
+    assert d.ctl_json("statistics")["cache_entries"] == 0
+    out = run([os.path.join(BUILD, "tests", "store", "gai-list"),
+               "namecache [!UNAVAIL=return]", env.names_file],
+              env=nclib.nss_env(BUILD, d.sock)).splitlines()
+    assert len(out) == N and all("192.0.2.1" in l for l in out)
+    entries = d.ctl_json("statistics")["cache_entries"]
+    assert d.stop() == 0
+    # Cut short, as a full disk would leave it.
+    size = os.path.getsize(store_path(d))
+    with open(store_path(d), "r+b") as f:
+        f.truncate(size // 2)
+    d.start()
+    refused = [l for l in d.read_log().splitlines() if "was not taken over" in l]
+    assert len(refused) == 2 and "size" in refused[1], refused
+    assert d.ctl_json("statistics")["cache_entries"] == 0
+    # And whole again: taken over.
+    run([os.path.join(BUILD, "tests", "store", "gai-list"),
+         "namecache [!UNAVAIL=return]", env.names_file], env=nclib.nss_env(BUILD, d.sock))
+    assert d.stop() == 0
+    d.start()
+    assert d.ctl_json("statistics")["cache_entries"] == entries
+    print("  garbage and a store cut short: refused, one line each; %d entries "
+          "taken over from a whole one" % entries)
+
+
+@test
+def another_search_list_takes_no_dns_answer(env):
+    srv = env.upstream()
+    resolv = os.path.join(env.tmp, "resolv.conf")
+    with open(resolv, "w") as f:
+        f.write("nameserver 127.0.0.1\nsearch one.example\n")
+    d = env.daemon(srv, resolv=resolv).start()
+    run([os.path.join(BUILD, "tests", "store", "gai-list"),
+         "namecache [!UNAVAIL=return]", env.names_file], env=nclib.nss_env(BUILD, d.sock))
+    q1 = srv.total()
+    assert d.stop() == 0
+    with open(resolv, "w") as f:
+        f.write("nameserver 127.0.0.1\nsearch two.example\n")
+    d.start()
+    lines = took_over(d)
+    assert lines and "took over 0 answers" in lines[-1], lines
+    assert " 0 of another search list" not in lines[-1], lines
+    assert d.ctl_json("statistics")["cache_entries"] == 0, d.read_log()[-1500:]
+    run([os.path.join(BUILD, "tests", "store", "gai-list"),
+         "namecache [!UNAVAIL=return]", env.names_file], env=nclib.nss_env(BUILD, d.sock))
+    assert srv.total() > q1
+
+
+def set_build(b):
+    global BUILD
+    BUILD = b
+
+
+if __name__ == "__main__":
+    nclib.enter_nscd_namespace(PYTHON)
+    sys.exit(nclib.run_tests(TESTS, Env, "nc-store-", set_build))

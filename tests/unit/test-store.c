@@ -1,0 +1,556 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/unit/test-store.c - the cache's store: its file, its pages, and what the next daemon takes over. */
+
+/*
+ * Scenarios of issue 22, on a fake clock: a cache in a file, stopped (or
+ * killed: the file is the same), and a new cache that opens the same path
+ * and takes over what still holds.  Times are milliseconds since T0.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cache.h"
+#include "dnsmsg.h"
+#include "proto.h"
+#include "store.h"
+#include "storefmt.h"
+
+#define T0	1000000000LL
+
+static int64_t	now_ms;
+static char	dir[64];
+static char	path[128];
+
+static int64_t
+fake_clock(void *arg)
+{
+	return *(const int64_t *)arg;
+}
+
+static void
+at(int64_t ms)
+{
+	now_ms = T0 + ms;
+}
+
+static struct cache_limits
+limits(void)
+{
+	struct cache_limits lim;
+
+	memset(&lim, 0, sizeof(lim));
+	lim.max_entries = 1000;
+	lim.max_ttl = 86400;
+	lim.negative_max_ttl = 3600;
+	lim.failure_ttl = 5;
+	lim.serve_stale = 60;
+	return lim;
+}
+
+static int
+setup(void **state)
+{
+	snprintf(dir, sizeof(dir), "/tmp/nc-store-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/store", dir);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	char p[160];
+
+	unlink(path);
+	snprintf(p, sizeof(p), "%s.new", path);
+	unlink(p);
+	rmdir(dir);
+	return 0;
+}
+
+/* A cache in the file at path, taking over what is there; *rep says what. */
+static struct cache *
+open_cache(const struct cache_limits *lim, uint64_t search_fp, uint64_t modules_fp,
+    struct cache_adopt_report *rep)
+{
+	struct cache *c;
+
+	assert_non_null(c = cache_new(lim, fake_clock, &now_ms));
+	cache_set_fps(c, search_fp, modules_fp);
+	assert_int_equal(cache_open_file(c, path, rep), 0);
+	return c;
+}
+
+/* An address answer body for name: canon, one IPv4 address. */
+static size_t
+answer(uint8_t *buf, size_t cap, const char *canon, const char *a4)
+{
+	struct proto_wr		w;
+	struct proto_answer_wr	aw;
+	uint8_t			addr[4];
+
+	proto_wr_init(&w, buf, cap);
+	proto_answer_begin(&aw, &w, 300, PROTO_SRC_DNS, canon, strlen(canon));
+	assert_int_equal(inet_pton(AF_INET, a4, addr), 1);
+	proto_answer_addr(&aw, PROTO_AF_INET, addr);
+	assert_true(proto_answer_end(&aw) >= 0);
+	return w.off;
+}
+
+static void
+put_answer(struct cache *c, const char *name, uint32_t kind, uint32_t ttl,
+    const char *a4)
+{
+	uint8_t	body[300];
+	size_t	n = answer(body, sizeof(body), name, a4);
+
+	assert_int_equal(cache_put(c, name, kind, CACHE_POSITIVE, ttl, body, n), 0);
+}
+
+/* The address of (name, kind)'s answer, or "" when it has none. */
+static const char *
+addr_of(struct cache *c, const char *name, uint32_t kind, int *ret_state)
+{
+	static char		 buf[64];
+	struct cache_hit	 h;
+	struct proto_answer	 ans;
+	size_t			 cur = 0;
+	uint8_t			 fam;
+	const uint8_t		*a;
+
+	cache_peek(c, name, kind, &h);
+	*ret_state = h.state;
+	buf[0] = '\0';
+	if (h.state == CACHE_MISS || h.status != CACHE_POSITIVE)
+		return buf;
+	assert_int_equal(proto_answer_decode(h.data, h.len, &ans), 0);
+	if (proto_answer_next_addr(&ans, &cur, &fam, &a))
+		inet_ntop(AF_INET, a, buf, sizeof(buf));
+	return buf;
+}
+
+/* Answers fresh, stale and gone: the next daemon takes what may still serve. */
+static void
+test_adopt_times(void **state)
+{
+	struct cache_limits		 lim = limits();
+	struct cache_adopt_report	 rep;
+	struct cache			*c;
+	struct cache_hit		 h;
+	int				 st;
+
+	at(0);
+	c = open_cache(&lim, 1, 2, &rep);
+	assert_null(rep.why);
+	assert_int_equal(rep.adopted, 0);
+	put_answer(c, "long.example", DNS_T_A, 3600, "192.0.2.1");
+	put_answer(c, "short.example", DNS_T_A, 10, "192.0.2.2");
+	put_answer(c, "gone.example", DNS_T_A, 1, "192.0.2.3");
+	assert_int_equal(cache_put(c, "nx.example", DNS_T_A, CACHE_NXDOMAIN, 5,
+	    NULL, 0), 0);
+	assert_int_equal(cache_put(c, "nodata.example", CACHE_KIND_PAIR | DNS_T_AAAA,
+	    CACHE_NODATA, 100, NULL, 0), 0);
+	assert_int_equal(cache_put_failure(c, "down.example", DNS_T_A, false), 0);
+	/* A failure mark on a live answer survives with it. */
+	assert_int_equal(cache_put_failure(c, "long.example", DNS_T_A, false), 0);
+	cache_free(c);
+
+	/* 20 s on: short is stale (serve_stale 15), gone is past it (19 s). */
+	at(20000);
+	lim.serve_stale = 15;
+	c = open_cache(&lim, 1, 2, &rep);
+	assert_null(rep.why);
+	assert_int_equal(rep.adopted, 3);	/* long, short (stale), nodata */
+	assert_int_equal(rep.stale, 1);
+	assert_int_equal(rep.expired, 3);	/* gone, nx, and down's failure */
+	assert_int_equal(rep.dropped, 0);
+	assert_string_equal(addr_of(c, "long.example", DNS_T_A, &st), "192.0.2.1");
+	assert_int_equal(st, CACHE_FRESH);
+	cache_peek(c, "long.example", DNS_T_A, &h);
+	assert_int_equal(h.ttl_left, 3580);	/* counted from when it came */
+	assert_int_equal(h.ttl, 3600);
+	/* short: expired, but may be served stale when upstream fails. */
+	cache_peek(c, "short.example", DNS_T_A, &h);
+	assert_int_equal(h.state, CACHE_EXPIRED);
+	assert_true(h.stale_ok);
+	assert_int_equal(cache_put_failure(c, "short.example", DNS_T_A, false), 0);
+	assert_string_equal(addr_of(c, "short.example", DNS_T_A, &st), "192.0.2.2");
+	assert_int_equal(st, CACHE_FAILING);
+	cache_peek(c, "nodata.example", CACHE_KIND_PAIR | DNS_T_AAAA, &h);
+	assert_int_equal(h.state, CACHE_FRESH);
+	assert_int_equal(h.status, CACHE_NODATA);
+	assert_int_equal(h.ttl_left, 80);
+	cache_peek(c, "nx.example", DNS_T_A, &h);
+	assert_int_equal(h.state, CACHE_MISS);
+	cache_peek(c, "down.example", DNS_T_A, &h);
+	assert_int_equal(h.state, CACHE_MISS);
+	cache_free(c);
+}
+
+/* What answers rest on: another search list drops DNS answers, another hosts line modules'. */
+static void
+test_adopt_fingerprints(void **state)
+{
+	struct cache_limits		 lim = limits();
+	struct cache_adopt_report	 rep;
+	struct cache			*c;
+	int				 st;
+
+	at(0);
+	c = open_cache(&lim, 1, 2, &rep);
+	put_answer(c, "dns.example", DNS_T_A, 600, "192.0.2.1");
+	put_answer(c, "myhost", CACHE_KIND_NSS | 1 << 8 | 2, 600, "127.0.1.1");
+	cache_free(c);
+
+	c = open_cache(&lim, 1, 99, &rep);	/* another hosts line */
+	assert_int_equal(rep.adopted, 1);
+	assert_int_equal(rep.mismatched, 1);
+	assert_string_equal(addr_of(c, "dns.example", DNS_T_A, &st), "192.0.2.1");
+	addr_of(c, "myhost", CACHE_KIND_NSS | 1 << 8 | 2, &st);
+	assert_int_equal(st, CACHE_MISS);
+	put_answer(c, "myhost", CACHE_KIND_NSS | 1 << 8 | 2, 600, "127.0.1.1");
+	cache_free(c);
+
+	c = open_cache(&lim, 7, 99, &rep);	/* another search list */
+	assert_int_equal(rep.adopted, 1);
+	assert_int_equal(rep.mismatched, 1);
+	addr_of(c, "dns.example", DNS_T_A, &st);
+	assert_int_equal(st, CACHE_MISS);
+	assert_string_equal(addr_of(c, "myhost", CACHE_KIND_NSS | 1 << 8 | 2, &st),
+	    "127.0.1.1");
+	cache_free(c);
+}
+
+/* Reads the file at path whole. */
+static uint8_t *
+slurp(size_t *ret_len)
+{
+	struct stat	 st;
+	uint8_t		*buf;
+	int		 fd;
+
+	assert_true((fd = open(path, O_RDONLY)) >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_non_null(buf = malloc((size_t)st.st_size));
+	assert_int_equal(read(fd, buf, (size_t)st.st_size), st.st_size);
+	close(fd);
+	*ret_len = (size_t)st.st_size;
+	return buf;
+}
+
+static void
+spill(const uint8_t *buf, size_t len)
+{
+	int fd;
+
+	assert_true((fd = open(path, O_WRONLY | O_TRUNC)) >= 0);
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+}
+
+/* A cache of n answers at path, closed. */
+static void
+fill(unsigned n)
+{
+	struct cache_limits		 lim = limits();
+	struct cache_adopt_report	 rep;
+	struct cache			*c;
+	char				 name[64];
+	unsigned			 i;
+
+	at(0);
+	c = open_cache(&lim, 1, 2, &rep);
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "host%u.example", i);
+		put_answer(c, name, DNS_T_A, 600, "192.0.2.9");
+	}
+	cache_free(c);
+}
+
+/* A file refused whole: one reason, and the daemon starts empty. */
+static void
+expect_refused(const char *want)
+{
+	struct cache_limits		 lim = limits();
+	struct cache_adopt_report	 rep;
+	struct cache			*c = open_cache(&lim, 1, 2, &rep);
+
+	assert_non_null(rep.why);
+	if (want && strstr(rep.why, want) == NULL)
+		fail_msg("refused for \"%s\", want \"%s\"", rep.why, want);
+	assert_int_equal(rep.adopted, 0);
+	assert_int_equal(cache_count(c), 0);
+	cache_free(c);
+}
+
+static void
+test_refused_whole(void **state)
+{
+	struct store_header	*h;
+	uint8_t			*img;
+	size_t			 len;
+
+	fill(10);
+	img = slurp(&len);
+	h = (struct store_header *)img;
+
+	/* Another version. */
+	h->version++;
+	spill(img, len);
+	expect_refused("another version");
+	h->version--;
+	/* Cut short (a full disk), at the header and in the pages. */
+	spill(img, 100);
+	expect_refused("shorter than a header");
+	spill(img, len - 4096);
+	expect_refused("size");
+	/* Another boot: its times are not ours. */
+	h->boot_id[3] ^= 1;
+	spill(img, len);
+	expect_refused("boot");
+	h->boot_id[3] ^= 1;
+	/* Garbage. */
+	memset(img, 0x5a, len);
+	spill(img, len);
+	expect_refused("magic");
+	free(img);
+	/* Not a regular file of ours: a directory where the file was. */
+	unlink(path);
+	assert_int_equal(mkdir(path, 0700), 0);
+	{
+		struct cache_limits		 lim = limits();
+		struct cache_adopt_report	 rep;
+		struct cache			*c;
+
+		assert_non_null(c = cache_new(&lim, fake_clock, &now_ms));
+		/* It cannot be replaced by a file either: the cache stays in memory. */
+		assert_true(cache_open_file(c, path, &rep) < 0);
+		put_answer(c, "still.example", DNS_T_A, 60, "192.0.2.1");
+		assert_int_equal(cache_count(c), 1);
+		cache_free(c);
+	}
+	rmdir(path);
+}
+
+/*
+ * Damaged records go, one by one, and the rest is taken: a record whose
+ * bytes changed (its check), a slot pointing outside the pages or at the
+ * middle of a record, and a record a crash cut off half written.
+ */
+static void
+test_damaged_records(void **state)
+{
+	struct cache_limits		 lim = limits();
+	struct cache_adopt_report	 rep;
+	struct cache			*c;
+	struct store_header		*h;
+	struct store_rec		*r;
+	uint64_t			*slots;
+	uint8_t				*img;
+	size_t				 len, i, hit = 0, n = 0;
+	int				 st;
+
+	fill(50);
+	img = slurp(&len);
+	h = (struct store_header *)img;
+	slots = (uint64_t *)(img + h->slots_off);
+	for (i = 0; i < h->nslots && hit < 3; i++) {
+		if (slots[i] == 0)
+			continue;
+		r = (struct store_rec *)(img + h->pages_off + store_slot_off(slots[i]));
+		switch (hit++) {
+		case 0:		/* a byte of its data changed */
+			((uint8_t *)r)[r->len - 9] ^= 0x40;
+			break;
+		case 1:		/* its slot points past the pages */
+			slots[i] = store_slot((uint64_t)h->npages * h->page_size + 64,
+			    0) | (slots[i] & 0xffffff);
+			break;
+		case 2:		/* its slot points into it, not at it */
+			slots[i] += 1ULL << 24;
+			break;
+		}
+	}
+	/*
+	 * Half written: the next record's bytes in the open page, its slot
+	 * never stored (the daemon died between the two).  Nothing points at
+	 * it: it is never seen.
+	 */
+	spill(img, len);
+	free(img);
+	c = open_cache(&lim, 1, 2, &rep);
+	assert_null(rep.why);
+	assert_int_equal(rep.dropped, 3);
+	assert_int_equal(rep.adopted, 47);
+	for (i = 0; i < 50; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "host%zu.example", i);
+		if (strcmp(addr_of(c, name, DNS_T_A, &st), "192.0.2.9") == 0)
+			n++;
+	}
+	assert_int_equal(n, 47);
+	cache_free(c);
+}
+
+/* A record half written when the daemon died: bytes in the open page, no slot. */
+static void
+test_half_written(void **state)
+{
+	struct cache_limits		 lim = limits();
+	struct cache_adopt_report	 rep;
+	struct cache			*c;
+	struct store_header		*h;
+	struct store_rec		*r, *last = NULL;
+	uint64_t			*slots, end = 0;
+	uint8_t				*img;
+	size_t				 len, i;
+	int				 st;
+
+	fill(5);
+	img = slurp(&len);
+	h = (struct store_header *)img;
+	slots = (uint64_t *)(img + h->slots_off);
+	for (i = 0; i < h->nslots; i++) {
+		if (slots[i] && store_slot_off(slots[i]) >= end) {
+			last = (struct store_rec *)(img + h->pages_off +
+			    store_slot_off(slots[i]));
+			end = store_slot_off(slots[i]) + last->len;
+		}
+	}
+	assert_non_null(last);
+	/* A copy of the last record, renamed, its data half there. */
+	r = (struct store_rec *)(img + h->pages_off + end);
+	memcpy(r, last, last->len / 2);
+	((char *)(r + 1))[4] = '9';
+	spill(img, len);
+	free(img);
+	c = open_cache(&lim, 1, 2, &rep);
+	assert_int_equal(rep.adopted, 5);
+	assert_int_equal(rep.dropped, 0);
+	assert_int_equal(cache_count(c), 5);
+	addr_of(c, "host9.example", DNS_T_A, &st);
+	assert_int_equal(st, CACHE_MISS);
+	cache_free(c);
+}
+
+/*
+ * Pages cleaned while entries come and go (a store of 4 KiB pages), then
+ * taken over: every live entry is there, none that went, and memory
+ * follows what is held, not the bound.
+ */
+static void
+test_cleaning(void **state)
+{
+	struct cache_limits		 lim = limits();
+	struct cache_adopt_report	 rep;
+	struct store_stats		 ss;
+	struct cache			*c;
+	char				 name[64], want[32];
+	unsigned			 i, round;
+	int				 st;
+
+	lim.store_page = 4096;
+	lim.max_entries = 300;
+	at(0);
+	c = open_cache(&lim, 1, 2, &rep);
+	for (round = 0; round < 20; round++) {
+		for (i = 0; i < 300; i++) {
+			snprintf(name, sizeof(name), "h%u.example", (i * 7 + round) % 400);
+			snprintf(want, sizeof(want), "192.0.2.%u", round);
+			put_answer(c, name, DNS_T_A, 600, want);
+		}
+	}
+	cache_get_store_stats(c, &ss);
+	assert_true(ss.cleanings > 0);
+	assert_true(ss.relocated > 0);
+	assert_int_equal(ss.count, 300);
+	/* The pages written hold the live bytes with a fifth to spare, at most. */
+	assert_true(ss.pages_used * ss.page_size <= ss.live_bytes * 5 / 4 +
+	    3 * (size_t)ss.page_size);
+	/* What it holds (sampled LRU: not exactly the last 300 put). */
+	{
+		struct cache_item	 it;
+		size_t			 cur = 0, n = 0;
+		static char		 held[300][2][64];
+
+		while (cache_walk(c, &cur, &it)) {
+			assert_true(n < 300);
+			snprintf(held[n][0], 64, "%s", it.name);
+			snprintf(held[n][1], 64, "%s", addr_of(c, it.name, it.kind, &st));
+			n++;
+		}
+		assert_int_equal(n, 300);
+		cache_free(c);
+		c = open_cache(&lim, 1, 2, &rep);
+		assert_int_equal(rep.adopted, 300);
+		assert_int_equal(rep.dropped, 0);
+		for (i = 0; i < 300; i++)
+			assert_string_equal(addr_of(c, held[i][0], DNS_T_A, &st),
+			    held[i][1]);
+	}
+	cache_free(c);
+}
+
+/* The store's bounds change at a reload: a new file, every entry in it. */
+static void
+test_rebuild(void **state)
+{
+	struct cache_limits		 lim = limits();
+	struct cache_adopt_report	 rep;
+	struct store_stats		 a, b;
+	struct cache			*c;
+	char				 name[64];
+	unsigned			 i;
+	int				 st;
+
+	at(0);
+	c = open_cache(&lim, 1, 2, &rep);
+	for (i = 0; i < 500; i++) {
+		snprintf(name, sizeof(name), "r%u.example", i);
+		put_answer(c, name, DNS_T_A, 600, "192.0.2.5");
+	}
+	cache_get_store_stats(c, &a);
+	lim.max_entries = 100000;
+	cache_set_limits(c, &lim);
+	cache_get_store_stats(c, &b);
+	assert_true(b.nslots > a.nslots);
+	assert_true(b.file);
+	assert_int_equal(cache_count(c), 500);
+	assert_string_equal(addr_of(c, "r499.example", DNS_T_A, &st), "192.0.2.5");
+	cache_free(c);
+	/* The new file is the one at path. */
+	c = open_cache(&lim, 1, 2, &rep);
+	assert_int_equal(rep.adopted, 500);
+	cache_free(c);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_adopt_times, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_adopt_fingerprints, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refused_whole, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_records, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_half_written, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cleaning, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rebuild, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
