@@ -17,7 +17,9 @@
 # stub, loaded by dnsperf: issue 20) and "nscd-db" (passwd and group through
 # glibc's nscd client: namecache, glibc's nscd and unscd, and glibc without
 # nscd, on a 10,000-line /etc/passwd and tests/nss's libnss_ncdir.so.2:
-# issue 21; about a minute).  --only SECTIONS (comma-separated)
+# issue 21; about a minute) and "memory" (1,000,000 names filled into one
+# daemon through the socket, its RSS and their parts, then a restart that
+# takes the store over: issue 22; about two minutes).  --only SECTIONS (comma-separated)
 # measures those alone, in a few minutes; its page then goes to the work
 # folder (kept) unless --docs is given, and its tables are printed.
 #
@@ -79,8 +81,8 @@ work=$(mktemp -d /tmp/namecache-bench.XXXXXX)
 chmod 755 "$work"
 if [ -n "$only" ]; then
 	case ,$only, in
-	*,peers,*|*,listener,*|*,nscd-db,*) ;;
-	*) echo "run.sh: --only wants peers, listener and/or nscd-db, not '$only'" >&2; exit 2 ;;
+	*,peers,*|*,listener,*|*,nscd-db,*|*,memory,*) ;;
+	*) echo "run.sh: --only wants peers, listener, nscd-db and/or memory, not '$only'" >&2; exit 2 ;;
 	esac
 	if [ "$docs_given" = 0 ]; then
 		docs=$work/docs

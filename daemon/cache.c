@@ -67,6 +67,10 @@ struct cache {
 	uint64_t		 rand;		/* the sampler's xorshift state */
 	struct cache_stats	 stats;
 	struct cache_adopt_report adopt;	/* cache_open_file's */
+	uint8_t			 buf[STORE_DATA_MAX];	/* a hit's data, expanded */
+	uint8_t			 cbuf[STORE_DATA_MAX];	/* data put, compacted */
+	uint8_t			 blob[STORE_DATA_MAX + 64];	/* a pair's record data */
+	uint8_t			 walk_buf[STORE_DATA_MAX];	/* a walk item's */
 	char			 walk_name[2][STORE_NAME_MAX + 1];	/* in turn */
 	unsigned		 walk_turn;
 };
@@ -86,6 +90,144 @@ next_rand(struct cache *c)
 	c->rand ^= c->rand >> 7;
 	c->rand ^= c->rand << 17;
 	return c->rand;
+}
+
+/* When a failure is remembered until (ms), or 0. */
+static int64_t
+failed_until(const struct store_rec *e)
+{
+	return e->failed == STORE_NO_FAILURE ? 0 : e->expires + e->failed;
+}
+
+/* Whether an entry of this kind holds a proto answer body when positive. */
+static bool
+kind_is_answer(uint32_t kind)
+{
+	return !(kind & (CACHE_KIND_RR | CACHE_KIND_WIRE));
+}
+
+/*
+ * A pair (CACHE_KIND_PAIR | DNS_T_A and | DNS_T_AAAA: AF_UNSPEC's halves)
+ * is one record of kind CACHE_KIND_PAIR: the name once, A's times in the
+ * record's header, and its data begins with PAIR_HDR bytes:
+ *
+ *	u8 present (1: A, 2: AAAA), u8 AAAA's status (its low bits, as a
+ *	record's), u16 bytes of A's data, i32 AAAA's expiry less the record's
+ *	(ms), u32 AAAA's TTL, i32 AAAA's failure (as a record's failed)
+ *
+ * then A's data, then AAAA's.  A failure of A is written in place, as a
+ * record's; one of AAAA makes a new record.
+ */
+#define PAIR_HDR	16
+#define PRESENT_A	1
+#define PRESENT_AAAA	2
+
+/* A's half, AAAA's, or -1 for a kind that is not half of a pair. */
+static int
+pair_half(uint32_t kind)
+{
+	if ((kind & ~0xffffu) != CACHE_KIND_PAIR)
+		return -1;
+	return (kind & 0xffff) == DNS_T_A ? 0 : (kind & 0xffff) == DNS_T_AAAA ? 1 : -1;
+}
+
+/* The kind of the record an entry of kind lives in. */
+static uint32_t
+rec_kind(uint32_t kind)
+{
+	return pair_half(kind) >= 0 ? CACHE_KIND_PAIR : kind;
+}
+
+/* One entry as a record holds it: a record's, or a half of a pair's. */
+struct view {
+	int		 status;
+	uint8_t		 sbits;		/* STORE_S_COMPACT, STORE_S_NOTFOUND */
+	int64_t		 expires;
+	uint32_t	 ttl;
+	int64_t		 failed_until;	/* 0: none */
+	const uint8_t	*data;		/* as stored: compact or not */
+	size_t		 len;
+};
+
+static int32_t
+get_i32(const uint8_t *p)
+{
+	int32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/*
+ * The entry of half (-1: the record's own) in record e: false when the
+ * record holds no such half, or (a pair from a file) does not hold
+ * together.
+ */
+static bool
+view_of(const struct store_rec *e, int half, struct view *v)
+{
+	const uint8_t	*d = store_rec_data(e);
+	size_t		 dlen = store_rec_data_len(e), alen;
+	int32_t		 rel, f;
+	uint16_t	 a16;
+
+	memset(v, 0, sizeof(*v));
+	if (half < 0 || e->kind != CACHE_KIND_PAIR) {
+		v->status = e->status & STORE_STATUS_MASK;
+		v->sbits = e->status & (STORE_S_COMPACT | STORE_S_NOTFOUND);
+		v->expires = e->expires;
+		v->ttl = e->ttl;
+		v->failed_until = failed_until(e);
+		v->data = d;
+		v->len = dlen;
+		return half < 0 || e->kind != CACHE_KIND_PAIR;
+	}
+	if (dlen < PAIR_HDR)
+		return false;
+	memcpy(&a16, d + 2, 2);
+	if ((alen = a16) > dlen - PAIR_HDR || (d[0] & ~(PRESENT_A | PRESENT_AAAA)))
+		return false;
+	if (half == 0) {
+		if (!(d[0] & PRESENT_A))
+			return false;
+		v->status = e->status & STORE_STATUS_MASK;
+		v->sbits = e->status & (STORE_S_COMPACT | STORE_S_NOTFOUND);
+		v->expires = e->expires;
+		v->ttl = e->ttl;
+		v->failed_until = failed_until(e);
+		v->data = d + PAIR_HDR;
+		v->len = alen;
+		return true;
+	}
+	if (!(d[0] & PRESENT_AAAA) ||
+	    (d[1] & ~(STORE_STATUS_MASK | STORE_S_COMPACT | STORE_S_NOTFOUND)))
+		return false;
+	rel = get_i32(d + 4);
+	f = get_i32(d + 12);
+	v->status = d[1] & STORE_STATUS_MASK;
+	v->sbits = d[1] & (STORE_S_COMPACT | STORE_S_NOTFOUND);
+	v->expires = e->expires + rel;
+	memcpy(&v->ttl, d + 8, 4);
+	v->failed_until = f == STORE_NO_FAILURE ? 0 : v->expires + f;
+	v->data = d + PAIR_HDR + alen;
+	v->len = dlen - PAIR_HDR - alen;
+	return true;
+}
+
+/* A view's data as its kind holds it (expanded into buf), or NULL. */
+static const uint8_t *
+view_data(const struct view *v, const char *lname, size_t nlen, uint8_t *buf,
+    size_t *ret_len)
+{
+	int n;
+
+	if (!(v->sbits & STORE_S_COMPACT)) {
+		*ret_len = v->len;
+		return v->data;
+	}
+	n = store_expand(v->data, v->len, lname, nlen, v->ttl, buf, STORE_DATA_MAX);
+	*ret_len = n < 0 ? 0 : (size_t)n;
+	return n < 0 ? NULL : buf;
 }
 
 /* Lowercases name into buf: its length, or -1 if too long or empty. */
@@ -108,8 +250,8 @@ find(const struct cache *c, const char *name, uint32_t kind, char lname[STORE_NA
 
 	if (len < 0)
 		return -1;
-	return store_find(c->st, kind, lname, (size_t)len,
-	    store_hash(c->st, kind, lname, (size_t)len));
+	return store_find(c->st, rec_kind(kind), lname, (size_t)len,
+	    store_hash(c->st, rec_kind(kind), lname, (size_t)len));
 }
 
 /* The least recently used of a sample of entries goes. */
@@ -122,8 +264,8 @@ evict_one(struct cache *c)
 
 	if (store_count(c->st) == 0)
 		return false;
-	i = (uint32_t)(next_rand(c) & (n - 1));
-	for (k = 0; k < n && seen < SAMPLE; k++, i = (i + 1) & (n - 1)) {
+	i = (uint32_t)(next_rand(c) % n);
+	for (k = 0; k < n && seen < SAMPLE; k++, i = i + 1 == n ? 0 : i + 1) {
 		if ((r = store_at(c->st, i)) == NULL)
 			continue;
 		seen++;
@@ -254,34 +396,34 @@ lookup(struct cache *c, const char *name, uint32_t kind, struct cache_hit *ret,
 {
 	struct cache_stats	 junk = { 0 }, *st = touch ? &c->stats : &junk;
 	char			 lname[STORE_NAME_MAX + 1];
-	struct store_rec	*e;
+	struct store_rec	*e = NULL;
+	struct view		 v;
 	long			 i;
 	int64_t			 now, left;
 	int			 status;
 
 	memset(ret, 0, sizeof(*ret));
-	if ((i = find(c, name, kind, lname)) < 0) {
+	if ((i = find(c, name, kind, lname)) < 0 ||
+	    !view_of(e = store_at(c->st, (size_t)i), pair_half(kind), &v)) {
 		st->misses++;
 		return;
 	}
-	e = store_at(c->st, (size_t)i);
 	now = c->now(c->now_arg);
 	if (touch)
 		e->stamp = ++c->tick;
-	status = e->status & STORE_STATUS_MASK;
+	status = v.status;
 	ret->status = status;
-	ret->data = store_rec_data(e);
-	ret->len = store_rec_data_len(e);
-	ret->ttl = e->ttl;
-	ret->expires = e->expires;
-	left = e->expires - now;
+	ret->data = view_data(&v, store_rec_name(e), e->name_len, c->buf, &ret->len);
+	ret->ttl = v.ttl;
+	ret->expires = v.expires;
+	left = v.expires - now;
 	ret->ttl_left = left > 0 ? (uint32_t)((left + 999) / 1000) : 0;
 	/* serve_stale 0 turns stale serving off, even at the instant of expiry. */
 	ret->stale_ok = status == CACHE_POSITIVE && left <= 0 &&
 	    c->lim.serve_stale > 0 &&
 	    -left <= (int64_t)c->lim.serve_stale * 1000;
-	if (e->failed_until > now) {
-		ret->failed_notfound = (e->mflags & STORE_M_NOTFOUND) != 0;
+	if (v.failed_until > now) {
+		ret->failed_notfound = (v.sbits & STORE_S_NOTFOUND) != 0;
 		if (left > 0 && status != CACHE_FAILED) {
 			/* Still fresh: the failure was only a refresh's. */
 			ret->state = CACHE_FRESH;
@@ -300,7 +442,7 @@ lookup(struct cache *c, const char *name, uint32_t kind, struct cache_hit *ret,
 	st->hits++;
 	/* In the last 10% of its TTL: serve, and refresh in the background. */
 	ret->state = status == CACHE_POSITIVE &&
-	    ttl_refresh_due(left * TTL_NS_PER_MS, e->ttl, 0) ?
+	    ttl_refresh_due(left * TTL_NS_PER_MS, v.ttl, 0) ?
 	    CACHE_REFRESH : CACHE_FRESH;
 }
 
@@ -346,6 +488,108 @@ put_rec(struct cache *c, const struct store_rec *tmpl, const char *lname,
 	return -ENOMEM;
 }
 
+/* A failure's time as a record keeps it: relative to the expiry, in 32 bits. */
+static bool
+failed_rel(int64_t failed_until, int64_t expires, int32_t *ret)
+{
+	int64_t rel = failed_until - expires;
+
+	if (failed_until == 0) {
+		*ret = STORE_NO_FAILURE;
+		return true;
+	}
+	if (rel <= INT32_MIN || rel > INT32_MAX)
+		return false;
+	*ret = (int32_t)rel;
+	return true;
+}
+
+/*
+ * Writes lname's pair record with the halves have[] says, h[] their
+ * entries (data as stored, copied here first: the old record's bytes
+ * may move once the store makes room).  Returns 0 or -errno.
+ */
+static int
+write_pair(struct cache *c, const char *lname, size_t nlen, const bool have[2],
+    const struct view h[2], uint32_t stamp)
+{
+	struct store_rec tmpl;
+	size_t		 o = PAIR_HDR;
+	uint16_t	 a16 = have[0] ? (uint16_t)h[0].len : 0;
+	int32_t		 rel = 0, f = STORE_NO_FAILURE;
+	uint32_t	 ttl1 = have[1] ? h[1].ttl : 0;
+
+	if (PAIR_HDR + (have[0] ? h[0].len : 0) + (have[1] ? h[1].len : 0) >
+	    STORE_DATA_MAX || (have[0] && h[0].len > UINT16_MAX))
+		return -E2BIG;
+	memset(&tmpl, 0, sizeof(tmpl));
+	tmpl.kind = CACHE_KIND_PAIR;
+	tmpl.stamp = stamp;
+	tmpl.failed = STORE_NO_FAILURE;
+	if (have[0]) {
+		tmpl.status = (uint8_t)(h[0].status | h[0].sbits);
+		tmpl.expires = h[0].expires;
+		tmpl.ttl = h[0].ttl;
+		if (!failed_rel(h[0].failed_until, h[0].expires, &tmpl.failed))
+			tmpl.failed = STORE_NO_FAILURE;
+	} else {
+		/* AAAA alone: the header holds no entry. */
+		tmpl.status = CACHE_FAILED;
+		tmpl.expires = h[1].expires;
+	}
+	if (have[1]) {
+		int64_t d = h[1].expires - tmpl.expires;
+
+		if (d <= INT32_MIN || d > INT32_MAX)
+			return -ERANGE;
+		rel = (int32_t)d;
+		if (!failed_rel(h[1].failed_until, h[1].expires, &f))
+			f = STORE_NO_FAILURE;
+	}
+	c->blob[0] = (uint8_t)((have[0] ? PRESENT_A : 0) | (have[1] ? PRESENT_AAAA : 0));
+	c->blob[1] = have[1] ? (uint8_t)(h[1].status | h[1].sbits) : 0;
+	memcpy(c->blob + 2, &a16, 2);
+	memcpy(c->blob + 4, &rel, 4);
+	memcpy(c->blob + 8, &ttl1, 4);
+	memcpy(c->blob + 12, &f, 4);
+	if (have[0] && h[0].len) {
+		memmove(c->blob + o, h[0].data, h[0].len);
+		o += h[0].len;
+	}
+	if (have[1] && h[1].len) {
+		memmove(c->blob + o, h[1].data, h[1].len);
+		o += h[1].len;
+	}
+	return put_rec(c, &tmpl, lname, nlen, c->blob, o);
+}
+
+/*
+ * Puts half's entry nv into lname's pair record, the other half kept as
+ * it is (or left out, when its times no longer fit beside the new one's).
+ */
+static int
+put_pair(struct cache *c, const char *lname, size_t nlen, int half,
+    const struct view *nv)
+{
+	struct view	 h[2];
+	bool		 have[2] = { false, false };
+	long		 i;
+	int		 r;
+
+	i = store_find(c->st, CACHE_KIND_PAIR, lname, nlen,
+	    store_hash(c->st, CACHE_KIND_PAIR, lname, nlen));
+	if (i >= 0)
+		have[1 - half] = view_of(store_at(c->st, (size_t)i), 1 - half, &h[1 - half]);
+	h[half] = *nv;
+	have[half] = true;
+	if ((r = write_pair(c, lname, nlen, have, h, ++c->tick)) == -ERANGE ||
+	    r == -E2BIG) {
+		have[1 - half] = false;
+		r = write_pair(c, lname, nlen, have, h, c->tick);
+	}
+	return r;
+}
+
 int
 cache_put(struct cache *c, const char *name, uint32_t kind, int status,
     uint32_t ttl, const void *data, size_t len)
@@ -353,6 +597,7 @@ cache_put(struct cache *c, const char *name, uint32_t kind, int status,
 	char		 lname[STORE_NAME_MAX + 1];
 	long		 nlen = fold(name, lname);
 	struct store_rec tmpl;
+	int		 half;
 
 	if (nlen < 0 || len > DATA_MAX ||
 	    (status != CACHE_POSITIVE && status != CACHE_NXDOMAIN &&
@@ -364,7 +609,63 @@ cache_put(struct cache *c, const char *name, uint32_t kind, int status,
 	tmpl.ttl = cache_clamp_ttl(c, status, ttl);
 	tmpl.expires = c->now(c->now_arg) + (int64_t)tmpl.ttl * 1000;
 	tmpl.stamp = ++c->tick;
+	tmpl.failed = STORE_NO_FAILURE;
+	/* An address answer in its compact form, when it has one. */
+	if (status == CACHE_POSITIVE && kind_is_answer(kind)) {
+		int n = store_compact(data, len, lname, (size_t)nlen, tmpl.ttl, c->cbuf,
+		    sizeof(c->cbuf));
+
+		if (n >= 0) {
+			tmpl.status |= STORE_S_COMPACT;
+			data = c->cbuf;
+			len = (size_t)n;
+		}
+	}
+	if ((half = pair_half(kind)) >= 0) {
+		struct view nv = {
+			.status = status, .sbits = tmpl.status & STORE_S_COMPACT,
+			.expires = tmpl.expires, .ttl = tmpl.ttl, .data = data, .len = len,
+		};
+
+		return put_pair(c, lname, (size_t)nlen, half, &nv);
+	}
 	return put_rec(c, &tmpl, lname, (size_t)nlen, data, len);
+}
+
+/* cache_put_failure of a pair's half: A's in place, AAAA's in a new record. */
+static int
+put_pair_failure(struct cache *c, const char *lname, size_t nlen, int half,
+    bool notfound)
+{
+	struct store_rec *e = NULL;
+	struct view	 v;
+	int64_t		 now = c->now(c->now_arg);
+	int64_t		 until = now + (int64_t)c->lim.failure_ttl * 1000;
+	int32_t		 f;
+	long		 i;
+	bool		 have = false;
+
+	if (c->lim.max_entries == 0)
+		return -EINVAL;
+	i = store_find(c->st, CACHE_KIND_PAIR, lname, nlen,
+	    store_hash(c->st, CACHE_KIND_PAIR, lname, nlen));
+	if (i >= 0)
+		have = view_of(e = store_at(c->st, (size_t)i), half, &v);
+	if (have && half == 0 && failed_rel(until, e->expires, &f)) {
+		e->failed = f;
+		e->status = (uint8_t)((e->status & ~STORE_S_NOTFOUND) |
+		    (notfound ? STORE_S_NOTFOUND : 0));
+		return 0;
+	}
+	if (!have || !failed_rel(until, v.expires, &f)) {
+		/* Nothing known, or nothing left to serve: a failure alone. */
+		memset(&v, 0, sizeof(v));
+		v.status = CACHE_FAILED;
+		v.expires = now;
+	}
+	v.failed_until = until;
+	v.sbits = (uint8_t)((v.sbits & ~STORE_S_NOTFOUND) | (notfound ? STORE_S_NOTFOUND : 0));
+	return put_pair(c, lname, nlen, half, &v);
 }
 
 int
@@ -372,31 +673,41 @@ cache_put_failure(struct cache *c, const char *name, uint32_t kind, bool notfoun
 {
 	char		 lname[STORE_NAME_MAX + 1];
 	struct store_rec *e, tmpl;
-	int64_t		 now = c->now(c->now_arg);
+	int64_t		 now = c->now(c->now_arg), rel;
 	long		 i, nlen;
-	int		 r;
+	int		 half;
 
 	if ((nlen = fold(name, lname)) < 0)
 		return -EINVAL;
+	if ((half = pair_half(kind)) >= 0)
+		return put_pair_failure(c, lname, (size_t)nlen, half, notfound);
 	if ((i = find(c, name, kind, lname)) < 0) {
 		if (c->lim.max_entries == 0)
 			return -EINVAL;
-		memset(&tmpl, 0, sizeof(tmpl));
-		tmpl.kind = kind;
-		tmpl.status = CACHE_FAILED;
-		tmpl.expires = now;
-		tmpl.stamp = ++c->tick;
-		if ((r = put_rec(c, &tmpl, lname, (size_t)nlen, NULL, 0)) < 0)
-			return r;
-		if ((i = find(c, name, kind, lname)) < 0)
-			return -ENOMEM;
+		goto fresh;
 	}
-	/* The daemon's own words of the record: written in place. */
 	e = store_at(c->st, (size_t)i);
-	e->failed_until = now + (int64_t)c->lim.failure_ttl * 1000;
-	e->mflags = (uint8_t)((e->mflags & ~STORE_M_NOTFOUND) |
-	    (notfound ? STORE_M_NOTFOUND : 0));
+	rel = now + (int64_t)c->lim.failure_ttl * 1000 - e->expires;
+	/*
+	 * Held relative to the expiry, in 32 bits: an entry so long expired
+	 * that it does not fit (24 days) has nothing left to serve, and
+	 * gives way to a failure of its own.
+	 */
+	if (rel <= INT32_MIN || rel > INT32_MAX)
+		goto fresh;
+	/* The daemon's own words of the record: written in place. */
+	e->failed = (int32_t)rel;
+	e->status = (uint8_t)((e->status & ~STORE_S_NOTFOUND) |
+	    (notfound ? STORE_S_NOTFOUND : 0));
 	return 0;
+fresh:
+	memset(&tmpl, 0, sizeof(tmpl));
+	tmpl.kind = kind;
+	tmpl.status = (uint8_t)(CACHE_FAILED | (notfound ? STORE_S_NOTFOUND : 0));
+	tmpl.expires = now;
+	tmpl.failed = (int32_t)((int64_t)c->lim.failure_ttl * 1000);
+	tmpl.stamp = ++c->tick;
+	return put_rec(c, &tmpl, lname, (size_t)nlen, NULL, 0);
 }
 
 size_t
@@ -443,7 +754,7 @@ cache_memory(const struct cache *c)
 	struct store_stats st;
 
 	store_get_stats(c->st, &st);
-	return sizeof(*c) + STORE_HEADER_SIZE + (size_t)st.nslots * 8 + st.live_bytes;
+	return STORE_HEADER_SIZE + (size_t)st.nslots * 8 + st.live_bytes;
 }
 
 void
@@ -467,29 +778,44 @@ cache_get_store_stats(const struct cache *c, struct store_stats *ret)
 int
 cache_walk(struct cache *c, size_t *cursor, struct cache_item *ret)
 {
-	size_t			 i;
+	size_t			 i, half = *cursor & 1;
 	struct store_rec	*e;
+	struct view		 v;
+	uint32_t		 kind;
 	int64_t			 left, now = c->now(c->now_arg);
 
-	for (i = *cursor; i < store_nslots(c->st); i++) {
+	/* The cursor: a slot, and the half of a pair (a pair is two entries). */
+	for (i = *cursor >> 1; i < store_nslots(c->st); i++, half = 0) {
 		if ((e = store_at(c->st, i)) == NULL)
 			continue;
-		*cursor = i + 1;
-		left = e->expires - now;
+		if (e->kind == CACHE_KIND_PAIR) {
+			while (half < 2 && !view_of(e, (int)half, &v))
+				half++;
+			if (half == 2)
+				continue;
+			kind = CACHE_KIND_PAIR | (half ? DNS_T_AAAA : DNS_T_A);
+		} else {
+			if (half)
+				continue;
+			view_of(e, -1, &v);
+			kind = e->kind;
+		}
+		*cursor = i * 2 + half + 1;
+		left = v.expires - now;
 		/* Two in turn: an item stays good past the next walk call. */
 		c->walk_turn ^= 1;
 		memcpy(c->walk_name[c->walk_turn], store_rec_name(e), e->name_len);
 		c->walk_name[c->walk_turn][e->name_len] = '\0';
 		ret->name = c->walk_name[c->walk_turn];
-		ret->kind = e->kind;
-		ret->status = e->status & STORE_STATUS_MASK;
+		ret->kind = kind;
+		ret->status = v.status;
 		ret->expired = left <= 0;
 		ret->ttl_left = left > 0 ? (uint32_t)((left + 999) / 1000) : 0;
-		ret->len = store_rec_data_len(e);
-		ret->data = store_rec_data(e);
+		ret->data = view_data(&v, store_rec_name(e), e->name_len, c->walk_buf,
+		    &ret->len);
 		return 1;
 	}
-	*cursor = i;
+	*cursor = i * 2;
 	return 0;
 }
 
@@ -525,8 +851,30 @@ kind_known(uint32_t kind)
 
 	if (kind & CACHE_KIND_NSS)
 		return (kind & ~0x2ffffu) == 0;
-	return mark == 0 || mark == CACHE_KIND_RR || mark == CACHE_KIND_PAIR ||
+	return mark == 0 || mark == CACHE_KIND_RR || kind == CACHE_KIND_PAIR ||
 	    mark == CACHE_KIND_WIRE;
+}
+
+/*
+ * Whether another daemon's entry (half k of r, or r's own) holds together:
+ * its data what its kind and status say, its expiry no further than its
+ * TTL from now.
+ */
+static bool
+entry_ok(const struct store_rec *r, int k, const struct view *v, int64_t now)
+{
+	uint32_t	 kind = k < 0 ? r->kind : CACHE_KIND_PAIR | (k ? DNS_T_AAAA : DNS_T_A);
+	uint8_t		 buf[STORE_DATA_MAX];
+	const uint8_t	*d;
+	size_t		 dlen;
+
+	if ((v->sbits & STORE_S_COMPACT) && (v->status != CACHE_POSITIVE ||
+	    !kind_is_answer(kind)))
+		return false;
+	if ((d = view_data(v, store_rec_name(r), r->name_len, buf, &dlen)) == NULL ||
+	    !data_ok(kind, v->status, d, dlen))
+		return false;
+	return v->expires - now <= ((int64_t)v->ttl + 1) * 1000;
 }
 
 static void
@@ -536,12 +884,14 @@ copy_image(struct cache *c, const void *base, size_t len, const uint8_t *boot,
 	const struct store_header	*h;
 	const struct store_rec		*r;
 	struct store_rec		 tmpl;
+	struct view			 hv[2];
 	const char			*why;
 	char				 lname[STORE_NAME_MAX + 1];
 	int64_t				 now = c->now(c->now_arg);
 	uint32_t			 i;
-	int				 status;
-	bool				 dns_ok, nss_ok;
+	int				 k, last, nv, w;
+	bool				 dns_ok, nss_ok, have[2], bad = false,
+					 stale = false;
 
 	memset(ret, 0, sizeof(*ret));
 	if ((h = store_check_header(base, len, &ret->why)) == NULL)
@@ -557,11 +907,11 @@ copy_image(struct cache *c, const void *base, size_t len, const uint8_t *boot,
 			ret->dropped += why != NULL;
 			continue;
 		}
-		status = r->status & STORE_STATUS_MASK;
-		/* Another daemon's: its data must be what its kind says. */
-		if (adopt && (!kind_known(r->kind) || !data_ok(r->kind, status,
-		    store_rec_data(r), store_rec_data_len(r)) ||
-		    r->expires - now > ((int64_t)r->ttl + 1) * 1000)) {
+		memcpy(lname, store_rec_name(r), r->name_len);
+		lname[r->name_len] = '\0';
+		/* Ours already (set before the copy): the newer stands. */
+		if (!kind_known(r->kind) || store_find(c->st, r->kind, lname, r->name_len,
+		    store_hash(c->st, r->kind, lname, r->name_len)) >= 0) {
 			ret->dropped++;
 			continue;
 		}
@@ -569,41 +919,76 @@ copy_image(struct cache *c, const void *base, size_t len, const uint8_t *boot,
 			ret->mismatched++;
 			continue;
 		}
-		/*
-		 * What may still serve: an answer before its expiry, a
-		 * positive one within serve_stale after (RFC 8767); not a
-		 * failure, which the next daemon finds out for itself.
-		 */
-		if (adopt && (status == CACHE_FAILED || (r->expires <= now &&
-		    (status != CACHE_POSITIVE || c->lim.serve_stale == 0 ||
-		    now - r->expires > (int64_t)c->lim.serve_stale * 1000)))) {
-			ret->expired++;
-			continue;
+		/* Its entries: a record's own, or a pair's halves. */
+		nv = 0;
+		have[0] = have[1] = false;
+		last = r->kind == CACHE_KIND_PAIR ? 1 : -1;
+		for (k = r->kind == CACHE_KIND_PAIR ? 0 : -1; k <= last; k++) {
+			int at = k < 0 ? 0 : k;
+
+			if (!(have[at] = view_of(r, k, &hv[at])))
+				continue;
+			nv++;
+			if (!adopt)
+				continue;
+			/* Another daemon's: its data must be what its kind says. */
+			if (!entry_ok(r, k, &hv[at], now)) {
+				bad = true;
+				break;
+			}
+			/*
+			 * What may still serve: an answer before its expiry, a
+			 * positive one within serve_stale after (RFC 8767); not
+			 * a failure, which the next daemon finds out for itself.
+			 */
+			if (hv[at].status == CACHE_FAILED || (hv[at].expires <= now &&
+			    (hv[at].status != CACHE_POSITIVE || c->lim.serve_stale == 0 ||
+			    now - hv[at].expires > (int64_t)c->lim.serve_stale * 1000))) {
+				have[at] = false;
+				continue;
+			}
+			if (hv[at].expires <= now)
+				stale = true;
+			if (hv[at].failed_until <= now) {
+				hv[at].failed_until = 0;
+				hv[at].sbits &= (uint8_t)~STORE_S_NOTFOUND;
+			}
 		}
-		memcpy(lname, store_rec_name(r), r->name_len);
-		lname[r->name_len] = '\0';
-		/* Ours already (set before the copy): the newer stands. */
-		if (store_find(c->st, r->kind, lname, r->name_len,
-		    store_hash(c->st, r->kind, lname, r->name_len)) >= 0) {
+		if (bad || nv == 0 || (r->kind == CACHE_KIND_PAIR && !have[0] && !have[1] &&
+		    !adopt)) {
 			ret->dropped++;
+			bad = stale = false;
 			continue;
 		}
-		memset(&tmpl, 0, sizeof(tmpl));
-		tmpl.kind = r->kind;
-		tmpl.expires = r->expires;
-		tmpl.ttl = r->ttl;
-		tmpl.status = (uint8_t)status;
-		tmpl.failed_until = r->failed_until > now ? r->failed_until : 0;
-		tmpl.mflags = tmpl.failed_until ? (r->mflags & STORE_M_NOTFOUND) : 0;
-		tmpl.stamp = adopt ? c->tick : r->stamp;
-		if (!store_room(c->st, r->len, c->lim.max_entries) ||
-		    store_put(c->st, &tmpl, lname, store_rec_data(r),
-		    store_rec_data_len(r)) < 0) {
+		if (!have[0] && !have[1]) {
+			ret->expired++;
+			stale = false;
+			continue;
+		}
+		if (!store_room(c->st, store_rec_len(r), c->lim.max_entries))
+			w = -ENOSPC;
+		else if (r->kind == CACHE_KIND_PAIR)
+			w = write_pair(c, lname, r->name_len, have, hv,
+			    adopt ? c->tick : r->stamp);
+		else {
+			memset(&tmpl, 0, sizeof(tmpl));
+			tmpl.kind = r->kind;
+			tmpl.expires = r->expires;
+			tmpl.ttl = r->ttl;
+			tmpl.status = (uint8_t)(hv[0].status | hv[0].sbits);
+			if (!failed_rel(hv[0].failed_until, r->expires, &tmpl.failed))
+				tmpl.failed = STORE_NO_FAILURE;
+			tmpl.stamp = adopt ? c->tick : r->stamp;
+			w = store_put(c->st, &tmpl, lname, store_rec_data(r),
+			    store_rec_data_len(r)) < 0 ? -ENOSPC : 0;
+		}
+		if (w < 0) {
 			ret->no_room++;
+			stale = false;
 			continue;
 		}
-		if (adopt && r->expires <= now)
-			ret->stale++;
+		ret->stale += stale;
+		stale = false;
 		ret->adopted++;
 	}
 }

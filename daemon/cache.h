@@ -138,8 +138,8 @@ size_t	 cache_invalidate(struct cache *, const char *name);
 void	 cache_flush(struct cache *);
 
 size_t	 cache_count(const struct cache *);
-/* Bytes held: entries' allocations (as max_bytes counts them), and the
- * hash table. */
+/* Bytes held in the store: its header, its slots, and the entries' records
+ * (as max_bytes counts them; dead bytes not yet given back are not). */
 size_t	 cache_memory(const struct cache *);
 void	 cache_get_stats(const struct cache *, struct cache_stats *ret);
 void	 cache_reset_stats(struct cache *);

@@ -129,8 +129,8 @@ config_new(void)
 	c->dns_tcp_idle = 10;
 	c->admin_group = strdup("");
 	c->admin_gid = (gid_t)-1;	/* SERVER_NO_GROUP: none */
-	c->cache_size = 100000;
-	c->cache_size_mb = 64;
+	c->cache_size = 1000000;
+	c->cache_size_mb = 120;
 	c->min_ttl = 0;
 	c->max_ttl = 86400;
 	c->negative_max_ttl = 3600;

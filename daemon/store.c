@@ -45,7 +45,7 @@
 
 #define NO_PAGE		UINT32_MAX
 /* Bytes of a record, at least: the sizing of the slots for a byte bound. */
-#define REC_MIN		48
+#define REC_MIN		40
 
 struct store {
 	char			*path;		/* NULL: anonymous */
@@ -71,15 +71,6 @@ struct store {
 	uint64_t		 relocated;
 };
 
-static size_t
-pow2_at_least(size_t n)
-{
-	size_t p = 64;
-
-	while (p < n && p < (1u << 30))
-		p <<= 1;
-	return p;
-}
 
 size_t
 store_cost(size_t name_len, size_t data_len)
@@ -96,8 +87,9 @@ geometry(size_t max_entries, size_t max_bytes, uint32_t psize, uint32_t *ret_nsl
 
 	if (max_bytes && n > max_bytes / REC_MIN)
 		n = max_bytes / REC_MIN;
-	/* Three quarters full at most: probes stay short. */
-	*ret_nslots = (uint32_t)pow2_at_least(n + n / 3 + 1);
+	/* Three quarters full at most: probes stay short.  Any count will do. */
+	n = n + n / 3 + 1;
+	*ret_nslots = (uint32_t)(n < 64 ? 64 : n > (1u << 30) ? 1u << 30 : n);
 	slots_end = (STORE_HEADER_SIZE + (size_t)*ret_nslots * 8 + 4095) & ~(size_t)4095;
 	if (max_bytes)
 		pages = max_bytes > slots_end ? (max_bytes - slots_end) / psize : 0;
@@ -328,11 +320,11 @@ long
 store_find(const struct store *s, uint32_t kind, const char *lname, size_t len,
     uint64_t hash)
 {
-	uint32_t	 mask = s->nslots - 1, i = (uint32_t)(hash & mask);
+	uint32_t	 i = store_home(hash, s->nslots);
 	uint64_t	 v;
 	struct store_rec *r;
 
-	for (;; i = (i + 1) & mask) {
+	for (;; i = i + 1 == s->nslots ? 0 : i + 1) {
 		if ((v = s->slots[i]) == 0)
 			return -1;
 		if (!store_slot_tag_ok(v, hash))
@@ -351,30 +343,30 @@ dead(struct store *s, uint64_t off)
 	struct store_rec *r = (struct store_rec *)(void *)(s->pages + off);
 	uint32_t p = (uint32_t)(off / s->psize);
 
-	__atomic_store_n(&r->mflags, r->mflags | STORE_M_DEAD, __ATOMIC_RELAXED);
-	s->live[p] -= r->len;
-	s->live_bytes -= r->len;
+	__atomic_store_n(&r->status, r->status | STORE_S_DEAD, __ATOMIC_RELAXED);
+	s->live[p] -= (uint32_t)store_rec_len(r);
+	s->live_bytes -= store_rec_len(r);
 }
 
 /* Backward-shift deletion: the probe paths stay without holes. */
 static void
 slot_clear(struct store *s, uint32_t i)
 {
-	uint32_t	mask = s->nslots - 1, j = i, home;
+	uint32_t	j = i, home;
 	uint64_t	v;
 
 	for (;;) {
 		__atomic_store_n(&s->slots[i], 0, __ATOMIC_RELEASE);
 		for (;;) {
-			j = (j + 1) & mask;
+			j = j + 1 == s->nslots ? 0 : j + 1;
 			if ((v = s->slots[j]) == 0)
 				return;
 			{
 				struct store_rec *r = (struct store_rec *)(void *)
 				    (s->pages + store_slot_off(v));
 
-				home = (uint32_t)(store_key_hash(s->h->key, r->kind,
-				    store_rec_name(r), r->name_len) & mask);
+				home = store_home(store_key_hash(s->h->key, r->kind,
+				    store_rec_name(r), r->name_len), s->nslots);
 			}
 			/* j's record may move to i if i lies on its path: home..j. */
 			if (i <= j ? (home <= i || home > j) : (home <= i && home > j))
@@ -436,7 +428,7 @@ store_over(const struct store *s, size_t max_entries)
 bool
 store_room(const struct store *s, size_t need, size_t max_entries)
 {
-	return s->count < max_entries && s->count + 1 < (size_t)s->nslots / 4 * 3 &&
+	return s->count < max_entries && s->count + 1 <= s->nslots - s->nslots / 4 &&
 	    s->live_bytes + need <= s->budget;
 }
 
@@ -472,10 +464,10 @@ slot_of(const struct store *s, uint64_t off)
 	const struct store_rec	*r = (const struct store_rec *)(const void *)(s->pages + off);
 	uint64_t		 hash = store_key_hash(s->h->key, r->kind,
 				    store_rec_name(r), r->name_len);
-	uint32_t		 mask = s->nslots - 1, i = (uint32_t)(hash & mask);
+	uint32_t		 i = store_home(hash, s->nslots);
 	uint64_t		 v;
 
-	for (; (v = s->slots[i]) != 0; i = (i + 1) & mask)
+	for (; (v = s->slots[i]) != 0; i = i + 1 == s->nslots ? 0 : i + 1)
 		if (store_slot_off(v) == off)
 			return (long)i;
 	return -1;
@@ -513,18 +505,20 @@ clean(struct store *s, size_t need)
 		struct store_rec *r = (struct store_rec *)(void *)(s->pages + off);
 		uint64_t at = (uint64_t)s->open * s->psize + s->used[s->open];
 
-		if (r->len == 0)
+		size_t rlen = store_rec_len(r);
+
+		if (rlen == 0)
 			break;
-		if (!(r->mflags & STORE_M_DEAD) && (i = slot_of(s, off)) >= 0) {
-			memcpy(s->pages + at, r, r->len);
+		if (!(r->status & STORE_S_DEAD) && (i = slot_of(s, off)) >= 0) {
+			memcpy(s->pages + at, r, rlen);
 			v = store_slot(at, store_key_hash(s->h->key, r->kind,
 			    store_rec_name(r), r->name_len));
 			__atomic_store_n(&s->slots[i], v, __ATOMIC_RELEASE);
-			s->used[s->open] += r->len;
-			s->live[s->open] += r->len;
+			s->used[s->open] += (uint32_t)rlen;
+			s->live[s->open] += (uint32_t)rlen;
 			s->relocated++;
 		}
-		off += r->len;
+		off += rlen;
 	}
 	s->live[victim] = 0;
 	/* Its bytes are written again only after gc_cycle moves (open_page). */
@@ -568,16 +562,15 @@ store_put(struct store *s, const struct store_rec *tmpl, const char *lname,
 	at = (uint64_t)s->open * s->psize + s->used[s->open];
 	r = (struct store_rec *)(void *)(s->pages + at);
 	memset(r, 0, need);
-	r->len = (uint32_t)need;
+	r->len8 = (uint16_t)(need / 8);
 	r->kind = tmpl->kind;
 	r->expires = tmpl->expires;
-	r->failed_until = tmpl->failed_until;
+	r->failed = tmpl->failed;
 	r->ttl = tmpl->ttl;
 	r->stamp = tmpl->stamp;
 	r->name_len = (uint8_t)nlen;
-	r->status = (uint8_t)((tmpl->status & STORE_STATUS_MASK) |
-	    ((need - sizeof(*r) - nlen - len) << STORE_PAD_SHIFT));
-	r->mflags = tmpl->mflags & STORE_M_NOTFOUND;
+	r->status = (uint8_t)((tmpl->status & (STORE_STATUS_MASK | STORE_S_COMPACT |
+	    STORE_S_NOTFOUND)) | ((need - sizeof(*r) - nlen - len) << STORE_PAD_SHIFT));
 	memcpy(r + 1, lname, nlen);
 	if (len)
 		memcpy((uint8_t *)(r + 1) + nlen, data, len);
@@ -594,8 +587,8 @@ store_put(struct store *s, const struct store_rec *tmpl, const char *lname,
 		dead(s, store_slot_off(old));
 		return i;
 	}
-	for (i = (long)(hash & (s->nslots - 1)); s->slots[i] != 0;
-	    i = (i + 1) & (long)(s->nslots - 1))
+	for (i = (long)store_home(hash, s->nslots); s->slots[i] != 0;
+	    i = i + 1 == (long)s->nslots ? 0 : i + 1)
 		;
 	__atomic_store_n(&s->slots[i], v, __ATOMIC_RELEASE);
 	s->count++;

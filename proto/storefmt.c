@@ -18,7 +18,7 @@
 #define SLOT_TAG_MASK	((1ULL << SLOT_TAG_BITS) - 1)
 
 _Static_assert(sizeof(struct store_header) == STORE_HEADER_SIZE, "header size");
-_Static_assert(sizeof(struct store_rec) == 40, "record header size");
+_Static_assert(sizeof(struct store_rec) == 32, "record header size");
 
 size_t
 store_rec_size(size_t name_len, size_t data_len)
@@ -29,7 +29,7 @@ store_rec_size(size_t name_len, size_t data_len)
 size_t
 store_rec_data_len(const struct store_rec *r)
 {
-	return r->len - sizeof(*r) - r->name_len -
+	return store_rec_len(r) - sizeof(*r) - r->name_len -
 	    (size_t)((r->status & STORE_PAD_MASK) >> STORE_PAD_SHIFT);
 }
 
@@ -69,20 +69,187 @@ store_slot_tag_ok(uint64_t slot, uint64_t h)
 uint32_t
 store_rec_check(const uint64_t k[2], const struct store_rec *r)
 {
-	/* kind, expires, ttl, name_len, status; then name and data. */
+	/* kind, expires, ttl, name_len, status (its immutable bits); then name and data. */
 	uint8_t		head[4 + 8 + 4 + 2];
 	uint64_t	k2[2] = { k[0], k[1] }, h;
-	size_t		body = r->len - sizeof(*r);
+	size_t		body = store_rec_len(r) - sizeof(*r);
 
 	memcpy(head, &r->kind, 4);
 	memcpy(head + 4, &r->expires, 8);
 	memcpy(head + 12, &r->ttl, 4);
 	head[16] = r->name_len;
-	head[17] = r->status;
+	head[17] = r->status & STORE_S_IMMUTABLE;
 	/* Two calls, chained through the key: one pass, no buffer to copy into. */
 	k2[0] ^= hash_siphash13(k, head, sizeof(head));
 	h = hash_siphash13(k2, r + 1, body);
 	return (uint32_t)h;
+}
+
+/* --- the compact form of an address answer -------------------------------- */
+
+#define C_CANON_IS_KEY	1
+#define C_TTL_IS_REC	2
+#define C_ORIGIN	4
+
+static size_t
+fam_len(uint8_t family)
+{
+	switch (family) {
+	case 4:		return 4;	/* PROTO_AF_INET */
+	case 6:		return 16;	/* PROTO_AF_INET6 */
+	case 7:		return 20;	/* PROTO_AF_INET6_SCOPED */
+	default:	return 0;
+	}
+}
+
+static uint32_t
+get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint16_t
+get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+int
+store_compact(const uint8_t *body, size_t len, const char *lname, size_t nlen,
+    uint32_t ttl, uint8_t *out, size_t cap)
+{
+	size_t		 i = 0, o = 0, n, k, naddr, nalias, canon_len, flen;
+	uint8_t		 cflags = 0;
+	const uint8_t	*canon;
+
+	/* u32 ttl, u8 source, u8 flags, u16 naddr, u16 nalias, str canon */
+	if (len < 12 || cap < 16)
+		return -1;
+	naddr = get16(body + 6);
+	nalias = get16(body + 8);
+	canon_len = get16(body + 10);
+	if (naddr > 255 || nalias > 255 || canon_len > 255 || 12 + canon_len > len)
+		return -1;
+	canon = body + 12;
+	if (canon_len == nlen && memcmp(canon, lname, nlen) == 0)
+		cflags |= C_CANON_IS_KEY;
+	if (get32(body) == ttl)
+		cflags |= C_TTL_IS_REC;
+	out[o++] = cflags;
+	if (!(cflags & C_TTL_IS_REC)) {
+		memcpy(out + o, body, 4);
+		o += 4;
+	}
+	out[o++] = body[4];
+	out[o++] = body[5];
+	out[o++] = (uint8_t)naddr;
+	out[o++] = (uint8_t)nalias;
+	if (!(cflags & C_CANON_IS_KEY)) {
+		if (o + 1 + canon_len > cap)
+			return -1;
+		out[o++] = (uint8_t)canon_len;
+		memcpy(out + o, canon, canon_len);
+		o += canon_len;
+	}
+	i = 12 + canon_len;
+	for (k = 0; k < naddr; k++) {
+		if (i >= len || (flen = fam_len(body[i])) == 0 || i + 1 + flen > len ||
+		    o + 1 + flen > cap)
+			return -1;
+		memcpy(out + o, body + i, 1 + flen);
+		o += 1 + flen;
+		i += 1 + flen;
+	}
+	for (k = 0; k < nalias; k++) {
+		if (i + 2 > len || (n = get16(body + i)) > 255 || i + 2 + n > len ||
+		    o + 1 + n > cap)
+			return -1;
+		out[o++] = (uint8_t)n;
+		memcpy(out + o, body + i + 2, n);
+		o += n;
+		i += 2 + n;
+	}
+	/* A module's name may follow: kept; anything else, not this form. */
+	if (i < len) {
+		if (i + 2 > len || (n = get16(body + i)) == 0 || n > 255 ||
+		    i + 2 + n != len || o + 1 + n > cap)
+			return -1;
+		out[0] |= C_ORIGIN;
+		out[o++] = (uint8_t)n;
+		memcpy(out + o, body + i + 2, n);
+		o += n;
+	}
+	return (int)o;
+}
+
+int
+store_expand(const uint8_t *data, size_t len, const char *lname, size_t nlen,
+    uint32_t ttl, uint8_t *out, size_t cap)
+{
+	size_t		 i = 0, o = 0, n, k, naddr, nalias, flen;
+	uint8_t		 cflags;
+
+	if (len < 5 || cap < 12)
+		return -1;
+	cflags = data[i++];
+	if (cflags & ~(C_CANON_IS_KEY | C_TTL_IS_REC | C_ORIGIN))
+		return -1;
+	if (!(cflags & C_TTL_IS_REC)) {
+		if (i + 4 > len)
+			return -1;
+		memcpy(out, data + i, 4);
+		i += 4;
+	} else {
+		out[0] = (uint8_t)(ttl >> 24);
+		out[1] = (uint8_t)(ttl >> 16);
+		out[2] = (uint8_t)(ttl >> 8);
+		out[3] = (uint8_t)ttl;
+	}
+	if (i + 4 > len)
+		return -1;
+	out[4] = data[i++];
+	out[5] = data[i++];
+	naddr = data[i++];
+	nalias = data[i++];
+	out[6] = 0;
+	out[7] = (uint8_t)naddr;
+	out[8] = 0;
+	out[9] = (uint8_t)nalias;
+	o = 10;
+	if (cflags & C_CANON_IS_KEY) {
+		if (o + 2 + nlen > cap)
+			return -1;
+		out[o++] = (uint8_t)(nlen >> 8);
+		out[o++] = (uint8_t)nlen;
+		memcpy(out + o, lname, nlen);
+		o += nlen;
+	} else {
+		if (i >= len || i + 1 + (n = data[i]) > len || o + 2 + n > cap)
+			return -1;
+		out[o++] = 0;
+		out[o++] = (uint8_t)n;
+		memcpy(out + o, data + i + 1, n);
+		o += n;
+		i += 1 + n;
+	}
+	for (k = 0; k < naddr; k++) {
+		if (i >= len || (flen = fam_len(data[i])) == 0 || i + 1 + flen > len ||
+		    o + 1 + flen > cap)
+			return -1;
+		memcpy(out + o, data + i, 1 + flen);
+		o += 1 + flen;
+		i += 1 + flen;
+	}
+	for (k = 0; k < nalias + ((cflags & C_ORIGIN) ? 1 : 0); k++) {
+		if (i >= len || i + 1 + (n = data[i]) > len || o + 2 + n > cap)
+			return -1;
+		out[o++] = 0;
+		out[o++] = (uint8_t)n;
+		memcpy(out + o, data + i + 1, n);
+		o += n;
+		i += 1 + n;
+	}
+	return i == len ? (int)o : -1;
 }
 
 const struct store_header *
@@ -102,8 +269,7 @@ store_check_header(const void *base, size_t len, const char **ret_why)
 		why = "header size";
 	else if (h->file_size != len)
 		why = "size is not the file's (cut short, or grown)";
-	else if (h->nslots == 0 || (h->nslots & (h->nslots - 1)) != 0 ||
-	    h->nslots > (1u << 30))
+	else if (h->nslots == 0 || h->nslots > (1u << 30))
 		why = "slot count";
 	else if (h->page_size < STORE_PAGE_MIN || (h->page_size & (h->page_size - 1)) != 0 ||
 	    h->page_size > (1u << 30))
@@ -137,7 +303,7 @@ store_check_slot(const void *base, size_t len, uint32_t i, bool verify_check,
 	const struct store_rec		*r;
 	const uint8_t			*pages;
 	const char			*why = NULL, *name;
-	uint64_t			 v, off, area, hash, home, j, pad;
+	uint64_t			 v, off, area, hash, home, j, pad, rlen;
 	size_t				 k;
 
 	if (ret_why)
@@ -156,19 +322,19 @@ store_check_slot(const void *base, size_t len, uint32_t i, bool verify_check,
 	}
 	r = (const struct store_rec *)(pages + off);
 	pad = (r->status & STORE_PAD_MASK) >> STORE_PAD_SHIFT;
-	if (r->len % 8 != 0 || r->len < sizeof(*r) + r->name_len + pad ||
-	    r->len > h->page_size || off / h->page_size != (off + r->len - 1) / h->page_size) {
+	rlen = store_rec_len(r);
+	if (rlen < sizeof(*r) + r->name_len + pad || rlen > h->page_size ||
+	    off / h->page_size != (off + rlen - 1) / h->page_size) {
 		why = "record length";
 		goto bad;
 	}
-	if (r->len - sizeof(*r) - r->name_len - pad > STORE_DATA_MAX ||
-	    store_rec_size(r->name_len, r->len - sizeof(*r) - r->name_len - pad) != r->len) {
+	if (rlen - sizeof(*r) - r->name_len - pad > STORE_DATA_MAX ||
+	    store_rec_size(r->name_len, rlen - sizeof(*r) - r->name_len - pad) != rlen) {
 		why = "record sizes";
 		goto bad;
 	}
-	if (r->name_len == 0 || r->reserved != 0 ||
-	    (r->status & ~(STORE_STATUS_MASK | STORE_PAD_MASK)) != 0 ||
-	    (r->mflags & ~STORE_M_NOTFOUND) != 0) {
+	/* Dead, yet a slot points here: never so. */
+	if (r->name_len == 0 || (r->status & STORE_S_DEAD) != 0) {
 		why = "record fields";
 		goto bad;
 	}
@@ -180,7 +346,7 @@ store_check_slot(const void *base, size_t len, uint32_t i, bool verify_check,
 		}
 	}
 	for (k = 0; k < pad; k++) {
-		if (((const uint8_t *)r)[r->len - 1 - k] != 0) {
+		if (((const uint8_t *)r)[rlen - 1 - k] != 0) {
 			why = "record padding";
 			goto bad;
 		}
@@ -191,8 +357,8 @@ store_check_slot(const void *base, size_t len, uint32_t i, bool verify_check,
 		goto bad;
 	}
 	/* Linear probing: nothing empty between the key's home and its slot. */
-	home = hash & (h->nslots - 1);
-	for (j = home; j != i; j = (j + 1) & (h->nslots - 1)) {
+	home = store_home(hash, h->nslots);
+	for (j = home; j != i; j = j + 1 == h->nslots ? 0 : j + 1) {
 		if (slots[j] == 0) {
 			why = "slot is not on its key's probe path";
 			goto bad;

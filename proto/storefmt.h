@@ -19,7 +19,7 @@
  *
  * Slots: 0 is empty; else a record's offset from the start of the pages,
  * divided by 8, in the top 40 bits and 24 bits of its key's hash in the
- * low bits.  Linear probing from hash & (nslots - 1); a key has at most
+ * low bits.  Linear probing from store_home(); a key has at most
  * one slot, and every slot from its key's home to it is taken (a loader
  * checks that too).
  *
@@ -28,11 +28,12 @@
  * it (release order): a record a crash interrupted is reachable from no
  * slot, and a loader, which walks the slots, never sees it.  What is
  * written afterwards, in place, is only the daemon's own bookkeeping
- * (failed_until, stamp, mflags): one aligned word each.
+ * (failed, stamp, and the top bits of status): one aligned word or byte
+ * each.
  */
 
 #define STORE_MAGIC		0x31524f5453434e00ULL	/* "\0NCSTOR1" */
-#define STORE_VERSION		1
+#define STORE_VERSION		2
 #define STORE_HEADER_SIZE	4096
 #define STORE_PAGE_MIN		4096u
 #define STORE_PAGE_DEFAULT	(128u * 1024)	/* holds the largest record */
@@ -55,7 +56,7 @@ struct store_header {
 					   of that boot */
 	uint64_t	search_fp;	/* what DNS answers rest on: search list, ndots */
 	uint64_t	modules_fp;	/* what NSS modules' answers rest on: the hosts line */
-	uint32_t	nslots;		/* a power of two */
+	uint32_t	nslots;		/* any number (store_home) */
 	uint32_t	page_size;	/* a power of two, >= STORE_PAGE_MIN */
 	uint64_t	slots_off;
 	uint64_t	pages_off;	/* a multiple of 4096 */
@@ -66,29 +67,40 @@ struct store_header {
 	uint8_t		reserved[STORE_HEADER_SIZE - 128];
 };
 
-/* status: the low 2 bits; pad (0-7 bytes after the data) in bits 2-4. */
+/*
+ * status: the low 2 bits the entry's status; bits 2-4 the pad (0-7 zero
+ * bytes after the data); bit 5 the data's form (STORE_S_COMPACT).  Bits 6
+ * and 7 are the daemon's, written in place (the check leaves them out).
+ */
 #define STORE_STATUS_MASK	0x03
 #define STORE_PAD_SHIFT		2
 #define STORE_PAD_MASK		0x1c
+#define STORE_S_COMPACT		0x20	/* data: store_compact's form of an answer */
+#define STORE_S_NOTFOUND	0x40	/* in place: nothing found after the failure */
+#define STORE_S_DEAD		0x80	/* in place: no slot points here any more */
+#define STORE_S_IMMUTABLE	0x3f
 
-/* mflags: the daemon's, written in place. */
-#define STORE_M_NOTFOUND	0x01	/* failed_until: nothing found after it */
-#define STORE_M_DEAD		0x02	/* no slot points here any more */
+#define STORE_NO_FAILURE	INT32_MIN
 
 struct store_rec {
-	uint32_t	len;		/* the whole record, a multiple of 8 */
-	uint32_t	kind;		/* the cache's kind (cache.h) */
-	int64_t		expires;	/* ms, the daemon's CLOCK_MONOTONIC */
-	int64_t		failed_until;	/* in place: ms; 0: no failure remembered */
-	uint32_t	ttl;		/* seconds it was stored for */
-	uint32_t	stamp;		/* in place: when last used (a counter) */
-	uint32_t	check;		/* store_rec_check of the rest */
+	uint16_t	len8;		/* the whole record, in units of 8 bytes */
 	uint8_t		name_len;	/* 1 - 255 */
 	uint8_t		status;		/* see above */
-	uint8_t		mflags;		/* in place: STORE_M_* */
-	uint8_t		reserved;	/* 0 */
+	uint32_t	kind;		/* the cache's kind (cache.h) */
+	int64_t		expires;	/* ms, the daemon's CLOCK_MONOTONIC */
+	uint32_t	ttl;		/* seconds it was stored for */
+	uint32_t	check;		/* store_rec_check of the rest */
+	uint32_t	stamp;		/* in place: when last used (a counter) */
+	int32_t		failed;		/* in place: a failure remembered until
+					   expires + failed (ms); STORE_NO_FAILURE */
 	/* then name_len bytes of lowercased name, the data, pad zero bytes */
 };
+
+static inline size_t
+store_rec_len(const struct store_rec *r)
+{
+	return (size_t)r->len8 * 8;
+}
 
 /* Bytes of a record with a name of name_len and data of data_len bytes. */
 size_t	 store_rec_size(size_t name_len, size_t data_len);
@@ -107,6 +119,31 @@ store_rec_data(const struct store_rec *r)
 
 /* The data's length: what the record holds past its name, less the pad. */
 size_t	 store_rec_data_len(const struct store_rec *);
+
+/*
+ * An address answer (a proto answer body) in fewer bytes, for a record of
+ * the lowercased name lname and TTL ttl: its canonical name left out when
+ * it is lname, its TTL when it is ttl, counts in a byte each.  Returns the
+ * length written to out (cap bytes), or -1 when body cannot be put so
+ * (then it is kept as it is).  Form:
+ *
+ *	u8 cflags (1: canon is lname; 2: ttl is the record's; 4: an origin),
+ *	[u32 ttl], u8 source, u8 flags, u8 naddr, u8 nalias,
+ *	[u8 len, canon], naddr x (u8 family, 4|16|20 bytes),
+ *	nalias x (u8 len, bytes), [u8 len, origin]
+ */
+int	 store_compact(const uint8_t *body, size_t len, const char *lname,
+	    size_t nlen, uint32_t ttl, uint8_t *out, size_t cap);
+/* The body back, into out (cap bytes): its length, or -1 if data is malformed. */
+int	 store_expand(const uint8_t *data, size_t len, const char *lname, size_t nlen,
+	    uint32_t ttl, uint8_t *out, size_t cap);
+
+/* The home slot of hash h in a table of n slots (any n: Lemire's reduction). */
+static inline uint32_t
+store_home(uint64_t h, uint32_t n)
+{
+	return (uint32_t)(((h >> 32) * (uint64_t)n) >> 32);
+}
 
 /* The hash a key is placed by: SipHash-1-3 of kind (4 bytes, big-endian) and the lowercased name. */
 uint64_t store_key_hash(const uint64_t k[2], uint32_t kind, const char *lname,

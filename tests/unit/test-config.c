@@ -163,7 +163,7 @@ check_defaults(const struct config *c)
 	assert_string_equal(c->resolv_conf, "/etc/resolv.conf");
 	assert_string_equal(c->upstream, "");
 	assert_int_equal(c->nservers, 0);
-	assert_int_equal(c->cache_size, 100000);
+	assert_int_equal(c->cache_size, 1000000);
 	assert_int_equal(c->min_ttl, 0);
 	assert_int_equal(c->max_ttl, 86400);
 	assert_int_equal(c->negative_max_ttl, 3600);
@@ -426,7 +426,7 @@ test_unknown_key(void **state)
 	assert_int_equal(config_set(c, "", "1", &err), -EINVAL);
 	assert_non_null(err);
 	free(err);
-	assert_int_equal(c->cache_size, 100000);
+	assert_int_equal(c->cache_size, 1000000);
 }
 
 static void

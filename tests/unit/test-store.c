@@ -374,7 +374,7 @@ test_damaged_records(void **state)
 		r = (struct store_rec *)(img + h->pages_off + store_slot_off(slots[i]));
 		switch (hit++) {
 		case 0:		/* a byte of its data changed */
-			((uint8_t *)r)[r->len - 9] ^= 0x40;
+			((uint8_t *)r)[store_rec_len(r) - 9] ^= 0x40;
 			break;
 		case 1:		/* its slot points past the pages */
 			slots[i] = store_slot((uint64_t)h->npages * h->page_size + 64,
@@ -429,13 +429,13 @@ test_half_written(void **state)
 		if (slots[i] && store_slot_off(slots[i]) >= end) {
 			last = (struct store_rec *)(img + h->pages_off +
 			    store_slot_off(slots[i]));
-			end = store_slot_off(slots[i]) + last->len;
+			end = store_slot_off(slots[i]) + store_rec_len(last);
 		}
 	}
 	assert_non_null(last);
 	/* A copy of the last record, renamed, its data half there. */
 	r = (struct store_rec *)(img + h->pages_off + end);
-	memcpy(r, last, last->len / 2);
+	memcpy(r, last, store_rec_len(last) / 2);
 	((char *)(r + 1))[4] = '9';
 	spill(img, len);
 	free(img);
@@ -539,6 +539,168 @@ test_rebuild(void **state)
 	cache_free(c);
 }
 
+/* A body with everything the compact form keeps: canon, aliases, an origin. */
+static size_t
+full_body(uint8_t *buf, size_t cap, const char *canon, uint32_t ttl, bool origin)
+{
+	struct proto_wr		w;
+	struct proto_answer_wr	aw;
+	uint8_t			a4[4] = { 192, 0, 2, 77 }, a6[16] = { 0x20, 1, 0xd, 0xb8 };
+	uint8_t			s6[20] = { 0xfe, 0x80 };
+
+	proto_wr_init(&w, buf, cap);
+	proto_answer_begin(&aw, &w, ttl, PROTO_SRC_DNS, canon, strlen(canon));
+	proto_answer_addr(&aw, PROTO_AF_INET, a4);
+	proto_answer_addr(&aw, PROTO_AF_INET6, a6);
+	proto_answer_set_scope(s6, 3);
+	proto_answer_addr(&aw, PROTO_AF_INET6_SCOPED, s6);
+	proto_answer_alias(&aw, "Alias.One.Example", 17);
+	proto_answer_alias(&aw, "b.example", 9);
+	assert_true(proto_answer_end(&aw) >= 0);
+	if (origin)
+		proto_put_str(&w, "myhostname", 10);
+	assert_int_equal(w.err, 0);
+	return w.off;
+}
+
+/* The compact form gives back the very bytes that were put. */
+static void
+test_compact_round_trip(void **state)
+{
+	static const struct {
+		const char	*name, *canon;
+		uint32_t	 ttl, rec_ttl;
+		bool		 origin;
+	} cases[] = {
+		{ "www.example", "www.example", 300, 300, false },
+		{ "www.example", "WWW.Example", 300, 300, false },	/* canon spelled otherwise */
+		{ "www.example", "cdn.example.net", 300, 60, false },	/* another TTL */
+		{ "myhost", "myhost", 60, 60, true },			/* a module's */
+	};
+	uint8_t	body[512], c[512], back[512];
+	size_t	i, n;
+	int	k, m;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		n = full_body(body, sizeof(body), cases[i].canon, cases[i].ttl, cases[i].origin);
+		k = store_compact(body, n, cases[i].name, strlen(cases[i].name),
+		    cases[i].rec_ttl, c, sizeof(c));
+		assert_true(k > 0 && (size_t)k < n);
+		m = store_expand(c, (size_t)k, cases[i].name, strlen(cases[i].name),
+		    cases[i].rec_ttl, back, sizeof(back));
+		assert_int_equal(m, (int)n);
+		assert_memory_equal(back, body, n);
+		/* Cut short anywhere: refused, never read past. */
+		for (m = 0; m < k; m++)
+			assert_int_equal(store_expand(c, (size_t)m, cases[i].name,
+			    strlen(cases[i].name), cases[i].rec_ttl, back, sizeof(back)), -1);
+	}
+	/* What the form cannot hold is refused (and kept as it is). */
+	n = full_body(body, sizeof(body), "x.example", 1, false);
+	body[n++] = 0;	/* a trailing byte that is no origin */
+	assert_int_equal(store_compact(body, n, "x.example", 9, 1, c, sizeof(c)), -1);
+	/* The reference answer: 15 bytes, and an 80-byte record. */
+	n = answer(body, sizeof(body), "f123456.fill.bench.example", "192.0.2.1");
+	{
+		uint8_t a2[4] = { 192, 0, 2, 2 };
+		struct proto_wr w;
+		struct proto_answer_wr aw;
+
+		proto_wr_init(&w, body, sizeof(body));
+		proto_answer_begin(&aw, &w, 300, PROTO_SRC_DNS, "f123456.fill.bench.example", 26);
+		proto_answer_addr(&aw, PROTO_AF_INET, a2);
+		proto_answer_addr(&aw, PROTO_AF_INET, a2);
+		assert_true(proto_answer_end(&aw) >= 0);
+		n = w.off;
+	}
+	k = store_compact(body, n, "f123456.fill.bench.example", 26, 300, c, sizeof(c));
+	assert_int_equal(k, 15);
+	assert_int_equal(store_rec_size(26, (size_t)k), 80);
+}
+
+/* A and AAAA of AF_UNSPEC: one record, each half with its own times. */
+static void
+test_pairs(void **state)
+{
+	struct cache_limits		 lim = limits();
+	struct cache_adopt_report	 rep;
+	struct cache			*c;
+	struct cache_hit		 h;
+	struct cache_item		 it;
+	size_t				 cur = 0, n = 0;
+	int				 st;
+	const uint32_t			 PA = CACHE_KIND_PAIR | DNS_T_A,
+					 PAAAA = CACHE_KIND_PAIR | DNS_T_AAAA;
+
+	at(0);
+	c = open_cache(&lim, 1, 2, &rep);
+	put_answer(c, "both.example", PA, 300, "192.0.2.1");
+	assert_int_equal(cache_put(c, "both.example", PAAAA, CACHE_NODATA, 60, NULL, 0), 0);
+	/* The AAAA half alone first, then A. */
+	assert_int_equal(cache_put(c, "six.example", PAAAA, CACHE_NXDOMAIN, 30, NULL, 0), 0);
+	put_answer(c, "six.example", PA, 600, "192.0.2.6");
+	assert_int_equal(cache_count(c), 2);
+	at(1000);
+	assert_string_equal(addr_of(c, "both.example", PA, &st), "192.0.2.1");
+	cache_peek(c, "both.example", PA, &h);
+	assert_int_equal(h.ttl_left, 299);
+	cache_peek(c, "both.example", PAAAA, &h);
+	assert_int_equal(h.state, CACHE_FRESH);
+	assert_int_equal(h.status, CACHE_NODATA);
+	assert_int_equal(h.ttl_left, 59);
+	cache_peek(c, "six.example", PAAAA, &h);
+	assert_int_equal(h.status, CACHE_NXDOMAIN);
+	assert_int_equal(h.ttl_left, 29);
+	/* A half alone is not the single type's entry. */
+	cache_peek(c, "both.example", DNS_T_A, &h);
+	assert_int_equal(h.state, CACHE_MISS);
+	/* A failure of each half: A's in place, AAAA's in a new record. */
+	at(61000);
+	assert_int_equal(cache_put_failure(c, "both.example", PAAAA, true), 0);
+	cache_peek(c, "both.example", PAAAA, &h);
+	assert_int_equal(h.state, CACHE_FAILING);
+	assert_true(h.failed_notfound);
+	assert_string_equal(addr_of(c, "both.example", PA, &st), "192.0.2.1");
+	assert_int_equal(st, CACHE_FRESH);
+	assert_int_equal(cache_put_failure(c, "both.example", PA, false), 0);
+	cache_peek(c, "both.example", PA, &h);
+	assert_int_equal(h.state, CACHE_FRESH);	/* a refresh's failure */
+	assert_false(h.failed_notfound);
+	cache_peek(c, "both.example", PAAAA, &h);
+	assert_int_equal(h.state, CACHE_FAILING);
+	/* The walk: two entries a pair. */
+	while (cache_walk(c, &cur, &it)) {
+		assert_true(it.kind == PA || it.kind == PAAAA);
+		n++;
+	}
+	assert_int_equal(n, 4);
+	/* A failure of a half never known: the other half stays. */
+	assert_int_equal(cache_put_failure(c, "new.example", PAAAA, false), 0);
+	cache_peek(c, "new.example", PA, &h);
+	assert_int_equal(h.state, CACHE_MISS);
+	cache_peek(c, "new.example", PAAAA, &h);
+	assert_int_equal(h.state, CACHE_FAILING);
+	cache_free(c);
+
+	/* Taken over half by half: six's AAAA (30 s) is gone, its A stays. */
+	at(100000);
+	c = open_cache(&lim, 1, 2, &rep);
+	assert_null(rep.why);
+	assert_int_equal(rep.dropped, 0);
+	assert_int_equal(rep.adopted, 2);	/* both, six */
+	assert_int_equal(rep.expired, 1);	/* new: a failure only */
+	assert_string_equal(addr_of(c, "six.example", PA, &st), "192.0.2.6");
+	cache_peek(c, "six.example", PAAAA, &h);
+	assert_int_equal(h.state, CACHE_MISS);
+	assert_string_equal(addr_of(c, "both.example", PA, &st), "192.0.2.1");
+	cache_peek(c, "both.example", PAAAA, &h);
+	assert_int_equal(h.state, CACHE_MISS);	/* NODATA expired at 60 s */
+	assert_int_equal(cache_invalidate(c, "six.example"), 1);
+	cache_peek(c, "six.example", PA, &h);
+	assert_int_equal(h.state, CACHE_MISS);
+	cache_free(c);
+}
+
 int
 main(void)
 {
@@ -550,6 +712,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_half_written, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cleaning, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rebuild, setup, teardown),
+		cmocka_unit_test(test_compact_round_trip),
+		cmocka_unit_test_setup_teardown(test_pairs, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
