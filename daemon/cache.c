@@ -53,7 +53,7 @@
 #include "store.h"
 #include "ttl.h"
 
-#define DATA_MAX	STORE_DATA_MAX
+#define DATA_MAX	65536		/* an entry's data, as cache_put takes it */
 #define SAMPLE		16
 
 struct cache {
@@ -92,6 +92,15 @@ next_rand(struct cache *c)
 	return c->rand;
 }
 
+static int64_t
+realtime_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* When a failure is remembered until (ms), or 0. */
 static int64_t
 failed_until(const struct store_rec *e)
@@ -107,26 +116,41 @@ kind_is_answer(uint32_t kind)
 }
 
 /*
- * A pair (CACHE_KIND_PAIR | DNS_T_A and | DNS_T_AAAA: AF_UNSPEC's halves)
- * is one record of kind CACHE_KIND_PAIR: the name once, A's times in the
- * record's header, and its data begins with PAIR_HDR bytes:
+ * A name's A and AAAA are one record: CACHE_KIND_PAIR | DNS_T_A and |
+ * DNS_T_AAAA (AF_UNSPEC's search) a record of kind CACHE_KIND_PAIR, DNS_T_A
+ * and DNS_T_AAAA (each asked alone, or a search of one name) a record of
+ * kind 0 (REC_ADDRS, no DNS type).  The name once, A's times in the
+ * record's header, and its data begins with a byte of flags:
  *
- *	u8 present (1: A, 2: AAAA), u8 AAAA's status (its low bits, as a
- *	record's), u16 bytes of A's data, i32 AAAA's expiry less the record's
- *	(ms), u32 AAAA's TTL, i32 AAAA's failure (as a record's failed)
+ *	bits 0-1	which halves are there (PRESENT_A, PRESENT_AAAA)
+ *	bit 2		A's data is 64 KiB more than its u16 says
+ *	bits 3-4	AAAA's status; bit 5 its data is compact; bit 6 nothing
+ *			found after its failure; bit 7 it has a failure
  *
- * then A's data, then AAAA's.  A failure of A is written in place, as a
+ * A alone: A's data follows.  With AAAA: u16 bytes of A's data (when A is
+ * there), i32 AAAA's expiry less the record's (ms), u32 AAAA's TTL, i32
+ * its failure (as a record's failed; bit 7 only), then A's data, then
+ * AAAA's.  The common answer, A's addresses and no AAAA, costs 11 bytes
+ * more than an A alone.  A failure of A is written in place, as a
  * record's; one of AAAA makes a new record.
  */
-#define PAIR_HDR	16
-#define PRESENT_A	1
-#define PRESENT_AAAA	2
+#define PRESENT_A	0x01
+#define PRESENT_AAAA	0x02
+#define A_LEN_HIGH	0x04
+#define B_STATUS_SHIFT	3
+#define B_COMPACT	0x20
+#define B_NOTFOUND	0x40
+#define B_FAILED	0x80
+
+#define REC_ADDRS	0u	/* the record of a name's DNS_T_A and DNS_T_AAAA */
 
 /* A's half, AAAA's, or -1 for a kind that is not half of a pair. */
 static int
 pair_half(uint32_t kind)
 {
-	if ((kind & ~0xffffu) != CACHE_KIND_PAIR)
+	uint32_t mark = kind & ~0xffffu;
+
+	if (mark != CACHE_KIND_PAIR && mark != 0)
 		return -1;
 	return (kind & 0xffff) == DNS_T_A ? 0 : (kind & 0xffff) == DNS_T_AAAA ? 1 : -1;
 }
@@ -135,7 +159,14 @@ pair_half(uint32_t kind)
 static uint32_t
 rec_kind(uint32_t kind)
 {
-	return pair_half(kind) >= 0 ? CACHE_KIND_PAIR : kind;
+	return pair_half(kind) >= 0 ? kind & ~0xffffu : kind;
+}
+
+/* Whether a record holds a pair's halves. */
+static bool
+is_pair(uint32_t rkind)
+{
+	return rkind == CACHE_KIND_PAIR || rkind == REC_ADDRS;
 }
 
 /* One entry as a record holds it: a record's, or a half of a pair's. */
@@ -168,11 +199,14 @@ view_of(const struct store_rec *e, int half, struct view *v)
 {
 	const uint8_t	*d = store_rec_data(e);
 	size_t		 dlen = store_rec_data_len(e), alen;
-	int32_t		 rel, f;
+	int32_t		 rel = 0, f = STORE_NO_FAILURE;
+	uint32_t	 bttl = 0;
 	uint16_t	 a16;
+	uint8_t		 fl;
+	size_t		 o;
 
 	memset(v, 0, sizeof(*v));
-	if (half < 0 || e->kind != CACHE_KIND_PAIR) {
+	if (half < 0 || !is_pair(e->kind)) {
 		v->status = e->status & STORE_STATUS_MASK;
 		v->sbits = e->status & (STORE_S_COMPACT | STORE_S_NOTFOUND);
 		v->expires = e->expires;
@@ -180,37 +214,59 @@ view_of(const struct store_rec *e, int half, struct view *v)
 		v->failed_until = failed_until(e);
 		v->data = d;
 		v->len = dlen;
-		return half < 0 || e->kind != CACHE_KIND_PAIR;
+		return half < 0 || !is_pair(e->kind);
 	}
-	if (dlen < PAIR_HDR)
+	if (dlen < 1)
 		return false;
-	memcpy(&a16, d + 2, 2);
-	if ((alen = a16) > dlen - PAIR_HDR || (d[0] & ~(PRESENT_A | PRESENT_AAAA)))
+	fl = d[0];
+	if ((fl & (PRESENT_A | PRESENT_AAAA)) == PRESENT_A) {
+		/* A alone: the rest is its data. */
+		if (half != 0 || (fl & ~(PRESENT_A | A_LEN_HIGH)) != 0)
+			return false;
+		alen = dlen - 1;
+		o = 1;
+	} else if (fl & PRESENT_AAAA) {
+		o = 1;
+		alen = 0;
+		if (fl & PRESENT_A) {
+			if (dlen < 3)
+				return false;
+			memcpy(&a16, d + 1, 2);
+			alen = a16 | ((fl & A_LEN_HIGH) ? 0x10000u : 0);
+			o = 3;
+		}
+		if (dlen < o + 8 + ((fl & B_FAILED) ? 4 : 0))
+			return false;
+		rel = get_i32(d + o);
+		memcpy(&bttl, d + o + 4, 4);
+		f = (fl & B_FAILED) ? get_i32(d + o + 8) : STORE_NO_FAILURE;
+		o += 8 + ((fl & B_FAILED) ? 4 : 0);
+		if (alen > dlen - o)
+			return false;
+	} else
 		return false;
 	if (half == 0) {
-		if (!(d[0] & PRESENT_A))
+		if (!(fl & PRESENT_A))
 			return false;
 		v->status = e->status & STORE_STATUS_MASK;
 		v->sbits = e->status & (STORE_S_COMPACT | STORE_S_NOTFOUND);
 		v->expires = e->expires;
 		v->ttl = e->ttl;
 		v->failed_until = failed_until(e);
-		v->data = d + PAIR_HDR;
+		v->data = d + o;
 		v->len = alen;
 		return true;
 	}
-	if (!(d[0] & PRESENT_AAAA) ||
-	    (d[1] & ~(STORE_STATUS_MASK | STORE_S_COMPACT | STORE_S_NOTFOUND)))
+	if (!(fl & PRESENT_AAAA))
 		return false;
-	rel = get_i32(d + 4);
-	f = get_i32(d + 12);
-	v->status = d[1] & STORE_STATUS_MASK;
-	v->sbits = d[1] & (STORE_S_COMPACT | STORE_S_NOTFOUND);
+	v->status = (fl >> B_STATUS_SHIFT) & STORE_STATUS_MASK;
+	v->sbits = (uint8_t)(((fl & B_COMPACT) ? STORE_S_COMPACT : 0) |
+	    ((fl & B_NOTFOUND) ? STORE_S_NOTFOUND : 0));
 	v->expires = e->expires + rel;
-	memcpy(&v->ttl, d + 8, 4);
+	v->ttl = bttl;
 	v->failed_until = f == STORE_NO_FAILURE ? 0 : v->expires + f;
-	v->data = d + PAIR_HDR + alen;
-	v->len = dlen - PAIR_HDR - alen;
+	v->data = d + o + alen;
+	v->len = dlen - o - alen;
 	return true;
 }
 
@@ -248,7 +304,8 @@ find(const struct cache *c, const char *name, uint32_t kind, char lname[STORE_NA
 {
 	long len = fold(name, lname);
 
-	if (len < 0)
+	/* A pair's record is reached through its halves' kinds only. */
+	if (len < 0 || (pair_half(kind) < 0 && is_pair(kind)))
 		return -1;
 	return store_find(c->st, rec_kind(kind), lname, (size_t)len,
 	    store_hash(c->st, rec_kind(kind), lname, (size_t)len));
@@ -315,6 +372,7 @@ cache_free(struct cache *c)
 {
 	if (c == NULL)
 		return;
+	cache_heartbeat(c);
 	store_free(c->st);
 	free(c);
 }
@@ -510,20 +568,18 @@ failed_rel(int64_t failed_until, int64_t expires, int32_t *ret)
  * may move once the store makes room).  Returns 0 or -errno.
  */
 static int
-write_pair(struct cache *c, const char *lname, size_t nlen, const bool have[2],
-    const struct view h[2], uint32_t stamp)
+write_pair(struct cache *c, uint32_t rkind, const char *lname, size_t nlen,
+    const bool have[2], const struct view h[2], uint32_t stamp)
 {
 	struct store_rec tmpl;
-	size_t		 o = PAIR_HDR;
-	uint16_t	 a16 = have[0] ? (uint16_t)h[0].len : 0;
+	size_t		 o = 1;
 	int32_t		 rel = 0, f = STORE_NO_FAILURE;
-	uint32_t	 ttl1 = have[1] ? h[1].ttl : 0;
+	uint8_t		 fl = 0;
 
-	if (PAIR_HDR + (have[0] ? h[0].len : 0) + (have[1] ? h[1].len : 0) >
-	    STORE_DATA_MAX || (have[0] && h[0].len > UINT16_MAX))
+	if (16 + (have[0] ? h[0].len : 0) + (have[1] ? h[1].len : 0) > STORE_DATA_MAX)
 		return -E2BIG;
 	memset(&tmpl, 0, sizeof(tmpl));
-	tmpl.kind = CACHE_KIND_PAIR;
+	tmpl.kind = rkind;
 	tmpl.stamp = stamp;
 	tmpl.failed = STORE_NO_FAILURE;
 	if (have[0]) {
@@ -532,6 +588,7 @@ write_pair(struct cache *c, const char *lname, size_t nlen, const bool have[2],
 		tmpl.ttl = h[0].ttl;
 		if (!failed_rel(h[0].failed_until, h[0].expires, &tmpl.failed))
 			tmpl.failed = STORE_NO_FAILURE;
+		fl |= PRESENT_A | (h[0].len > UINT16_MAX ? A_LEN_HIGH : 0);
 	} else {
 		/* AAAA alone: the header holds no entry. */
 		tmpl.status = CACHE_FAILED;
@@ -545,13 +602,25 @@ write_pair(struct cache *c, const char *lname, size_t nlen, const bool have[2],
 		rel = (int32_t)d;
 		if (!failed_rel(h[1].failed_until, h[1].expires, &f))
 			f = STORE_NO_FAILURE;
+		fl |= (uint8_t)(PRESENT_AAAA | (h[1].status << B_STATUS_SHIFT) |
+		    ((h[1].sbits & STORE_S_COMPACT) ? B_COMPACT : 0) |
+		    ((h[1].sbits & STORE_S_NOTFOUND) ? B_NOTFOUND : 0) |
+		    (f != STORE_NO_FAILURE ? B_FAILED : 0));
+		if (have[0]) {
+			uint16_t a16 = (uint16_t)(h[0].len & 0xffff);
+
+			memcpy(c->blob + o, &a16, 2);
+			o += 2;
+		}
+		memcpy(c->blob + o, &rel, 4);
+		memcpy(c->blob + o + 4, &h[1].ttl, 4);
+		o += 8;
+		if (f != STORE_NO_FAILURE) {
+			memcpy(c->blob + o, &f, 4);
+			o += 4;
+		}
 	}
-	c->blob[0] = (uint8_t)((have[0] ? PRESENT_A : 0) | (have[1] ? PRESENT_AAAA : 0));
-	c->blob[1] = have[1] ? (uint8_t)(h[1].status | h[1].sbits) : 0;
-	memcpy(c->blob + 2, &a16, 2);
-	memcpy(c->blob + 4, &rel, 4);
-	memcpy(c->blob + 8, &ttl1, 4);
-	memcpy(c->blob + 12, &f, 4);
+	c->blob[0] = fl;
 	if (have[0] && h[0].len) {
 		memmove(c->blob + o, h[0].data, h[0].len);
 		o += h[0].len;
@@ -568,7 +637,7 @@ write_pair(struct cache *c, const char *lname, size_t nlen, const bool have[2],
  * it is (or left out, when its times no longer fit beside the new one's).
  */
 static int
-put_pair(struct cache *c, const char *lname, size_t nlen, int half,
+put_pair(struct cache *c, uint32_t rkind, const char *lname, size_t nlen, int half,
     const struct view *nv)
 {
 	struct view	 h[2];
@@ -576,16 +645,15 @@ put_pair(struct cache *c, const char *lname, size_t nlen, int half,
 	long		 i;
 	int		 r;
 
-	i = store_find(c->st, CACHE_KIND_PAIR, lname, nlen,
-	    store_hash(c->st, CACHE_KIND_PAIR, lname, nlen));
+	i = store_find(c->st, rkind, lname, nlen, store_hash(c->st, rkind, lname, nlen));
 	if (i >= 0)
 		have[1 - half] = view_of(store_at(c->st, (size_t)i), 1 - half, &h[1 - half]);
 	h[half] = *nv;
 	have[half] = true;
-	if ((r = write_pair(c, lname, nlen, have, h, ++c->tick)) == -ERANGE ||
+	if ((r = write_pair(c, rkind, lname, nlen, have, h, ++c->tick)) == -ERANGE ||
 	    r == -E2BIG) {
 		have[1 - half] = false;
-		r = write_pair(c, lname, nlen, have, h, c->tick);
+		r = write_pair(c, rkind, lname, nlen, have, h, c->tick);
 	}
 	return r;
 }
@@ -601,7 +669,8 @@ cache_put(struct cache *c, const char *name, uint32_t kind, int status,
 
 	if (nlen < 0 || len > DATA_MAX ||
 	    (status != CACHE_POSITIVE && status != CACHE_NXDOMAIN &&
-	    status != CACHE_NODATA) || c->lim.max_entries == 0)
+	    status != CACHE_NODATA) || c->lim.max_entries == 0 ||
+	    (pair_half(kind) < 0 && is_pair(kind)))
 		return -EINVAL;
 	memset(&tmpl, 0, sizeof(tmpl));
 	tmpl.kind = kind;
@@ -627,15 +696,15 @@ cache_put(struct cache *c, const char *name, uint32_t kind, int status,
 			.expires = tmpl.expires, .ttl = tmpl.ttl, .data = data, .len = len,
 		};
 
-		return put_pair(c, lname, (size_t)nlen, half, &nv);
+		return put_pair(c, rec_kind(kind), lname, (size_t)nlen, half, &nv);
 	}
 	return put_rec(c, &tmpl, lname, (size_t)nlen, data, len);
 }
 
 /* cache_put_failure of a pair's half: A's in place, AAAA's in a new record. */
 static int
-put_pair_failure(struct cache *c, const char *lname, size_t nlen, int half,
-    bool notfound)
+put_pair_failure(struct cache *c, uint32_t rkind, const char *lname, size_t nlen,
+    int half, bool notfound)
 {
 	struct store_rec *e = NULL;
 	struct view	 v;
@@ -647,8 +716,7 @@ put_pair_failure(struct cache *c, const char *lname, size_t nlen, int half,
 
 	if (c->lim.max_entries == 0)
 		return -EINVAL;
-	i = store_find(c->st, CACHE_KIND_PAIR, lname, nlen,
-	    store_hash(c->st, CACHE_KIND_PAIR, lname, nlen));
+	i = store_find(c->st, rkind, lname, nlen, store_hash(c->st, rkind, lname, nlen));
 	if (i >= 0)
 		have = view_of(e = store_at(c->st, (size_t)i), half, &v);
 	if (have && half == 0 && failed_rel(until, e->expires, &f)) {
@@ -665,7 +733,7 @@ put_pair_failure(struct cache *c, const char *lname, size_t nlen, int half,
 	}
 	v.failed_until = until;
 	v.sbits = (uint8_t)((v.sbits & ~STORE_S_NOTFOUND) | (notfound ? STORE_S_NOTFOUND : 0));
-	return put_pair(c, lname, nlen, half, &v);
+	return put_pair(c, rkind, lname, nlen, half, &v);
 }
 
 int
@@ -677,10 +745,11 @@ cache_put_failure(struct cache *c, const char *name, uint32_t kind, bool notfoun
 	long		 i, nlen;
 	int		 half;
 
-	if ((nlen = fold(name, lname)) < 0)
+	if ((nlen = fold(name, lname)) < 0 || (pair_half(kind) < 0 && is_pair(kind)))
 		return -EINVAL;
 	if ((half = pair_half(kind)) >= 0)
-		return put_pair_failure(c, lname, (size_t)nlen, half, notfound);
+		return put_pair_failure(c, rec_kind(kind), lname, (size_t)nlen, half,
+		    notfound);
 	if ((i = find(c, name, kind, lname)) < 0) {
 		if (c->lim.max_entries == 0)
 			return -EINVAL;
@@ -726,9 +795,15 @@ cache_invalidate(struct cache *c, const char *name)
 		r = store_at(c->st, i);
 		if (r && r->name_len == (size_t)len &&
 		    memcmp(store_rec_name(r), lname, (size_t)len) == 0) {
+			struct view v;
+
+			/* Entries, as show-cache lists them: a pair's halves. */
+			if (is_pair(r->kind))
+				gone += view_of(r, 0, &v) + view_of(r, 1, &v);
+			else
+				gone++;
 			/* A later entry may shift into i: look at i again. */
 			store_remove(c->st, i);
-			gone++;
 			continue;
 		}
 		i++;
@@ -788,12 +863,12 @@ cache_walk(struct cache *c, size_t *cursor, struct cache_item *ret)
 	for (i = *cursor >> 1; i < store_nslots(c->st); i++, half = 0) {
 		if ((e = store_at(c->st, i)) == NULL)
 			continue;
-		if (e->kind == CACHE_KIND_PAIR) {
+		if (is_pair(e->kind)) {
 			while (half < 2 && !view_of(e, (int)half, &v))
 				half++;
 			if (half == 2)
 				continue;
-			kind = CACHE_KIND_PAIR | (half ? DNS_T_AAAA : DNS_T_A);
+			kind = e->kind | (half ? DNS_T_AAAA : DNS_T_A);
 		} else {
 			if (half)
 				continue;
@@ -851,6 +926,11 @@ kind_known(uint32_t kind)
 
 	if (kind & CACHE_KIND_NSS)
 		return (kind & ~0x2ffffu) == 0;
+	if (kind == 0)
+		return true;		/* REC_ADDRS */
+	/* A pair's record, never its halves: they are in it. */
+	if (pair_half(kind) >= 0)
+		return false;
 	return mark == 0 || mark == CACHE_KIND_RR || kind == CACHE_KIND_PAIR ||
 	    mark == CACHE_KIND_WIRE;
 }
@@ -863,7 +943,7 @@ kind_known(uint32_t kind)
 static bool
 entry_ok(const struct store_rec *r, int k, const struct view *v, int64_t now)
 {
-	uint32_t	 kind = k < 0 ? r->kind : CACHE_KIND_PAIR | (k ? DNS_T_AAAA : DNS_T_A);
+	uint32_t	 kind = k < 0 ? r->kind : r->kind | (k ? DNS_T_AAAA : DNS_T_A);
 	uint8_t		 buf[STORE_DATA_MAX];
 	const uint8_t	*d;
 	size_t		 dlen;
@@ -887,7 +967,7 @@ copy_image(struct cache *c, const void *base, size_t len, const uint8_t *boot,
 	struct view			 hv[2];
 	const char			*why;
 	char				 lname[STORE_NAME_MAX + 1];
-	int64_t				 now = c->now(c->now_arg);
+	int64_t				 now = c->now(c->now_arg), shift = 0;
 	uint32_t			 i;
 	int				 k, last, nv, w;
 	bool				 dns_ok, nss_ok, have[2], bad = false,
@@ -896,9 +976,18 @@ copy_image(struct cache *c, const void *base, size_t len, const uint8_t *boot,
 	memset(ret, 0, sizeof(*ret));
 	if ((h = store_check_header(base, len, &ret->why)) == NULL)
 		return;
+	/*
+	 * Written before the last boot: its times are that boot's clock.
+	 * They carry over through the real time it stamped (a store on
+	 * disk, persistent_cache); a store without the stamp is left aside.
+	 */
 	if (boot && memcmp(h->boot_id, boot, 16) != 0) {
-		ret->why = "written before the last boot (its times are that boot's)";
-		return;
+		if (!adopt || h->realtime_ms == 0) {
+			ret->why = "written before the last boot (its times are that boot's)";
+			return;
+		}
+		shift = h->realtime_ms - (realtime_ms() - now);
+		ret->rebooted = true;
 	}
 	dns_ok = !adopt || h->search_fp == c->search_fp;
 	nss_ok = !adopt || h->modules_fp == c->modules_fp;
@@ -922,12 +1011,15 @@ copy_image(struct cache *c, const void *base, size_t len, const uint8_t *boot,
 		/* Its entries: a record's own, or a pair's halves. */
 		nv = 0;
 		have[0] = have[1] = false;
-		last = r->kind == CACHE_KIND_PAIR ? 1 : -1;
-		for (k = r->kind == CACHE_KIND_PAIR ? 0 : -1; k <= last; k++) {
+		last = is_pair(r->kind) ? 1 : -1;
+		for (k = is_pair(r->kind) ? 0 : -1; k <= last; k++) {
 			int at = k < 0 ? 0 : k;
 
 			if (!(have[at] = view_of(r, k, &hv[at])))
 				continue;
+			hv[at].expires += shift;
+			if (hv[at].failed_until)
+				hv[at].failed_until += shift;
 			nv++;
 			if (!adopt)
 				continue;
@@ -954,7 +1046,7 @@ copy_image(struct cache *c, const void *base, size_t len, const uint8_t *boot,
 				hv[at].sbits &= (uint8_t)~STORE_S_NOTFOUND;
 			}
 		}
-		if (bad || nv == 0 || (r->kind == CACHE_KIND_PAIR && !have[0] && !have[1] &&
+		if (bad || nv == 0 || (is_pair(r->kind) && !have[0] && !have[1] &&
 		    !adopt)) {
 			ret->dropped++;
 			bad = stale = false;
@@ -967,16 +1059,20 @@ copy_image(struct cache *c, const void *base, size_t len, const uint8_t *boot,
 		}
 		if (!store_room(c->st, store_rec_len(r), c->lim.max_entries))
 			w = -ENOSPC;
-		else if (r->kind == CACHE_KIND_PAIR)
-			w = write_pair(c, lname, r->name_len, have, hv,
+		else if (is_pair(r->kind)) {
+			uint64_t n = c->stats.insertions;	/* a copy, not an insertion */
+
+			w = write_pair(c, r->kind, lname, r->name_len, have, hv,
 			    adopt ? c->tick : r->stamp);
+			c->stats.insertions = n;
+		}
 		else {
 			memset(&tmpl, 0, sizeof(tmpl));
 			tmpl.kind = r->kind;
-			tmpl.expires = r->expires;
+			tmpl.expires = r->expires + shift;
 			tmpl.ttl = r->ttl;
 			tmpl.status = (uint8_t)(hv[0].status | hv[0].sbits);
-			if (!failed_rel(hv[0].failed_until, r->expires, &tmpl.failed))
+			if (!failed_rel(hv[0].failed_until, tmpl.expires, &tmpl.failed))
 				tmpl.failed = STORE_NO_FAILURE;
 			tmpl.stamp = adopt ? c->tick : r->stamp;
 			w = store_put(c->st, &tmpl, lname, store_rec_data(r),
@@ -1036,6 +1132,7 @@ cache_open_file(struct cache *c, const char *path, struct cache_adopt_report *re
 	if ((st = store_for(&c->lim, path)) == NULL)
 		return -errno;
 	store_set_fps(st, c->search_fp, c->modules_fp);
+	store_set_realtime(st, realtime_ms() - c->now(c->now_arg));
 	/* What this daemon has already (nothing, at start) comes first. */
 	c->st = st;
 	h = store_header(anon);
@@ -1054,6 +1151,12 @@ cache_open_file(struct cache *c, const char *path, struct cache_adopt_report *re
 	}
 	c->adopt = *ret;
 	return 0;
+}
+
+void
+cache_heartbeat(struct cache *c)
+{
+	store_set_realtime(c->st, realtime_ms() - c->now(c->now_arg));
 }
 
 void

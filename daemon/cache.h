@@ -133,7 +133,8 @@ int	 cache_put(struct cache *, const char *name, uint32_t kind, int status,
 int	 cache_put_failure(struct cache *, const char *name, uint32_t kind,
 	    bool notfound);
 
-/* Drops every kind of name.  Returns how many entries went. */
+/* Drops every kind of name.  Returns how many entries went (a pair's
+ * halves two, as cache_walk lists them). */
 size_t	 cache_invalidate(struct cache *, const char *name);
 void	 cache_flush(struct cache *);
 
@@ -166,7 +167,16 @@ struct cache_adopt_report {
 	size_t		 dropped;	/* failed a check: dropped */
 	size_t		 no_room;	/* past this daemon's bounds */
 	uint64_t	 usec;		/* the time it took, checks and copy */
+	bool		 rebooted;	/* written before the last boot: its times
+					   carried over through the real time */
 };
+
+/*
+ * Stamps the store with the real time against the daemon's clock, which
+ * carries its times over a reboot (persistent_cache): at open, at every
+ * heartbeat, and at cache_free.
+ */
+void	 cache_heartbeat(struct cache *);
 
 /* What cache_open_file took over (zeros before it, or without a file). */
 void	 cache_get_adopt_report(const struct cache *, struct cache_adopt_report *ret);

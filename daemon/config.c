@@ -32,6 +32,7 @@ static const struct key keys[] = {
 	{ "resolv_conf",	K_PATH,		F(resolv_conf),		0, 0 },
 	{ "nsswitch_conf",	K_PATH,		F(nsswitch_conf),	0, 0 },
 	{ "nscd_socket",	K_OPTPATH,	F(nscd_socket),		0, 0 },
+	{ "persistent_cache",	K_OPTPATH,	F(persistent_cache),	0, 0 },
 	{ "nscd_reloads",	K_UINT,		F(nscd_reloads),	0, 255 },
 	{ "nscd_databases",	K_NSCDDBS,	F(nscd_databases_text),	0, 0 },
 	{ "nscd_uncached_modules", K_NAMES,	F(nscd_uncached_modules), 0, 0 },
@@ -101,6 +102,7 @@ config_new(void)
 	c->resolv_conf = strdup("/etc/resolv.conf");
 	c->nsswitch_conf = strdup("/etc/nsswitch.conf");
 	c->nscd_socket = strdup("");
+	c->persistent_cache = strdup("");
 	c->nscd_reloads = 5;
 	c->nscd_databases_text = strdup(CONFIG_NSCD_DATABASES);
 	c->nscd_databases = CONFIG_DBS_ALL;
@@ -143,7 +145,7 @@ config_new(void)
 	c->idle_timeout = 60;
 	c->log_level = LOG_LEVEL_INFO;
 	if (!c->socket || !c->hosts_file || !c->resolv_conf || !c->nsswitch_conf ||
-	    !c->nscd_socket || !c->upstream || !c->dns_listen || !c->dns_allow ||
+	    !c->nscd_socket || !c->persistent_cache || !c->upstream || !c->dns_listen || !c->dns_allow ||
 	    !c->admin_group || !c->nscd_databases_text ||
 	    !c->nscd_uncached_modules) {
 		config_free(c);
@@ -160,6 +162,7 @@ config_free(struct config *c)
 	free(c->socket);
 	free(c->nsswitch_conf);
 	free(c->nscd_socket);
+	free(c->persistent_cache);
 	free(c->nscd_databases_text);
 	free(c->nscd_uncached_modules);
 	free(c->hosts_file);

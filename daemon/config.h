@@ -48,6 +48,7 @@ struct config {
 	char		*resolv_conf;
 	char		*nsswitch_conf;	/* its hosts: line is the order of sources */
 	char		*nscd_socket;	/* glibc's nscd protocol here; "": off */
+	char		*persistent_cache;	/* the store on disk here; "": beside the socket */
 	unsigned	 nscd_reloads;	/* refreshes of an nscd record nobody asks for */
 	char		*nscd_databases_text;	/* as written */
 	unsigned	 nscd_databases;	/* 1 << enum config_db */

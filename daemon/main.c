@@ -211,11 +211,15 @@ store_open(void)
 	size_t				 dir;
 	int				 r;
 
-	if (slash == NULL || (dir = (size_t)(slash - daemon_ctx.config->socket)) +
+	if (daemon_ctx.config->persistent_cache[0])
+		snprintf(path, sizeof(path), "%s", daemon_ctx.config->persistent_cache);
+	else if (slash == NULL || (dir = (size_t)(slash - daemon_ctx.config->socket)) +
 	    sizeof("/store") > sizeof(path))
 		return;
-	memcpy(path, daemon_ctx.config->socket, dir);
-	memcpy(path + dir, "/store", sizeof("/store"));
+	else {
+		memcpy(path, daemon_ctx.config->socket, dir);
+		memcpy(path + dir, "/store", sizeof("/store"));
+	}
 	store_fps();
 	if ((r = cache_open_file(lookup_cache(daemon_ctx.lookup), path, &rep)) < 0) {
 		log_warning("cache: cannot make %s (%s): answers are kept in memory "
@@ -228,9 +232,11 @@ store_open(void)
 	else if (rep.adopted + rep.expired + rep.mismatched + rep.dropped +
 	    rep.no_room > 0)
 		log_info("cache: took over %zu answers from %s in %.1f ms (%zu of "
-		    "them stale); left out %zu past use, %zu of another search "
+		    "them stale%s); left out %zu past use, %zu of another search "
 		    "list or hosts line, %zu that failed a check, %zu past the "
 		    "bounds", rep.adopted, path, (double)rep.usec / 1000, rep.stale,
+		    rep.rebooted ? "; written before the last boot, its times "
+		    "carried over by the real time" : "",
 		    rep.expired, rep.mismatched, rep.dropped, rep.no_room);
 }
 
@@ -340,6 +346,7 @@ heartbeat_cb(evutil_socket_t fd, short what, void *arg)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	shm_heartbeat(daemon_ctx.shm, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+	cache_heartbeat(lookup_cache(daemon_ctx.lookup));
 }
 
 static void
@@ -490,6 +497,10 @@ reload(void)
 		if (strcmp(c->nscd_socket, old->nscd_socket) != 0)
 			log_warning("reload: nscd_socket changes only on restart; "
 			    "still %s", old->nscd_socket[0] ? old->nscd_socket : "off");
+		if (strcmp(c->persistent_cache, old->persistent_cache) != 0)
+			log_warning("reload: persistent_cache changes only on "
+			    "restart; still %s", old->persistent_cache[0] ?
+			    old->persistent_cache : "off");
 		if (strcmp(c->dns_listen, old->dns_listen) != 0)
 			log_warning("reload: dns_listen changes only on restart; "
 			    "still %s", old->dns_listen[0] ? old->dns_listen : "off");
@@ -497,6 +508,8 @@ reload(void)
 		c->socket = strdup(old->socket);
 		free(c->nscd_socket);
 		c->nscd_socket = strdup(old->nscd_socket);
+		free(c->persistent_cache);
+		c->persistent_cache = strdup(old->persistent_cache);
 		daemon_ctx.config = c;
 		log_set_level(c->log_level);
 		server_set_max_clients(daemon_ctx.server, c->max_clients);

@@ -19,7 +19,9 @@ struct store_stats {
 	size_t		pages_used;	/* pages written since the file was made */
 	uint32_t	npages;
 	uint32_t	page_size;
-	uint32_t	nslots;
+	uint32_t	nslots;		/* slots in use */
+	uint32_t	slots_cap;	/* the most the file has room for */
+	uint64_t	grows;		/* times the slots in use were doubled */
 	uint64_t	cleanings;	/* pages cleaned for reuse */
 	uint64_t	relocated;	/* records moved by them */
 	bool		file;		/* in a file (else anonymous memory) */
@@ -72,6 +74,9 @@ bool	 store_room(const struct store *, size_t need, size_t max_entries);
 size_t	 store_count(const struct store *);
 /* What a record for this name and data costs: its bytes. */
 size_t	 store_cost(size_t name_len, size_t data_len);
+
+/* CLOCK_REALTIME less the daemon's clock, ms (storefmt.h: realtime_ms). */
+void	 store_set_realtime(struct store *, int64_t ms);
 
 /* What the answers in it rest on (storefmt.h). */
 void	 store_set_fps(struct store *, uint64_t search_fp, uint64_t modules_fp);

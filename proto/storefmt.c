@@ -269,7 +269,7 @@ store_check_header(const void *base, size_t len, const char **ret_why)
 		why = "header size";
 	else if (h->file_size != len)
 		why = "size is not the file's (cut short, or grown)";
-	else if (h->nslots == 0 || h->nslots > (1u << 30))
+	else if (h->nslots == 0 || h->nslots > h->slots_cap || h->slots_cap > (1u << 30))
 		why = "slot count";
 	else if (h->page_size < STORE_PAGE_MIN || (h->page_size & (h->page_size - 1)) != 0 ||
 	    h->page_size > (1u << 30))
@@ -277,7 +277,7 @@ store_check_header(const void *base, size_t len, const char **ret_why)
 	else if (h->slots_off != STORE_HEADER_SIZE || h->pages_off % 4096 != 0)
 		why = "offsets";
 	if (why == NULL) {
-		slots_end = h->slots_off + (uint64_t)h->nslots * 8;
+		slots_end = h->slots_off + (uint64_t)h->slots_cap * 8;
 		pages_end = h->pages_off + (uint64_t)h->npages * h->page_size;
 		if (h->npages == 0 || slots_end > h->pages_off || pages_end < h->pages_off ||
 		    pages_end > h->file_size)

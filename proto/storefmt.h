@@ -37,7 +37,8 @@
 #define STORE_HEADER_SIZE	4096
 #define STORE_PAGE_MIN		4096u
 #define STORE_PAGE_DEFAULT	(128u * 1024)	/* holds the largest record */
-#define STORE_DATA_MAX		65536		/* bytes of data in a record */
+#define STORE_DATA_MAX		(65536 + 64)	/* bytes of data in a record: an
+						   answer of 64 KiB, a pair's header */
 #define STORE_NAME_MAX		255
 
 enum store_state {
@@ -56,7 +57,7 @@ struct store_header {
 					   of that boot */
 	uint64_t	search_fp;	/* what DNS answers rest on: search list, ndots */
 	uint64_t	modules_fp;	/* what NSS modules' answers rest on: the hosts line */
-	uint32_t	nslots;		/* any number (store_home) */
+	uint32_t	nslots;		/* in use: any number (store_home); atomic */
 	uint32_t	page_size;	/* a power of two, >= STORE_PAGE_MIN */
 	uint64_t	slots_off;
 	uint64_t	pages_off;	/* a multiple of 4096 */
@@ -64,7 +65,12 @@ struct store_header {
 	uint32_t	state;		/* enum store_state; atomic */
 	uint64_t	gc_cycle;	/* bumped before a page is written again; atomic */
 	int64_t		heartbeat_ns;	/* CLOCK_MONOTONIC; atomic */
-	uint8_t		reserved[STORE_HEADER_SIZE - 128];
+	int64_t		realtime_ms;	/* CLOCK_REALTIME less the daemon's clock, ms,
+					   when it last beat: what carries the times
+					   across a reboot (persistent_cache) */
+	uint32_t	slots_cap;	/* room for this many slots; nslots are in use */
+	uint32_t	reserved0;
+	uint8_t		reserved[STORE_HEADER_SIZE - 144];
 };
 
 /*

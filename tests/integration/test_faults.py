@@ -1029,7 +1029,8 @@ def start_in_namespace(tmp, setup, sock, extra=()):
     out = r.stdout.splitlines()
     m = [l for l in out if l.startswith("EXIT ")]
     assert r.returncode == 0 and m, ("harness", r.stdout, r.stderr)
-    left = out[out.index(m[0]) + 1:]
+    # The store is kept on purpose: the next daemon takes it over (issue 22).
+    left = [x for x in out[out.index(m[0]) + 1:] if x != "store"]
     with open(err_file) as f:
         err = f.read()
     return int(m[0].split()[1]), err, left, "RUNNING" in out

@@ -14,7 +14,9 @@ that starts takes over what the one before left (cache_open_file):
     first round, and every answer is the first round's;
   * a store of garbage, or one cut short, is refused with one log line,
     and the daemon starts empty and answers;
-  * another search list at the next start: the DNS answers are not taken.
+  * another search list at the next start: the DNS answers are not taken;
+  * persistent_cache = PATH: the store is kept there, and taken over from
+    there.
 
 Times (expired, stale) are the unit tests' (tests/unit/test-store.c, on a
 fake clock).  Needs root (exit 77, a skip, otherwise): a private /run for
@@ -227,6 +229,32 @@ def another_search_list_takes_no_dns_answer(env):
     run([os.path.join(BUILD, "tests", "store", "gai-list"),
          "namecache [!UNAVAIL=return]", env.names_file], env=nclib.nss_env(BUILD, d.sock))
     assert srv.total() > q1
+
+
+@test
+def persistent_cache_keeps_the_store_where_it_says(env):
+    srv = env.upstream()
+    disk = os.path.join(env.tmp, "var-cache")
+    os.makedirs(disk)
+    path = os.path.join(disk, "store")
+    d = env.daemon(srv)
+    with open(d.conf, "a") as f:
+        f.write("persistent_cache = %s\n" % path)
+    d.start()
+    run([os.path.join(BUILD, "tests", "store", "gai-list"),
+         "namecache [!UNAVAIL=return]", env.names_file], env=nclib.nss_env(BUILD, d.sock))
+    q1 = srv.total()
+    entries = d.ctl_json("statistics")["cache_entries"]
+    assert d.stop() == 0
+    assert os.path.exists(path) and not os.path.exists(store_path(d))
+    d.start()
+    lines = took_over(d)
+    assert lines and path in lines[-1] and "took over %d answers" % entries in lines[-1], lines
+    run([os.path.join(BUILD, "tests", "store", "gai-list"),
+         "namecache [!UNAVAIL=return]", env.names_file], env=nclib.nss_env(BUILD, d.sock))
+    assert srv.total() == q1, srv.total() - q1
+    print("  persistent_cache: %d entries taken over from %s, 0 upstream queries" % (
+        entries, path))
 
 
 def set_build(b):

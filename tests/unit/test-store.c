@@ -318,11 +318,17 @@ test_refused_whole(void **state)
 	expect_refused("shorter than a header");
 	spill(img, len - 4096);
 	expect_refused("size");
-	/* Another boot: its times are not ours. */
-	h->boot_id[3] ^= 1;
-	spill(img, len);
-	expect_refused("boot");
-	h->boot_id[3] ^= 1;
+	/* Another boot, and no real time stamped to carry its times over. */
+	{
+		int64_t rt = h->realtime_ms;
+
+		h->boot_id[3] ^= 1;
+		h->realtime_ms = 0;
+		spill(img, len);
+		expect_refused("boot");
+		h->boot_id[3] ^= 1;
+		h->realtime_ms = rt;
+	}
 	/* Garbage. */
 	memset(img, 0x5a, len);
 	spill(img, len);
@@ -528,7 +534,7 @@ test_rebuild(void **state)
 	lim.max_entries = 100000;
 	cache_set_limits(c, &lim);
 	cache_get_store_stats(c, &b);
-	assert_true(b.nslots > a.nslots);
+	assert_true(b.slots_cap > a.slots_cap);
 	assert_true(b.file);
 	assert_int_equal(cache_count(c), 500);
 	assert_string_equal(addr_of(c, "r499.example", DNS_T_A, &st), "192.0.2.5");
@@ -701,6 +707,108 @@ test_pairs(void **state)
 	cache_free(c);
 }
 
+/*
+ * A store on disk (persistent_cache) found after a reboot: its times were
+ * that boot's clock, and carry over through the real time it stamped.
+ */
+static void
+test_across_a_reboot(void **state)
+{
+	struct cache_limits		 lim = limits();
+	struct cache_adopt_report	 rep;
+	struct store_header		*h;
+	struct cache			*c;
+	struct cache_hit		 hit;
+	uint8_t				*img, boot[16];
+	size_t				 len;
+	int				 st;
+
+	at(0);
+	c = open_cache(&lim, 1, 2, &rep);
+	put_answer(c, "kept.example", DNS_T_A, 3600, "192.0.2.1");
+	put_answer(c, "short.example", DNS_T_A, 1, "192.0.2.2");
+	cache_free(c);
+	img = slurp(&len);
+	h = (struct store_header *)img;
+	store_boot_id(boot);
+	h->boot_id[0] ^= 0xff;		/* the boot before */
+	h->realtime_ms -= 100000;	/* and 100 s of real time ago */
+
+	/* This boot's clock started again: 5 s since boot, say. */
+	now_ms = 5000;
+	assert_non_null(c = cache_new(&lim, fake_clock, &now_ms));
+	cache_set_fps(c, 1, 2);
+	assert_int_equal(cache_adopt_image(c, img, len, boot, true, &rep), 0);
+	assert_true(rep.rebooted);
+	assert_int_equal(rep.adopted, 1);
+	/* short expired 99 s ago, past serve_stale (60): left out. */
+	assert_int_equal(rep.expired, 1);
+	assert_string_equal(addr_of(c, "kept.example", DNS_T_A, &st), "192.0.2.1");
+	cache_peek(c, "kept.example", DNS_T_A, &hit);
+	/* Its TTL counts on from where it was, less the 100 s. */
+	assert_true(hit.ttl_left <= 3500 && hit.ttl_left >= 3490);
+	assert_true(hit.expires > now_ms);
+	cache_free(c);
+
+	/* A store without the stamp cannot be carried over: left aside. */
+	h->realtime_ms = 0;
+	assert_non_null(c = cache_new(&lim, fake_clock, &now_ms));
+	cache_set_fps(c, 1, 2);
+	assert_int_equal(cache_adopt_image(c, img, len, boot, true, &rep), -EINVAL);
+	assert_non_null(strstr(rep.why, "boot"));
+	assert_int_equal(cache_count(c), 0);
+	cache_free(c);
+	free(img);
+}
+
+/* The slots in use double as the entries grow, and a grown table is taken over whole. */
+static void
+test_slots_grow(void **state)
+{
+	struct cache_limits		 lim = limits();
+	struct cache_adopt_report	 rep;
+	struct store_stats		 ss;
+	struct cache			*c;
+	char				 name[64];
+	unsigned			 i, n = 0;
+	int				 st;
+
+	lim.max_entries = 100000;
+	at(0);
+	c = open_cache(&lim, 1, 2, &rep);
+	cache_get_store_stats(c, &ss);
+	assert_int_equal(ss.nslots, 4096);
+	for (i = 0; i < 20000; i++) {
+		snprintf(name, sizeof(name), "g%u.example", i);
+		put_answer(c, name, DNS_T_A, 600, "192.0.2.3");
+	}
+	cache_get_store_stats(c, &ss);
+	assert_true(ss.grows >= 3);
+	assert_true(ss.nslots >= 20000 * 4 / 3 && ss.nslots <= ss.slots_cap);
+	for (i = 0; i < 20000; i += 7)  {
+		snprintf(name, sizeof(name), "g%u.example", i);
+		assert_string_equal(addr_of(c, name, DNS_T_A, &st), "192.0.2.3");
+	}
+	cache_free(c);
+	c = open_cache(&lim, 1, 2, &rep);
+	assert_int_equal(rep.adopted, 20000);
+	assert_int_equal(rep.dropped, 0);
+	for (i = 0; i < 20000; i++) {
+		snprintf(name, sizeof(name), "g%u.example", i);
+		n += strcmp(addr_of(c, name, DNS_T_A, &st), "192.0.2.3") == 0;
+	}
+	assert_int_equal(n, 20000);
+	/* A flush starts the table small again. */
+	cache_flush(c);
+	cache_get_store_stats(c, &ss);
+	assert_int_equal(ss.nslots, 4096);
+	put_answer(c, "after.example", DNS_T_A, 600, "192.0.2.4");
+	assert_string_equal(addr_of(c, "after.example", DNS_T_A, &st), "192.0.2.4");
+	addr_of(c, "g5.example", DNS_T_A, &st);
+	assert_int_equal(st, CACHE_MISS);
+	cache_free(c);
+}
+
 int
 main(void)
 {
@@ -714,6 +822,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_rebuild, setup, teardown),
 		cmocka_unit_test(test_compact_round_trip),
 		cmocka_unit_test_setup_teardown(test_pairs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_across_a_reboot, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_slots_grow, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
