@@ -286,14 +286,7 @@ fail:
 		unlink(tmp);
 	}
 	free(tmp);
-	if (s->base)
-		munmap(s->base, s->len);
-	free(s->path);
-	free(s->live);
-	free(s->used);
-	free(s->free);
-	free(s->isfree);
-	free(s);
+	store_free(s);
 	errno = err;
 	return NULL;
 }

@@ -114,11 +114,32 @@ get16(const uint8_t *p)
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
+/*
+ * Copies n addresses (u8 family, its bytes) from src at *i to out at *o,
+ * as both forms keep them: -1 when they do not fit either side.
+ */
+static int
+copy_addrs(const uint8_t *src, size_t len, size_t *i, uint8_t *out, size_t cap,
+    size_t *o, size_t n)
+{
+	size_t k, flen;
+
+	for (k = 0; k < n; k++) {
+		if (*i >= len || (flen = fam_len(src[*i])) == 0 || *i + 1 + flen > len ||
+		    *o + 1 + flen > cap)
+			return -1;
+		memcpy(out + *o, src + *i, 1 + flen);
+		*o += 1 + flen;
+		*i += 1 + flen;
+	}
+	return 0;
+}
+
 int
 store_compact(const uint8_t *body, size_t len, const char *lname, size_t nlen,
     uint32_t ttl, uint8_t *out, size_t cap)
 {
-	size_t		 i = 0, o = 0, n, k, naddr, nalias, canon_len, flen;
+	size_t		 i = 0, o = 0, n, k, naddr, nalias, canon_len;
 	uint8_t		 cflags = 0;
 	const uint8_t	*canon;
 
@@ -152,14 +173,8 @@ store_compact(const uint8_t *body, size_t len, const char *lname, size_t nlen,
 		o += canon_len;
 	}
 	i = 12 + canon_len;
-	for (k = 0; k < naddr; k++) {
-		if (i >= len || (flen = fam_len(body[i])) == 0 || i + 1 + flen > len ||
-		    o + 1 + flen > cap)
-			return -1;
-		memcpy(out + o, body + i, 1 + flen);
-		o += 1 + flen;
-		i += 1 + flen;
-	}
+	if (copy_addrs(body, len, &i, out, cap, &o, naddr) < 0)
+		return -1;
 	for (k = 0; k < nalias; k++) {
 		if (i + 2 > len || (n = get16(body + i)) > 255 || i + 2 + n > len ||
 		    o + 1 + n > cap)
@@ -186,7 +201,7 @@ int
 store_expand(const uint8_t *data, size_t len, const char *lname, size_t nlen,
     uint32_t ttl, uint8_t *out, size_t cap)
 {
-	size_t		 i = 0, o = 0, n, k, naddr, nalias, flen;
+	size_t		 i = 0, o = 0, n, k, naddr, nalias;
 	uint8_t		 cflags;
 
 	if (len < 5 || cap < 12)
@@ -232,14 +247,8 @@ store_expand(const uint8_t *data, size_t len, const char *lname, size_t nlen,
 		o += n;
 		i += 1 + n;
 	}
-	for (k = 0; k < naddr; k++) {
-		if (i >= len || (flen = fam_len(data[i])) == 0 || i + 1 + flen > len ||
-		    o + 1 + flen > cap)
-			return -1;
-		memcpy(out + o, data + i, 1 + flen);
-		o += 1 + flen;
-		i += 1 + flen;
-	}
+	if (copy_addrs(data, len, &i, out, cap, &o, naddr) < 0)
+		return -1;
 	for (k = 0; k < nalias + ((cflags & C_ORIGIN) ? 1 : 0); k++) {
 		if (i >= len || i + 1 + (n = data[i]) > len || o + 2 + n > cap)
 			return -1;
