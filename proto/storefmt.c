@@ -197,11 +197,33 @@ store_compact(const uint8_t *body, size_t len, const char *lname, size_t nlen,
 	return (int)o;
 }
 
+/*
+ * Copies n strings from the compact form (u8 length, bytes) at *i to a
+ * body's (u16 length, bytes) at *o: the canonical name, aliases, origin.
+ */
+static int
+widen_strs(const uint8_t *data, size_t len, size_t *i, uint8_t *out, size_t cap,
+    size_t *o, size_t n)
+{
+	size_t k, m;
+
+	for (k = 0; k < n; k++) {
+		if (*i >= len || *i + 1 + (m = data[*i]) > len || *o + 2 + m > cap)
+			return -1;
+		out[(*o)++] = 0;
+		out[(*o)++] = (uint8_t)m;
+		memcpy(out + *o, data + *i + 1, m);
+		*o += m;
+		*i += 1 + m;
+	}
+	return 0;
+}
+
 int
 store_expand(const uint8_t *data, size_t len, const char *lname, size_t nlen,
     uint32_t ttl, uint8_t *out, size_t cap)
 {
-	size_t		 i = 0, o = 0, n, k, naddr, nalias;
+	size_t		 i = 0, o = 0, naddr, nalias;
 	uint8_t		 cflags;
 
 	if (len < 5 || cap < 12)
@@ -238,26 +260,12 @@ store_expand(const uint8_t *data, size_t len, const char *lname, size_t nlen,
 		out[o++] = (uint8_t)nlen;
 		memcpy(out + o, lname, nlen);
 		o += nlen;
-	} else {
-		if (i >= len || i + 1 + (n = data[i]) > len || o + 2 + n > cap)
-			return -1;
-		out[o++] = 0;
-		out[o++] = (uint8_t)n;
-		memcpy(out + o, data + i + 1, n);
-		o += n;
-		i += 1 + n;
-	}
-	if (copy_addrs(data, len, &i, out, cap, &o, naddr) < 0)
+	} else if (widen_strs(data, len, &i, out, cap, &o, 1) < 0)
 		return -1;
-	for (k = 0; k < nalias + ((cflags & C_ORIGIN) ? 1 : 0); k++) {
-		if (i >= len || i + 1 + (n = data[i]) > len || o + 2 + n > cap)
-			return -1;
-		out[o++] = 0;
-		out[o++] = (uint8_t)n;
-		memcpy(out + o, data + i + 1, n);
-		o += n;
-		i += 1 + n;
-	}
+	if (copy_addrs(data, len, &i, out, cap, &o, naddr) < 0 ||
+	    widen_strs(data, len, &i, out, cap, &o,
+	    nalias + ((cflags & C_ORIGIN) ? 1 : 0)) < 0)
+		return -1;
 	return i == len ? (int)o : -1;
 }
 
