@@ -18,15 +18,18 @@
  *
  * Layout.  The entries are records of a store (store.c: one mapping, in a
  * file beside the socket once cache_open_file has run), found through its
- * slots; the heap holds none of them.  A record is the 40-byte header of
+ * slots; the heap holds none of them.  A record is the 28-byte header of
  * proto/storefmt.h, the lowercased name, then the data.  Its expiry and TTL
- * never change; the failure mark and the recency stamp are written in
- * place.
+ * never change; the failure mark is written in place.
  *
- * Recency.  Every lookup stamps its entry with a counter.  When a bound is
- * reached, a run of slots from a random place is read, 16 entries, and
- * the one stamped longest ago goes (Redis's sampled LRU): exact while the
- * cache holds 16 or fewer, close to LRU above, and no list to keep.
+ * Recency.  Every lookup stamps its entry's slot with a counter: 16 bits,
+ * which move once per 2^shift uses, shift chosen so that a full cache's
+ * worth of uses moves them by about 1,024.  When a bound is reached, a run
+ * of slots from a random place is read, 16 entries, and the one stamped
+ * longest ago goes (Redis's sampled LRU): exact while the cache holds 16
+ * or fewer, close to LRU above, no list to keep, and no record touched to
+ * choose.  An entry left unused for 64 cache-fulls of uses looks young
+ * again (the stamp wraps); by then it has been sampled many times.
  *
  * Restarts.  The store's file outlives the daemon.  cache_open_file takes
  * over what a previous daemon left: every record checked (storefmt.c),
@@ -62,6 +65,7 @@ struct cache {
 	void			*now_arg;
 	struct store		*st;
 	uint32_t		 tick;		/* the recency counter */
+	unsigned		 stamp_shift;	/* slots' stamps: tick >> this */
 	uint64_t		 search_fp;
 	uint64_t		 modules_fp;
 	uint64_t		 rand;		/* the sampler's xorshift state */
@@ -81,6 +85,31 @@ store_for(const struct cache_limits *lim, const char *path)
 {
 	return store_new(path, lim->max_entries ? lim->max_entries : 1,
 	    lim->max_bytes, lim->store_page);
+}
+
+/* The shift of the slots' 16-bit stamps: a cache-full of uses moves them ~1,024. */
+static unsigned
+stamp_shift(size_t max_entries)
+{
+	unsigned shift = 0;
+
+	while ((max_entries >> shift) > 1024)
+		shift++;
+	return shift;
+}
+
+static uint16_t
+stamp_of(const struct cache *c)
+{
+	return (uint16_t)(c->tick >> c->stamp_shift);
+}
+
+/* A use: the counter moves, and its stamp. */
+static uint16_t
+next_stamp(struct cache *c)
+{
+	c->tick++;
+	return stamp_of(c);
 }
 
 static uint64_t
@@ -119,20 +148,24 @@ kind_is_answer(uint32_t kind)
  * A name's A and AAAA are one record: CACHE_KIND_PAIR | DNS_T_A and |
  * DNS_T_AAAA (AF_UNSPEC's search) a record of kind CACHE_KIND_PAIR, DNS_T_A
  * and DNS_T_AAAA (each asked alone, or a search of one name) a record of
- * kind 0 (REC_ADDRS, no DNS type).  The name once, A's times in the
- * record's header, and its data begins with a byte of flags:
+ * kind 0 (REC_ADDRS, no DNS type).  The name once, and A's times in the
+ * record's header.  A alone (the common answer: addresses, or none, and
+ * no AAAA asked yet) is the record's data as it is, with no more bytes.
+ * Otherwise the record has the form bit (STORE_L_FORM), and its data
+ * begins with a byte of flags:
  *
- *	bits 0-1	which halves are there (PRESENT_A, PRESENT_AAAA)
+ *	bits 0-1	which halves are there (PRESENT_A, PRESENT_AAAA; AAAA
+ *			always)
  *	bit 2		A's data is 64 KiB more than its u16 says
  *	bits 3-4	AAAA's status; bit 5 its data is compact; bit 6 nothing
  *			found after its failure; bit 7 it has a failure
  *
- * A alone: A's data follows.  With AAAA: u16 bytes of A's data (when A is
- * there), i32 AAAA's expiry less the record's (ms), u32 AAAA's TTL, i32
- * its failure (as a record's failed; bit 7 only), then A's data, then
- * AAAA's.  The common answer, A's addresses and no AAAA, costs 11 bytes
- * more than an A alone.  A failure of A is written in place, as a
- * record's; one of AAAA makes a new record.
+ * then u16 bytes of A's data (when A is there), i32 AAAA's expiry less
+ * the record's (ms), u32 AAAA's TTL, i32 its failure (as a record's
+ * failed; bit 7 only), then A's data, then AAAA's.  A's addresses and no
+ * AAAA, as getaddrinfo asks, cost 11 bytes more than an A alone.  A
+ * failure of A is written in place, as a record's; one of AAAA makes a
+ * new record.
  */
 #define PRESENT_A	0x01
 #define PRESENT_AAAA	0x02
@@ -216,16 +249,16 @@ view_of(const struct store_rec *e, int half, struct view *v)
 		v->len = dlen;
 		return half < 0 || !is_pair(e->kind);
 	}
-	if (dlen < 1)
-		return false;
-	fl = d[0];
-	if ((fl & (PRESENT_A | PRESENT_AAAA)) == PRESENT_A) {
-		/* A alone: the rest is its data. */
-		if (half != 0 || (fl & ~(PRESENT_A | A_LEN_HIGH)) != 0)
+	if (!(e->len8 & STORE_L_FORM)) {
+		/* A alone: the data is its. */
+		if (half != 0)
 			return false;
-		alen = dlen - 1;
-		o = 1;
-	} else if (fl & PRESENT_AAAA) {
+		fl = PRESENT_A;
+		alen = dlen;
+		o = 0;
+	} else {
+		if (dlen < 1 || !((fl = d[0]) & PRESENT_AAAA))
+			return false;
 		o = 1;
 		alen = 0;
 		if (fl & PRESENT_A) {
@@ -243,8 +276,7 @@ view_of(const struct store_rec *e, int half, struct view *v)
 		o += 8 + ((fl & B_FAILED) ? 4 : 0);
 		if (alen > dlen - o)
 			return false;
-	} else
-		return false;
+	}
 	if (half == 0) {
 		if (!(fl & PRESENT_A))
 			return false;
@@ -315,20 +347,21 @@ find(const struct cache *c, const char *name, uint32_t kind, char lname[STORE_NA
 static bool
 evict_one(struct cache *c)
 {
-	uint32_t	 n = store_nslots(c->st), i, seen = 0, k, best_age = 0;
+	uint32_t	 n = store_nslots(c->st), i, seen = 0, k;
+	uint16_t	 now = stamp_of(c), age, best_age = 0;
 	long		 victim = -1;
-	struct store_rec *r;
 
 	if (store_count(c->st) == 0)
 		return false;
 	i = (uint32_t)(next_rand(c) % n);
 	for (k = 0; k < n && seen < SAMPLE; k++, i = i + 1 == n ? 0 : i + 1) {
-		if ((r = store_at(c->st, i)) == NULL)
+		if (store_at(c->st, i) == NULL)
 			continue;
 		seen++;
 		/* Unsigned: a stamp from before the counter wrapped looks young. */
-		if (victim < 0 || c->tick - r->stamp > best_age) {
-			best_age = c->tick - r->stamp;
+		age = (uint16_t)(now - store_stamp(c->st, i));
+		if (victim < 0 || age > best_age) {
+			best_age = age;
 			victim = i;
 		}
 	}
@@ -355,6 +388,7 @@ cache_new(const struct cache_limits *lim, cache_clock_fn *now, void *arg)
 	if (c == NULL)
 		return NULL;
 	c->lim = *lim;
+	c->stamp_shift = stamp_shift(lim->max_entries);
 	c->now = now;
 	c->now_arg = arg;
 	if ((c->st = store_for(lim, NULL)) == NULL) {
@@ -412,6 +446,7 @@ cache_set_limits(struct cache *c, const struct cache_limits *lim)
 	bool			 same;
 
 	c->lim = *lim;
+	c->stamp_shift = stamp_shift(lim->max_entries);
 	store_set_max_bytes(c->st, lim->max_bytes);
 	evict_over(c);
 	/* A geometry of its own: a new store, when it differs. */
@@ -468,7 +503,7 @@ lookup(struct cache *c, const char *name, uint32_t kind, struct cache_hit *ret,
 	}
 	now = c->now(c->now_arg);
 	if (touch)
-		e->stamp = ++c->tick;
+		store_touch(c->st, (size_t)i, next_stamp(c));
 	status = v.status;
 	ret->status = status;
 	ret->data = view_data(&v, store_rec_name(e), e->name_len, c->buf, &ret->len);
@@ -519,8 +554,8 @@ cache_clamp_ttl(const struct cache *c, int status, uint32_t ttl)
 
 /* Writes (lname, tmpl->kind): room made first, a retry after more evictions. */
 static int
-put_rec(struct cache *c, const struct store_rec *tmpl, const char *lname,
-    size_t nlen, const void *data, size_t len)
+put_rec(struct cache *c, const struct store_rec *tmpl, uint16_t stamp,
+    const char *lname, size_t nlen, const void *data, size_t len)
 {
 	size_t	need = store_cost(nlen, len);
 	long	i;
@@ -533,7 +568,7 @@ put_rec(struct cache *c, const struct store_rec *tmpl, const char *lname,
 		while (!store_room(c->st, need, c->lim.max_entries + replacing))
 			if (!evict_one(c))
 				break;
-		if ((i = store_put(c->st, tmpl, lname, data, len)) >= 0) {
+		if ((i = store_put(c->st, tmpl, stamp, lname, data, len)) >= 0) {
 			c->stats.insertions++;
 			return 0;
 		}
@@ -569,10 +604,10 @@ failed_rel(int64_t failed_until, int64_t expires, int32_t *ret)
  */
 static int
 write_pair(struct cache *c, uint32_t rkind, const char *lname, size_t nlen,
-    const bool have[2], const struct view h[2], uint32_t stamp)
+    const bool have[2], const struct view h[2], uint16_t stamp)
 {
 	struct store_rec tmpl;
-	size_t		 o = 1;
+	size_t		 o = have[1] ? 1 : 0;
 	int32_t		 rel = 0, f = STORE_NO_FAILURE;
 	uint8_t		 fl = 0;
 
@@ -580,7 +615,6 @@ write_pair(struct cache *c, uint32_t rkind, const char *lname, size_t nlen,
 		return -E2BIG;
 	memset(&tmpl, 0, sizeof(tmpl));
 	tmpl.kind = rkind;
-	tmpl.stamp = stamp;
 	tmpl.failed = STORE_NO_FAILURE;
 	if (have[0]) {
 		tmpl.status = (uint8_t)(h[0].status | h[0].sbits);
@@ -619,8 +653,10 @@ write_pair(struct cache *c, uint32_t rkind, const char *lname, size_t nlen,
 			memcpy(c->blob + o, &f, 4);
 			o += 4;
 		}
+		/* The flags byte, and the form bit that says it is there. */
+		c->blob[0] = fl;
+		tmpl.len8 = STORE_L_FORM;
 	}
-	c->blob[0] = fl;
 	if (have[0] && h[0].len) {
 		memmove(c->blob + o, h[0].data, h[0].len);
 		o += h[0].len;
@@ -629,7 +665,7 @@ write_pair(struct cache *c, uint32_t rkind, const char *lname, size_t nlen,
 		memmove(c->blob + o, h[1].data, h[1].len);
 		o += h[1].len;
 	}
-	return put_rec(c, &tmpl, lname, nlen, c->blob, o);
+	return put_rec(c, &tmpl, stamp, lname, nlen, c->blob, o);
 }
 
 /*
@@ -650,10 +686,10 @@ put_pair(struct cache *c, uint32_t rkind, const char *lname, size_t nlen, int ha
 		have[1 - half] = view_of(store_at(c->st, (size_t)i), 1 - half, &h[1 - half]);
 	h[half] = *nv;
 	have[half] = true;
-	if ((r = write_pair(c, rkind, lname, nlen, have, h, ++c->tick)) == -ERANGE ||
+	if ((r = write_pair(c, rkind, lname, nlen, have, h, next_stamp(c))) == -ERANGE ||
 	    r == -E2BIG) {
 		have[1 - half] = false;
-		r = write_pair(c, rkind, lname, nlen, have, h, c->tick);
+		r = write_pair(c, rkind, lname, nlen, have, h, stamp_of(c));
 	}
 	return r;
 }
@@ -677,7 +713,6 @@ cache_put(struct cache *c, const char *name, uint32_t kind, int status,
 	tmpl.status = (uint8_t)status;
 	tmpl.ttl = cache_clamp_ttl(c, status, ttl);
 	tmpl.expires = c->now(c->now_arg) + (int64_t)tmpl.ttl * 1000;
-	tmpl.stamp = ++c->tick;
 	tmpl.failed = STORE_NO_FAILURE;
 	/* An address answer in its compact form, when it has one. */
 	if (status == CACHE_POSITIVE && kind_is_answer(kind)) {
@@ -698,7 +733,7 @@ cache_put(struct cache *c, const char *name, uint32_t kind, int status,
 
 		return put_pair(c, rec_kind(kind), lname, (size_t)nlen, half, &nv);
 	}
-	return put_rec(c, &tmpl, lname, (size_t)nlen, data, len);
+	return put_rec(c, &tmpl, next_stamp(c), lname, (size_t)nlen, data, len);
 }
 
 /* cache_put_failure of a pair's half: A's in place, AAAA's in a new record. */
@@ -775,8 +810,7 @@ fresh:
 	tmpl.status = (uint8_t)(CACHE_FAILED | (notfound ? STORE_S_NOTFOUND : 0));
 	tmpl.expires = now;
 	tmpl.failed = (int32_t)((int64_t)c->lim.failure_ttl * 1000);
-	tmpl.stamp = ++c->tick;
-	return put_rec(c, &tmpl, lname, (size_t)nlen, NULL, 0);
+	return put_rec(c, &tmpl, next_stamp(c), lname, (size_t)nlen, NULL, 0);
 }
 
 size_t
@@ -963,6 +997,7 @@ copy_image(struct cache *c, const void *base, size_t len, const uint8_t *boot,
 {
 	const struct store_header	*h;
 	const struct store_rec		*r;
+	const uint64_t			*slots;
 	struct store_rec		 tmpl;
 	struct view			 hv[2];
 	const char			*why;
@@ -989,6 +1024,7 @@ copy_image(struct cache *c, const void *base, size_t len, const uint8_t *boot,
 		shift = h->realtime_ms - (realtime_ms() - now);
 		ret->rebooted = true;
 	}
+	slots = (const uint64_t *)(const void *)((const uint8_t *)base + h->slots_off);
 	dns_ok = !adopt || h->search_fp == c->search_fp;
 	nss_ok = !adopt || h->modules_fp == c->modules_fp;
 	for (i = 0; i < h->nslots; i++) {
@@ -999,7 +1035,9 @@ copy_image(struct cache *c, const void *base, size_t len, const uint8_t *boot,
 		memcpy(lname, store_rec_name(r), r->name_len);
 		lname[r->name_len] = '\0';
 		/* Ours already (set before the copy): the newer stands. */
-		if (!kind_known(r->kind) || store_find(c->st, r->kind, lname, r->name_len,
+		if (!kind_known(r->kind) || (!is_pair(r->kind) &&
+		    (r->len8 & STORE_L_FORM)) ||
+		    store_find(c->st, r->kind, lname, r->name_len,
 		    store_hash(c->st, r->kind, lname, r->name_len)) >= 0) {
 			ret->dropped++;
 			continue;
@@ -1063,7 +1101,7 @@ copy_image(struct cache *c, const void *base, size_t len, const uint8_t *boot,
 			uint64_t n = c->stats.insertions;	/* a copy, not an insertion */
 
 			w = write_pair(c, r->kind, lname, r->name_len, have, hv,
-			    adopt ? c->tick : r->stamp);
+			    adopt ? stamp_of(c) : store_slot_stamp(slots[i]));
 			c->stats.insertions = n;
 		}
 		else {
@@ -1074,8 +1112,8 @@ copy_image(struct cache *c, const void *base, size_t len, const uint8_t *boot,
 			tmpl.status = (uint8_t)(hv[0].status | hv[0].sbits);
 			if (!failed_rel(hv[0].failed_until, tmpl.expires, &tmpl.failed))
 				tmpl.failed = STORE_NO_FAILURE;
-			tmpl.stamp = adopt ? c->tick : r->stamp;
-			w = store_put(c->st, &tmpl, lname, store_rec_data(r),
+			w = store_put(c->st, &tmpl, adopt ? stamp_of(c) :
+			    store_slot_stamp(slots[i]), lname, store_rec_data(r),
 			    store_rec_data_len(r)) < 0 ? -ENOSPC : 0;
 		}
 		if (w < 0) {

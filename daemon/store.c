@@ -349,6 +349,20 @@ store_hash(const struct store *s, uint32_t kind, const char *lname, size_t len)
 	return store_key_hash(s->h->key, kind, lname, len);
 }
 
+uint16_t
+store_stamp(const struct store *s, size_t i)
+{
+	return store_slot_stamp(s->slots[i]);
+}
+
+void
+store_touch(struct store *s, size_t i, uint16_t stamp)
+{
+	if (s->slots[i] != 0)
+		__atomic_store_n(&s->slots[i], store_slot_restamp(s->slots[i], stamp),
+		    __ATOMIC_RELAXED);
+}
+
 struct store_rec *
 store_at(const struct store *s, size_t i)
 {
@@ -559,8 +573,7 @@ clean(struct store *s, size_t need)
 			break;
 		if (!(r->status & STORE_S_DEAD) && (i = slot_of(s, off)) >= 0) {
 			memcpy(s->pages + at, r, rlen);
-			v = store_slot(at, store_key_hash(s->h->key, r->kind,
-			    store_rec_name(r), r->name_len));
+			v = store_slot_moved(s->slots[i], at);
 			__atomic_store_n(&s->slots[i], v, __ATOMIC_RELEASE);
 			s->used[s->open] += (uint32_t)rlen;
 			s->live[s->open] += (uint32_t)rlen;
@@ -617,8 +630,8 @@ grow(struct store *s)
 }
 
 long
-store_put(struct store *s, const struct store_rec *tmpl, const char *lname,
-    const void *data, size_t len)
+store_put(struct store *s, const struct store_rec *tmpl, uint16_t stamp,
+    const char *lname, const void *data, size_t len)
 {
 	size_t		 nlen = strlen(lname);
 	size_t		 need = store_rec_size(nlen, len);
@@ -651,12 +664,11 @@ store_put(struct store *s, const struct store_rec *tmpl, const char *lname,
 	at = (uint64_t)s->open * s->psize + s->used[s->open];
 	r = (struct store_rec *)(void *)(s->pages + at);
 	memset(r, 0, need);
-	r->len8 = (uint16_t)(need / 8);
+	r->len8 = (uint16_t)(need / 8 | (tmpl->len8 & STORE_L_FORM));
 	r->kind = tmpl->kind;
 	r->expires = tmpl->expires;
 	r->failed = tmpl->failed;
 	r->ttl = tmpl->ttl;
-	r->stamp = tmpl->stamp;
 	r->name_len = (uint8_t)nlen;
 	r->status = (uint8_t)((tmpl->status & (STORE_STATUS_MASK | STORE_S_COMPACT |
 	    STORE_S_NOTFOUND)) | ((need - sizeof(*r) - nlen - len) << STORE_PAD_SHIFT));
@@ -668,7 +680,7 @@ store_put(struct store *s, const struct store_rec *tmpl, const char *lname,
 	s->live[s->open] += (uint32_t)need;
 	s->live_bytes += need;
 	hash = store_key_hash(s->h->key, r->kind, lname, nlen);
-	v = store_slot(at, hash);
+	v = store_slot_restamp(store_slot(at, hash), stamp);
 	if ((i = store_find(s, r->kind, lname, nlen, hash)) >= 0) {
 		uint64_t old = s->slots[i];
 

@@ -54,13 +54,16 @@ uint32_t store_nslots(const struct store *);
 
 /*
  * Writes a record for (tmpl->kind, lname) and points its slot at it,
- * replacing the record there: kind, expires, failed_until, ttl, stamp,
- * status (its low bits) and mflags from tmpl.  The caller has made room
+ * replacing the record there: kind, expires, failed, ttl, status (its low
+ * bits) and the form bit of len8 from tmpl; stamp in its slot.  The caller has made room
  * (store_room); pages are cleaned here as needed.  Returns the slot, or
  * -ENOSPC (no page: /run is full, or nothing could be cleaned), -EINVAL.
  */
-long	 store_put(struct store *, const struct store_rec *tmpl, const char *lname,
-	    const void *data, size_t len);
+long	 store_put(struct store *, const struct store_rec *tmpl, uint16_t stamp,
+	    const char *lname, const void *data, size_t len);
+/* The recency stamp of slot i's entry, and a new one (cache.c's counter). */
+uint16_t store_stamp(const struct store *, size_t i);
+void	 store_touch(struct store *, size_t i, uint16_t stamp);
 /* Empties slot i; its record's bytes are dead until its page is cleaned. */
 void	 store_remove(struct store *, size_t i);
 void	 store_clear(struct store *);

@@ -14,11 +14,14 @@
 #include "name.h"
 #include "storefmt.h"
 
-#define SLOT_TAG_BITS	24
-#define SLOT_TAG_MASK	((1ULL << SLOT_TAG_BITS) - 1)
+/* A slot: offset / 8 (34 bits), a taken bit, a 13-bit tag, the stamp (16). */
+#define SLOT_OFF_SHIFT	30
+#define SLOT_TAKEN	(1ULL << 29)
+#define SLOT_TAG_SHIFT	16
+#define SLOT_TAG_MASK	0x1fffULL
 
 _Static_assert(sizeof(struct store_header) == STORE_HEADER_SIZE, "header size");
-_Static_assert(sizeof(struct store_rec) == 32, "record header size");
+_Static_assert(sizeof(struct store_rec) == 28, "record header size");
 
 size_t
 store_rec_size(size_t name_len, size_t data_len)
@@ -48,29 +51,42 @@ store_key_hash(const uint64_t k[2], uint32_t kind, const char *lname, size_t len
 	return hash_siphash13(k, buf, 4 + len);
 }
 
+static uint64_t
+tag_of(uint64_t h)
+{
+	return (h >> 40) & SLOT_TAG_MASK;
+}
+
 uint64_t
 store_slot(uint64_t off, uint64_t h)
 {
-	return (off / 8) << SLOT_TAG_BITS | ((h >> 40) & SLOT_TAG_MASK);
+	return (off / 8) << SLOT_OFF_SHIFT | SLOT_TAKEN | tag_of(h) << SLOT_TAG_SHIFT;
 }
 
 uint64_t
 store_slot_off(uint64_t slot)
 {
-	return (slot >> SLOT_TAG_BITS) * 8;
+	return (slot >> SLOT_OFF_SHIFT) * 8;
 }
 
 bool
 store_slot_tag_ok(uint64_t slot, uint64_t h)
 {
-	return (slot & SLOT_TAG_MASK) == ((h >> 40) & SLOT_TAG_MASK);
+	return ((slot >> SLOT_TAG_SHIFT) & SLOT_TAG_MASK) == tag_of(h);
+}
+
+uint64_t
+store_slot_moved(uint64_t slot, uint64_t off)
+{
+	return (off / 8) << SLOT_OFF_SHIFT | (slot & ((1ULL << SLOT_OFF_SHIFT) - 1));
 }
 
 uint32_t
 store_rec_check(const uint64_t k[2], const struct store_rec *r)
 {
-	/* kind, expires, ttl, name_len, status (its immutable bits); then name and data. */
-	uint8_t		head[4 + 8 + 4 + 2];
+	/* kind, expires, ttl, name_len, status (its immutable bits), the
+	 * form bit; then name and data. */
+	uint8_t		head[4 + 8 + 4 + 3];
 	uint64_t	k2[2] = { k[0], k[1] }, h;
 	size_t		body = store_rec_len(r) - sizeof(*r);
 
@@ -79,6 +95,7 @@ store_rec_check(const uint64_t k[2], const struct store_rec *r)
 	memcpy(head + 12, &r->ttl, 4);
 	head[16] = r->name_len;
 	head[17] = r->status & STORE_S_IMMUTABLE;
+	head[18] = (r->len8 & STORE_L_FORM) != 0;
 	/* Two calls, chained through the key: one pass, no buffer to copy into. */
 	k2[0] ^= hash_siphash13(k, head, sizeof(head));
 	h = hash_siphash13(k2, r + 1, body);
@@ -299,8 +316,8 @@ store_check_header(const void *base, size_t len, const char **ret_why)
 		if (h->npages == 0 || slots_end > h->pages_off || pages_end < h->pages_off ||
 		    pages_end > h->file_size)
 			why = "sizes do not fit the file";
-		/* Slots hold offsets / 8 in 40 bits. */
-		else if ((uint64_t)h->npages * h->page_size > (1ULL << 43))
+		/* Slots hold offsets / 8 in 34 bits. */
+		else if ((uint64_t)h->npages * h->page_size > (1ULL << 37))
 			why = "pages too large";
 	}
 	if (why) {
@@ -332,6 +349,10 @@ store_check_slot(const void *base, size_t len, uint32_t i, bool verify_check,
 	area = (uint64_t)h->npages * h->page_size;
 	if ((v = slots[i]) == 0)
 		return NULL;
+	if (!(v & SLOT_TAKEN)) {
+		why = "slot";
+		goto bad;
+	}
 	off = store_slot_off(v);
 	if (off >= area || area - off < sizeof(*r)) {
 		why = "slot points outside the pages";

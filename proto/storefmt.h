@@ -18,22 +18,23 @@
  *   header (STORE_HEADER_SIZE) | slots (nslots x u64) | pages (npages x page_size)
  *
  * Slots: 0 is empty; else a record's offset from the start of the pages,
- * divided by 8, in the top 40 bits and 24 bits of its key's hash in the
- * low bits.  Linear probing from store_home(); a key has at most
- * one slot, and every slot from its key's home to it is taken (a loader
- * checks that too).
+ * divided by 8, in the top 34 bits, a bit that says the slot is taken,
+ * 13 bits of its key's hash (a tag: most wrong slots are passed by without
+ * touching their record), and in the low 16 bits the entry's recency
+ * stamp, the daemon's to write in place.  Linear probing from
+ * store_home(); a key has at most one slot, and every slot from its key's
+ * home to it is taken (a loader checks that too).
  *
  * Records: 8-byte aligned, never across a page's end.  A record is written
  * whole, in space no slot points into, before a slot is made to point at
  * it (release order): a record a crash interrupted is reachable from no
  * slot, and a loader, which walks the slots, never sees it.  What is
  * written afterwards, in place, is only the daemon's own bookkeeping
- * (failed, stamp, and the top bits of status): one aligned word or byte
- * each.
+ * (failed, and the top bits of status): one aligned word or byte each.
  */
 
 #define STORE_MAGIC		0x31524f5453434e00ULL	/* "\0NCSTOR1" */
-#define STORE_VERSION		2
+#define STORE_VERSION		3
 #define STORE_HEADER_SIZE	4096
 #define STORE_PAGE_MIN		4096u
 #define STORE_PAGE_DEFAULT	(128u * 1024)	/* holds the largest record */
@@ -88,15 +89,23 @@ struct store_header {
 
 #define STORE_NO_FAILURE	INT32_MIN
 
-struct store_rec {
-	uint16_t	len8;		/* the whole record, in units of 8 bytes */
+/*
+ * len8: the whole record's length in units of 8 bytes in the low 15 bits;
+ * bit 15 says which of two forms its data takes, as its kind defines
+ * (cache.c: whether a pair's header is there).  The check covers it.
+ */
+#define STORE_LEN8_MASK		0x7fff
+#define STORE_L_FORM		0x8000
+
+/* 28 bytes, 4-aligned (expires is read as the compiler sees fit). */
+struct __attribute__((packed, aligned(4))) store_rec {
+	uint16_t	len8;		/* see above */
 	uint8_t		name_len;	/* 1 - 255 */
 	uint8_t		status;		/* see above */
 	uint32_t	kind;		/* the cache's kind (cache.h) */
 	int64_t		expires;	/* ms, the daemon's CLOCK_MONOTONIC */
 	uint32_t	ttl;		/* seconds it was stored for */
 	uint32_t	check;		/* store_rec_check of the rest */
-	uint32_t	stamp;		/* in place: when last used (a counter) */
 	int32_t		failed;		/* in place: a failure remembered until
 					   expires + failed (ms); STORE_NO_FAILURE */
 	/* then name_len bytes of lowercased name, the data, pad zero bytes */
@@ -105,7 +114,7 @@ struct store_rec {
 static inline size_t
 store_rec_len(const struct store_rec *r)
 {
-	return (size_t)r->len8 * 8;
+	return (size_t)(r->len8 & STORE_LEN8_MASK) * 8;
 }
 
 /* Bytes of a record with a name of name_len and data of data_len bytes. */
@@ -159,6 +168,20 @@ uint64_t store_key_hash(const uint64_t k[2], uint32_t kind, const char *lname,
 uint64_t store_slot(uint64_t off, uint64_t h);
 uint64_t store_slot_off(uint64_t slot);
 bool	 store_slot_tag_ok(uint64_t slot, uint64_t h);
+/* The slot for the same entry, its record moved to off: tag and stamp kept. */
+uint64_t store_slot_moved(uint64_t slot, uint64_t off);
+
+static inline uint16_t
+store_slot_stamp(uint64_t slot)
+{
+	return (uint16_t)slot;
+}
+
+static inline uint64_t
+store_slot_restamp(uint64_t slot, uint16_t stamp)
+{
+	return (slot & ~0xffffULL) | stamp;
+}
 
 /*
  * The check of a record: SipHash-1-3 with the store's key of everything

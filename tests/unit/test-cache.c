@@ -562,6 +562,52 @@ test_lru(void **state)
 	cache_free(c);
 }
 
+/*
+ * Recency at scale: the slots' 16-bit stamps move once per 2^shift uses
+ * (here 2, at 4,096 entries).  Names used again while 4,096 new ones
+ * arrive outlive the ones left alone: sampled LRU is not exact, so most,
+ * not all.
+ */
+static void
+test_lru_sampled(void **state)
+{
+	struct cache_limits	 lim = limits();
+	struct cache		*c;
+	struct cache_hit	 h;
+	char			 name[64];
+	unsigned		 i, round, kept_hot = 0, kept_cold = 0;
+
+	lim.max_entries = 4096;
+	c = new_cache(&lim);
+	for (i = 0; i < 4096; i++) {
+		snprintf(name, sizeof(name), "old%u.example", i);
+		put(c, name, DNS_T_A, CACHE_POSITIVE, 600, "x");
+	}
+	/* The first 512 are used again between every 64 new names. */
+	for (round = 0; round < 64; round++) {
+		for (i = 0; i < 512; i++) {
+			snprintf(name, sizeof(name), "old%u.example", i);
+			cache_lookup(c, name, DNS_T_A, &h);
+		}
+		for (i = 0; i < 64; i++) {
+			snprintf(name, sizeof(name), "new%u.example", round * 64 + i);
+			put(c, name, DNS_T_A, CACHE_POSITIVE, 600, "y");
+		}
+	}
+	assert_int_equal(cache_count(c), 4096);
+	for (i = 0; i < 4096; i++) {
+		snprintf(name, sizeof(name), "old%u.example", i);
+		cache_peek(c, name, DNS_T_A, &h);
+		if (h.state == CACHE_FRESH)
+			*(i < 512 ? &kept_hot : &kept_cold) += 1;
+	}
+	print_message("after 4,096 new names: %u of 512 used names kept, %u of "
+	    "3,584 unused\n", kept_hot, kept_cold);
+	assert_true(kept_hot >= 500);
+	assert_true(kept_cold < 3584 / 4);
+	cache_free(c);
+}
+
 /* Shrinking the limit evicts the least recently used at once. */
 static void
 test_set_limits(void **state)
@@ -1164,6 +1210,7 @@ main(void)
 		cmocka_unit_test(test_stale),
 		cmocka_unit_test(test_failure),
 		cmocka_unit_test(test_lru),
+		cmocka_unit_test(test_lru_sampled),
 		cmocka_unit_test(test_set_limits),
 		cmocka_unit_test(test_replace),
 		cmocka_unit_test(test_keys),
