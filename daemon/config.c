@@ -140,7 +140,7 @@ config_new(void)
 	c->serve_stale = 86400;
 	c->prefetch = true;
 	c->shared = true;
-	c->shared_size_mb = 16;
+	c->shared_size_mb = 8;
 	c->max_clients = 4096;
 	c->idle_timeout = 60;
 	c->log_level = LOG_LEVEL_INFO;

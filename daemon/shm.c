@@ -328,17 +328,25 @@ void
 shm_sizes(unsigned cache_size, size_t max_bytes, uint32_t *ret_nslots,
     size_t *ret_data_size)
 {
-	size_t data = (size_t)cache_size * 512 + (1u << 20);
-	size_t want;
+	size_t	data = (size_t)cache_size * 512 + (1u << 20);
+	size_t	want = (size_t)cache_size * 4, n = 1024;
 
-	if (data > max_bytes)
-		data = max_bytes;
-	want = (size_t)cache_size * 4;
 	if (want > data / 64)
 		want = data / 64;
-	if (want > (1u << 30))
-		want = 1u << 30;
-	*ret_nslots = (uint32_t)want;
+	while (n < want && n < (1u << 30))
+		n <<= 1;
+	/*
+	 * Over the bound: the slots a power of two of at most one per 40
+	 * bytes of it (half taken when the records are 100 bytes or so, each
+	 * with its slot), and the records the rest.
+	 */
+	if (SHM_HEADER_SIZE + 4096 + n * 8 + data > max_bytes) {
+		for (n = 1024; n * 2 <= max_bytes / 40 && n < (1u << 30); n <<= 1)
+			;
+		data = max_bytes > n * 8 + 8192 ?
+		    (max_bytes - n * 8 - 8192) & ~(size_t)4095 : 4096;
+	}
+	*ret_nslots = (uint32_t)n;
 	*ret_data_size = data;
 }
 

@@ -34,10 +34,11 @@ struct shm_stats {
 struct shm *shm_new(const char *path, uint32_t nslots, size_t data_size);
 
 /*
- * The slots and data area for a daemon of cache_size answers and at most
- * max_bytes of records: room for every cached answer (512 bytes each, and
- * 1 MiB for hosts answers) up to max_bytes, and about one slot per 64
- * bytes of records.  The whole file is allocated when it is made, so that
+ * The slots (a power of two) and data area for a daemon of cache_size
+ * answers and a file of at most max_bytes in all: room for every cached
+ * answer (512 bytes each, and 1 MiB for hosts answers), or as many as fit,
+ * with about one slot per 64 bytes of records, or per 40 bytes of a file
+ * at its bound.  The whole file is allocated when it is made, so that
  * a full /run is an error at that moment, never a SIGBUS on a later write.
  */
 void	 shm_sizes(unsigned cache_size, size_t max_bytes, uint32_t *ret_nslots,

@@ -107,6 +107,8 @@ store_rec_check(const uint64_t k[2], const struct store_rec *r)
 #define C_CANON_IS_KEY	1
 #define C_TTL_IS_REC	2
 #define C_ORIGIN	4
+#define C_TTL_ZERO	8	/* the body's TTL is 0: bodies are kept so, and
+				   stamped as they are given */
 
 static size_t
 fam_len(uint8_t family)
@@ -173,8 +175,10 @@ store_compact(const uint8_t *body, size_t len, const char *lname, size_t nlen,
 		cflags |= C_CANON_IS_KEY;
 	if (get32(body) == ttl)
 		cflags |= C_TTL_IS_REC;
+	else if (get32(body) == 0)
+		cflags |= C_TTL_ZERO;
 	out[o++] = cflags;
-	if (!(cflags & C_TTL_IS_REC)) {
+	if (!(cflags & (C_TTL_IS_REC | C_TTL_ZERO))) {
 		memcpy(out + o, body, 4);
 		o += 4;
 	}
@@ -246,9 +250,12 @@ store_expand(const uint8_t *data, size_t len, const char *lname, size_t nlen,
 	if (len < 5 || cap < 12)
 		return -1;
 	cflags = data[i++];
-	if (cflags & ~(C_CANON_IS_KEY | C_TTL_IS_REC | C_ORIGIN))
+	if ((cflags & ~(C_CANON_IS_KEY | C_TTL_IS_REC | C_ORIGIN | C_TTL_ZERO)) ||
+	    (cflags & (C_TTL_IS_REC | C_TTL_ZERO)) == (C_TTL_IS_REC | C_TTL_ZERO))
 		return -1;
-	if (!(cflags & C_TTL_IS_REC)) {
+	if (cflags & C_TTL_ZERO)
+		memset(out, 0, 4);
+	else if (!(cflags & C_TTL_IS_REC)) {
 		if (i + 4 > len)
 			return -1;
 		memcpy(out, data + i, 4);

@@ -138,11 +138,13 @@ size_t	 store_rec_data_len(const struct store_rec *);
 /*
  * An address answer (a proto answer body) in fewer bytes, for a record of
  * the lowercased name lname and TTL ttl: its canonical name left out when
- * it is lname, its TTL when it is ttl, counts in a byte each.  Returns the
- * length written to out (cap bytes), or -1 when body cannot be put so
- * (then it is kept as it is).  Form:
+ * it is lname, its TTL when it is ttl or 0 (the engine keeps bodies with
+ * TTL 0, and stamps them as it gives them), counts in a byte each.
+ * Returns the length written to out (cap bytes), or -1 when body cannot be
+ * put so (then it is kept as it is).  Form:
  *
- *	u8 cflags (1: canon is lname; 2: ttl is the record's; 4: an origin),
+ *	u8 cflags (1: canon is lname; 2: ttl is the record's; 4: an origin;
+ *	8: ttl is 0),
  *	[u32 ttl], u8 source, u8 flags, u8 naddr, u8 nalias,
  *	[u8 len, canon], naddr x (u8 family, 4|16|20 bytes),
  *	nalias x (u8 len, bytes), [u8 len, origin]

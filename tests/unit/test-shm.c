@@ -731,17 +731,22 @@ test_sizing(void **state)
 	size_t		d;
 
 	(void)state;
-	/* Small caches: room for every answer, and 4 slots each. */
+	/* Small caches: room for every answer, and 4 slots each (a power of two). */
 	shm_sizes(200, (size_t)16 << 20, &n, &d);
 	assert_int_equal(d, 200 * 512 + (1 << 20));
-	assert_int_equal(n, 800);
-	/* Large ones: at most max_bytes, and a slot per 64 bytes of it. */
+	assert_int_equal(n, 1024);
+	/* Large ones: the whole file at most max_bytes, a slot per 40 bytes
+	 * of it rounded down to a power of two, the rest records. */
+	shm_sizes(1000000, (size_t)8 << 20, &n, &d);
+	assert_int_equal(n, 131072);
+	assert_int_equal(d, ((size_t)8 << 20) - 131072 * 8 - 8192);
+	assert_true(4096 + 4096 + n * 8 + d <= (size_t)8 << 20);
 	shm_sizes(1000000, (size_t)16 << 20, &n, &d);
-	assert_int_equal(d, (size_t)16 << 20);
-	assert_int_equal(n, (16 << 20) / 64);
+	assert_int_equal(n, 262144);
+	assert_true(4096 + 4096 + n * 8 + d <= (size_t)16 << 20);
 	shm_sizes(100000000, (size_t)4096 << 20, &n, &d);
-	assert_int_equal(d, (size_t)4096 << 20);
-	assert_int_equal(n, ((size_t)4096 << 20) / 64);
+	assert_int_equal(n, 1u << 26);
+	assert_true(4096 + 4096 + (size_t)n * 8 + d <= (size_t)4096 << 20);
 }
 
 /*

@@ -581,6 +581,8 @@ test_compact_round_trip(void **state)
 		{ "www.example", "www.example", 300, 300, false },
 		{ "www.example", "WWW.Example", 300, 300, false },	/* canon spelled otherwise */
 		{ "www.example", "cdn.example.net", 300, 60, false },	/* another TTL */
+		{ "www.example", "www.example", 0, 300, false },	/* as the engine keeps it */
+		{ "www.example", "www.example", 0, 0, false },
 		{ "myhost", "myhost", 60, 60, true },			/* a module's */
 	};
 	uint8_t	body[512], c[512], back[512];
@@ -605,7 +607,11 @@ test_compact_round_trip(void **state)
 	n = full_body(body, sizeof(body), "x.example", 1, false);
 	body[n++] = 0;	/* a trailing byte that is no origin */
 	assert_int_equal(store_compact(body, n, "x.example", 9, 1, c, sizeof(c)), -1);
-	/* The reference answer: 15 bytes, and a 72-byte record (28 + 26 + 15, padded). */
+	/*
+	 * The reference answer, as the DNS source keeps it (TTL 0 in the body,
+	 * 3600 in the record): 15 bytes, and a 72-byte record (28 + 26 + 15,
+	 * padded).
+	 */
 	n = answer(body, sizeof(body), "f123456.fill.bench.example", "192.0.2.1");
 	{
 		uint8_t a2[4] = { 192, 0, 2, 2 };
@@ -613,13 +619,13 @@ test_compact_round_trip(void **state)
 		struct proto_answer_wr aw;
 
 		proto_wr_init(&w, body, sizeof(body));
-		proto_answer_begin(&aw, &w, 300, PROTO_SRC_DNS, "f123456.fill.bench.example", 26);
+		proto_answer_begin(&aw, &w, 0, PROTO_SRC_DNS, "f123456.fill.bench.example", 26);
 		proto_answer_addr(&aw, PROTO_AF_INET, a2);
 		proto_answer_addr(&aw, PROTO_AF_INET, a2);
 		assert_true(proto_answer_end(&aw) >= 0);
 		n = w.off;
 	}
-	k = store_compact(body, n, "f123456.fill.bench.example", 26, 300, c, sizeof(c));
+	k = store_compact(body, n, "f123456.fill.bench.example", 26, 3600, c, sizeof(c));
 	assert_int_equal(k, 15);
 	assert_int_equal(store_rec_size(26, (size_t)k), 72);
 }
