@@ -59,6 +59,30 @@
 #define DATA_MAX	65536		/* an entry's data, as cache_put takes it */
 #define SAMPLE		16
 
+/* One entry as a record holds it: a record's, or a half of a pair's. */
+struct view {
+	int		 status;
+	uint8_t		 sbits;		/* STORE_S_COMPACT, STORE_S_NOTFOUND */
+	int64_t		 expires;
+	uint32_t	 ttl;
+	int64_t		 failed_until;	/* 0: none */
+	const uint8_t	*data;		/* as stored: compact or not */
+	size_t		 len;
+};
+
+/* A pair's halves put one after the other, between cache_hold and
+ * cache_release: written as one record, once. */
+struct held {
+	bool		 on;
+	bool		 any;		/* a record waits */
+	uint32_t	 rkind;
+	char		 lname[STORE_NAME_MAX + 1];
+	size_t		 nlen;
+	bool		 have[2];
+	struct view	 h[2];
+	uint8_t		 data[2][STORE_DATA_MAX];
+};
+
 struct cache {
 	struct cache_limits	 lim;
 	cache_clock_fn		*now;
@@ -77,6 +101,7 @@ struct cache {
 	uint8_t			 walk_buf[STORE_DATA_MAX];	/* a walk item's */
 	char			 walk_name[2][STORE_NAME_MAX + 1];	/* in turn */
 	unsigned		 walk_turn;
+	struct held		 held;
 };
 
 /* The store's bounds for these limits: a byte bound of 0 is none. */
@@ -201,17 +226,6 @@ is_pair(uint32_t rkind)
 {
 	return rkind == CACHE_KIND_PAIR || rkind == REC_ADDRS;
 }
-
-/* One entry as a record holds it: a record's, or a half of a pair's. */
-struct view {
-	int		 status;
-	uint8_t		 sbits;		/* STORE_S_COMPACT, STORE_S_NOTFOUND */
-	int64_t		 expires;
-	uint32_t	 ttl;
-	int64_t		 failed_until;	/* 0: none */
-	const uint8_t	*data;		/* as stored: compact or not */
-	size_t		 len;
-};
 
 static int32_t
 get_i32(const uint8_t *p)
@@ -668,29 +682,102 @@ write_pair(struct cache *c, uint32_t rkind, const char *lname, size_t nlen,
 	return put_rec(c, &tmpl, stamp, lname, nlen, c->blob, o);
 }
 
-/*
- * Puts half's entry nv into lname's pair record, the other half kept as
- * it is (or left out, when its times no longer fit beside the new one's).
- */
+/* Writes a pair's record; when the halves' times do not fit together, half alone. */
 static int
-put_pair(struct cache *c, uint32_t rkind, const char *lname, size_t nlen, int half,
-    const struct view *nv)
+write_halves(struct cache *c, uint32_t rkind, const char *lname, size_t nlen,
+    int half, bool have[2], const struct view h[2])
 {
-	struct view	 h[2];
-	bool		 have[2] = { false, false };
-	long		 i;
-	int		 r;
+	int r;
 
-	i = store_find(c->st, rkind, lname, nlen, store_hash(c->st, rkind, lname, nlen));
-	if (i >= 0)
-		have[1 - half] = view_of(store_at(c->st, (size_t)i), 1 - half, &h[1 - half]);
-	h[half] = *nv;
-	have[half] = true;
 	if ((r = write_pair(c, rkind, lname, nlen, have, h, next_stamp(c))) == -ERANGE ||
 	    r == -E2BIG) {
 		have[1 - half] = false;
 		r = write_pair(c, rkind, lname, nlen, have, h, stamp_of(c));
 	}
+	return r;
+}
+
+/* The held record written, if one waits. */
+static int
+release_held(struct cache *c)
+{
+	struct held *p = &c->held;
+
+	if (!p->any)
+		return 0;
+	p->any = false;
+	return write_halves(c, p->rkind, p->lname, p->nlen, p->have[1] ? 1 : 0,
+	    p->have, p->h);
+}
+
+/* Copies view v's data into buf, for a held half. */
+static void
+hold_view(struct view *dst, const struct view *v, uint8_t *buf)
+{
+	*dst = *v;
+	if (v->len)
+		memcpy(buf, v->data, v->len);
+	dst->data = buf;
+}
+
+/*
+ * Puts half's entry nv into lname's pair record, the other half kept as
+ * it is (or left out, when its times no longer fit beside the new one's).
+ * Between cache_hold and cache_release, the record waits for the other
+ * half: A and AAAA of one answer make one record, not two.
+ */
+static int
+put_pair(struct cache *c, uint32_t rkind, const char *lname, size_t nlen, int half,
+    const struct view *nv)
+{
+	struct held	*p = &c->held;
+	struct view	 h[2], other;
+	bool		 have[2] = { false, false };
+	long		 i;
+
+	if (p->any && (p->rkind != rkind || p->nlen != nlen ||
+	    memcmp(p->lname, lname, nlen) != 0))
+		release_held(c);
+	if (p->on && p->any) {
+		hold_view(&p->h[half], nv, p->data[half]);
+		p->have[half] = true;
+		return 0;
+	}
+	i = store_find(c->st, rkind, lname, nlen, store_hash(c->st, rkind, lname, nlen));
+	if (i >= 0)
+		have[1 - half] = view_of(store_at(c->st, (size_t)i), 1 - half, &h[1 - half]);
+	h[half] = *nv;
+	have[half] = true;
+	if (!p->on)
+		return write_halves(c, rkind, lname, nlen, half, have, h);
+	/* Held: copied, as the store's bytes and the caller's may move. */
+	p->any = true;
+	p->rkind = rkind;
+	memcpy(p->lname, lname, nlen);
+	p->lname[nlen] = '\0';
+	p->nlen = nlen;
+	p->have[0] = have[0];
+	p->have[1] = have[1];
+	hold_view(&p->h[half], nv, p->data[half]);
+	if (have[1 - half]) {
+		other = h[1 - half];
+		hold_view(&p->h[1 - half], &other, p->data[1 - half]);
+	}
+	return 0;
+}
+
+void
+cache_hold(struct cache *c)
+{
+	c->held.on = true;
+}
+
+int
+cache_release(struct cache *c)
+{
+	int r = release_held(c);
+
+	c->held.on = false;
 	return r;
 }
 
@@ -782,6 +869,8 @@ cache_put_failure(struct cache *c, const char *name, uint32_t kind, bool notfoun
 
 	if ((nlen = fold(name, lname)) < 0 || (pair_half(kind) < 0 && is_pair(kind)))
 		return -EINVAL;
+	/* A failure is written on what is there: a held record first. */
+	release_held(c);
 	if ((half = pair_half(kind)) >= 0)
 		return put_pair_failure(c, rec_kind(kind), lname, (size_t)nlen, half,
 		    notfound);

@@ -125,6 +125,16 @@ int	 cache_put(struct cache *, const char *name, uint32_t kind, int status,
 	    uint32_t ttl, const void *data, size_t len);
 
 /*
+ * Between these, a pair's halves (CACHE_KIND_PAIR | DNS_T_A, | DNS_T_AAAA;
+ * DNS_T_A, DNS_T_AAAA) put one after the other for one name make one
+ * record, written at cache_release (or at the next put of another name,
+ * or a failure): an AF_UNSPEC answer costs one record's bytes, not two.
+ * Only puts may come between.  cache_release returns what the write did.
+ */
+void	 cache_hold(struct cache *);
+int	 cache_release(struct cache *);
+
+/*
  * Remembers that upstream failed for (name, kind), for failure_ttl seconds.
  * An existing entry keeps its data, so it can be served stale.  notfound:
  * the failure was the search's first query, and the rest found nothing

@@ -346,6 +346,7 @@ fetch_negative(struct fetch *f)
 		return;
 	}
 	memset(r, 0, sizeof(r));
+	cache_hold(ds->cache);		/* both halves: one record */
 	for (i = 0; i < f->nhalf; i++) {
 		r[i].status = o == O_NODATA ? CACHE_NODATA : CACHE_NXDOMAIN;
 		r[i].source = PROTO_SRC_DNS;
@@ -366,6 +367,7 @@ fetch_negative(struct fetch *f)
 			    f->neg_ttl, r[i].data, r[i].len);
 		}
 	}
+	cache_release(ds->cache);
 	fetch_finish(f, r);
 }
 
@@ -383,6 +385,7 @@ fetch_positive(struct fetch *f)
 	for (i = 0; i < f->nhalf; i++)
 		if (f->half[i].outcome == O_POSITIVE && f->half[i].ttl < pos_ttl)
 			pos_ttl = f->half[i].ttl;
+	cache_hold(ds->cache);		/* both halves: one record */
 	for (i = 0; i < f->nhalf; i++) {
 		struct half *h = &f->half[i];
 		uint32_t ttl;
@@ -419,6 +422,7 @@ fetch_positive(struct fetch *f)
 		if (r[i].status != CACHE_FAILED)
 			r[i].expires_ms = now + (int64_t)r[i].ttl * 1000;
 	}
+	cache_release(ds->cache);
 	fetch_finish(f, r);
 }
 

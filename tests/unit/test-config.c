@@ -171,7 +171,7 @@ check_defaults(const struct config *c)
 	assert_int_equal(c->serve_stale, 86400);
 	assert_true(c->prefetch);
 	assert_true(c->shared);
-	assert_int_equal(c->shared_size_mb, 16);
+	assert_int_equal(c->shared_size_mb, 8);
 	assert_int_equal(c->max_clients, 4096);
 	assert_int_equal(c->idle_timeout, 60);
 	assert_string_equal(c->admin_group, "");

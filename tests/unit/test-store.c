@@ -630,6 +630,70 @@ test_compact_round_trip(void **state)
 	assert_int_equal(store_rec_size(26, (size_t)k), 72);
 }
 
+/*
+ * Halves put between cache_hold and cache_release make one record, written
+ * once: an AF_UNSPEC answer costs one record's bytes, not an A record that
+ * dies when AAAA comes.
+ */
+static void
+test_held_pair(void **state)
+{
+	struct cache_limits	 lim = limits();
+	struct cache_adopt_report rep;
+	struct cache_stats	 cs;
+	struct store_stats	 a, b;
+	struct cache_hit	 h;
+	struct cache		*c;
+	int			 st;
+	const uint32_t		 PA = CACHE_KIND_PAIR | DNS_T_A,
+				 PAAAA = CACHE_KIND_PAIR | DNS_T_AAAA;
+
+	at(0);
+	c = open_cache(&lim, 1, 2, &rep);
+	/* Not held: two writes, the first record dead. */
+	put_answer(c, "apart.example", PA, 300, "192.0.2.1");
+	assert_int_equal(cache_put(c, "apart.example", PAAAA, CACHE_NODATA, 60, NULL, 0), 0);
+	cache_get_stats(c, &cs);
+	assert_int_equal(cs.insertions, 2);
+	cache_get_store_stats(c, &a);
+	/* Held: one write, and the same bytes live. */
+	cache_hold(c);
+	put_answer(c, "held.example", PA, 300, "192.0.2.1");
+	assert_int_equal(cache_put(c, "held.example", PAAAA, CACHE_NODATA, 60, NULL, 0), 0);
+	cache_get_stats(c, &cs);
+	assert_int_equal(cs.insertions, 2);		/* nothing written yet */
+	assert_int_equal(cache_release(c), 0);
+	cache_get_stats(c, &cs);
+	assert_int_equal(cs.insertions, 3);
+	cache_get_store_stats(c, &b);
+	assert_int_equal(b.live_bytes - a.live_bytes, a.live_bytes);
+	at(1000);
+	assert_string_equal(addr_of(c, "held.example", PA, &st), "192.0.2.1");
+	cache_peek(c, "held.example", PAAAA, &h);
+	assert_int_equal(h.status, CACHE_NODATA);
+	assert_int_equal(h.ttl_left, 59);
+	/*
+	 * Held, then another name: the first is written before it.  A failure
+	 * is written on what is there: the held record first.  The other
+	 * half of a name already known is kept.
+	 */
+	cache_hold(c);
+	put_answer(c, "one.example", PA, 300, "192.0.2.11");
+	put_answer(c, "two.example", PA, 300, "192.0.2.12");
+	assert_int_equal(cache_put_failure(c, "two.example", PAAAA, false), 0);
+	put_answer(c, "held.example", PA, 300, "192.0.2.2");
+	assert_int_equal(cache_release(c), 0);
+	assert_string_equal(addr_of(c, "one.example", PA, &st), "192.0.2.11");
+	assert_string_equal(addr_of(c, "two.example", PA, &st), "192.0.2.12");
+	cache_peek(c, "two.example", PAAAA, &h);
+	assert_int_equal(h.state, CACHE_FAILING);
+	assert_string_equal(addr_of(c, "held.example", PA, &st), "192.0.2.2");
+	cache_peek(c, "held.example", PAAAA, &h);
+	assert_int_equal(h.status, CACHE_NODATA);
+	assert_int_equal(cache_count(c), 4);
+	cache_free(c);
+}
+
 /* A and AAAA of AF_UNSPEC: one record, each half with its own times. */
 static void
 test_pairs(void **state)
@@ -828,6 +892,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_rebuild, setup, teardown),
 		cmocka_unit_test(test_compact_round_trip),
 		cmocka_unit_test_setup_teardown(test_pairs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_held_pair, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_across_a_reboot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slots_grow, setup, teardown),
 	};
