@@ -820,8 +820,15 @@ done:
 	nscdsrv_free(daemon_ctx.nscd);
 	/* After the engine: its held queries were released as it went. */
 	dnslisten_free(daemon_ctx.dns);
-	/* Retired, so readers go to the socket (and find nobody) at once. */
-	shm_free(daemon_ctx.shm, !server_socket_activated(daemon_ctx.server));
+	/*
+	 * Under socket activation a daemon comes back (the socket is
+	 * systemd's, and a client's request starts one): readers go on with
+	 * the segment's answers, each within its TTL, until the next daemon's
+	 * replaces it, so a restart has no gap.  Else it is removed, and
+	 * readers go to the socket (and find nobody) at once.
+	 */
+	shm_free(daemon_ctx.shm, server_socket_activated(daemon_ctx.server) ?
+	    SHM_LEAVE_LIVE : SHM_LEAVE_GONE);
 	server_free(daemon_ctx.server);
 	hostsrc_free(daemon_ctx.hosts);
 	for (i = 0; i < 3; i++)

@@ -169,12 +169,12 @@ nscddb_new(const struct modsrc_modules *mods, cache_clock_fn *now, void *now_arg
 	}
 	return ndb;
 fail:
-	nscddb_free(ndb);
+	nscddb_free(ndb, false);
 	return NULL;
 }
 
 void
-nscddb_free(struct nscddb *ndb)
+nscddb_free(struct nscddb *ndb, bool live)
 {
 	int d;
 
@@ -186,7 +186,7 @@ nscddb_free(struct nscddb *ndb)
 	 */
 	nscdwalk_cancel_all(ndb);
 	for (d = 0; d < CONFIG_DB_COUNT; d++) {
-		nscdmap_close(ndb->dbs[d].map);
+		nscdmap_close(ndb->dbs[d].map, live);
 		free(ndb->dbs[d].map_path);
 	}
 	free(ndb->uncached);

@@ -47,8 +47,8 @@ typedef void nscddb_done_fn(void *arg, const void *reply, size_t len);
  */
 struct nscddb *nscddb_new(const struct modsrc_modules *mods, cache_clock_fn *now,
 	    void *now_arg, const char *dir, size_t map_max);
-/* Walks in flight are answered with a refusal. */
-void	 nscddb_free(struct nscddb *);
+/* Walks in flight are answered with a refusal; live as nscdmap_close's. */
+void	 nscddb_free(struct nscddb *, bool live);
 /* nscd_databases, the TTLs, nscd_uncached_modules, nscd_reloads. */
 void	 nscddb_configure(struct nscddb *, const struct config *);
 /*

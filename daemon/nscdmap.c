@@ -297,12 +297,19 @@ fail:
 }
 
 void
-nscdmap_close(struct nscdmap *m)
+nscdmap_close(struct nscdmap *m, bool live)
 {
 	if (m == NULL)
 		return;
-	/* Odd, and left odd: readers ask the socket until a daemon takes over. */
-	gc_begin(m);
+	/*
+	 * Live: stamped now, so glibc keeps it for its 300 s while the next
+	 * daemon starts.  Else odd, and left odd: readers ask the socket
+	 * until a daemon takes over.
+	 */
+	if (live)
+		m->head->timestamp = (uint64_t)wall_now();
+	else
+		gc_begin(m);
 	m->head->certainly_running = 0;
 	munmap(m->map, m->map_len);
 	close(m->fd);

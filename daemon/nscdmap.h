@@ -48,11 +48,12 @@ typedef void nscdmap_refresh_fn(void *arg, int32_t type, const void *key,
  */
 struct nscdmap *nscdmap_open(const char *path, uint32_t module, size_t max_size);
 /*
- * Closes it.  Readers stop using the records at once (an odd gc_cycle
- * sends them to the socket) but keep their mapping, which a daemon that
- * starts again takes over.
+ * Closes it.  Readers keep their mapping, which a daemon that starts again
+ * takes over; meanwhile, with live, they go on reading its records (a
+ * restart under socket activation: no gap), else they stop using them at
+ * once (an odd gc_cycle sends them to the socket).
  */
-void	 nscdmap_close(struct nscdmap *);
+void	 nscdmap_close(struct nscdmap *, bool live);
 /* A read-only descriptor for clients, and the bytes they map. */
 int	 nscdmap_fd(const struct nscdmap *, uint64_t *ret_mapsize);
 void	 nscdmap_set_refresh(struct nscdmap *, nscdmap_refresh_fn *, void *arg,

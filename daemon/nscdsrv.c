@@ -449,15 +449,21 @@ fail:
 void
 nscdsrv_free(struct nscdsrv *ns)
 {
-	int i;
+	bool	live;
+	int	i;
 
 	if (ns == NULL)
 		return;
 	for (i = 0; i < CONFIG_DB_COUNT; i++)
 		watch_free(ns->watches[i]);
-	nscddb_free(ns->db);
+	/*
+	 * Under socket activation a daemon comes back (systemd holds the
+	 * socket): readers go on with the maps until it takes them over.
+	 */
+	live = ns->server && server_socket_activated(ns->server);
+	nscddb_free(ns->db, live);
 	/* (the daemon frees its lookup first: nothing publishes here now) */
-	nscdmap_close(ns->map);
+	nscdmap_close(ns->map, live);
 	server_free(ns->server);
 	free(ns->path);
 	free(ns->map_path);

@@ -382,7 +382,7 @@ shm_new(const char *path, uint32_t nslots, size_t data_size)
 }
 
 void
-shm_free(struct shm *s, bool unlink_file)
+shm_free(struct shm *s, enum shm_leave leave)
 {
 	if (s == NULL)
 		return;
@@ -399,10 +399,14 @@ shm_free(struct shm *s, bool unlink_file)
 	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->cond);
 	if (s->base) {
-		retire(s->base);
+		/* Left live: readers have SHM_STALE_NS from now, for the next daemon. */
+		if (leave == SHM_LEAVE_LIVE)
+			shm_heartbeat(s, now_ns());
+		else
+			retire(s->base);
 		munmap(s->base, s->len);
 	}
-	if (unlink_file)
+	if (leave == SHM_LEAVE_GONE)
 		unlink(s->path);
 	free(s->path);
 	free(s);

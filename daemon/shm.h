@@ -52,8 +52,19 @@ void	 shm_sizes(unsigned cache_size, size_t max_bytes, uint32_t *ret_nslots,
  */
 void	 shm_retire_file(const char *path);
 
-/* Retires the segment (readers stop using it at once); with unlink, removes the file. */
-void	 shm_free(struct shm *, bool unlink);
+/* What a daemon that stops leaves its readers. */
+enum shm_leave {
+	SHM_LEAVE_GONE,		/* retired (readers stop using it at once), and
+				   the file removed */
+	SHM_LEAVE_RETIRED,	/* retired, the file kept */
+	SHM_LEAVE_LIVE,		/* live: readers go on with its answers, each
+				   within its TTL, until the next daemon's
+				   segment replaces it, or for SHM_STALE_NS
+				   after the last heartbeat (a restart under
+				   socket activation: no gap) */
+};
+
+void	 shm_free(struct shm *, enum shm_leave);
 
 /*
  * Publishes an answer body (a proto answer) for (kind, family, key):

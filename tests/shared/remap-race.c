@@ -121,7 +121,7 @@ main(int argc, char **argv)
 	    "%lu wrong, %lu held and unmapped\n", atomic_load(&remaps),
 	    atomic_load(&hits), atomic_load(&misses), atomic_load(&wrong), bad);
 	ncc_shared_forget();
-	shm_free(s, true);
+	shm_free(s, SHM_LEAVE_GONE);
 	rmdir(dir);
 	return bad || atomic_load(&wrong) || atomic_load(&hits) == 0 ? 1 : 0;
 }

@@ -16,7 +16,12 @@ that starts takes over what the one before left (cache_open_file):
     and the daemon starts empty and answers;
   * another search list at the next start: the DNS answers are not taken;
   * persistent_cache = PATH: the store is kept there, and taken over from
-    there.
+    there;
+  * under socket activation (the test holds the listening socket, as
+    systemd does), readers go on through a restart: with the daemon
+    stopped, 2,000 names are answered from the shared segment it left
+    live, and no client so much as connects to the socket; and a process
+    that has glibc's nscd map mapped reads it through the restart too.
 
 Times (expired, stale) are the unit tests' (tests/unit/test-store.c, on a
 fake clock).  Needs root (exit 77, a skip, otherwise): a private /run for
@@ -25,7 +30,9 @@ glibc's nscd socket.  Nothing leaves loopback.
 Run: /usr/bin/python3 tests/store/test_restart.py --build BUILD [-k NAME]
 """
 import os
+import select
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -255,6 +262,157 @@ def persistent_cache_keeps_the_store_where_it_says(env):
     assert srv.total() == q1, srv.total() - q1
     print("  persistent_cache: %d entries taken over from %s, 0 upstream queries" % (
         entries, path))
+
+
+def socket_activated(env, srv, d, listener, nscd=None):
+    """Starts d as systemd would, with the listening socket as fd 3 (and
+    glibc's nscd socket, named "nscd", as fd 4)."""
+    fds = [listener.fileno()] + ([nscd.fileno()] if nscd else [])
+    d.logf = open(d.log, "ab")
+    argv = [os.path.join(BUILD, "daemon", "namecached"), "--config", d.conf,
+            "--socket", d.sock, "--hosts-file", d.hosts, "--resolv-conf", d.resolv,
+            "--nsswitch-conf", d.nsswitch, "--upstream", "127.0.0.1:%d" % srv.port]
+    if nscd:
+        argv += ["--nscd-socket", NSCD_SOCKET]
+    dup = " ".join("%d<&%d %d<&-" % (3 + i, fd, fd) for i, fd in enumerate(fds))
+    d.proc = subprocess.Popen(
+        ["sh", "-c", 'exec %s; LISTEN_PID=$$ LISTEN_FDS=%d LISTEN_FDNAMES=%s exec "$@"' % (
+            dup, len(fds), "namecache:nscd" if nscd else "namecache"),
+         "sh"] + nclib.valgrind_prefix() + argv,
+        stdout=d.logf, stderr=d.logf, pass_fds=fds)
+    return d
+
+
+def pending(listener):
+    """Whether a client waits on the held socket (connected, not accepted)."""
+    return bool(select.select([listener], [], [], 0)[0])
+
+
+@test
+def readers_go_on_through_a_restart(env):
+    srv = env.upstream()
+    tmp = os.path.join(env.tmp, "sa")
+    os.makedirs(tmp)
+    d = nclib.Daemon(BUILD, tmp, conf_text="shared = yes\n")
+    env.daemons.append(d)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(d.sock)
+    listener.listen(64)
+    gai = os.path.join(BUILD, "tests", "store", "gai-list")
+    env_nss = nclib.nss_env(BUILD, d.sock)
+    socket_activated(env, srv, d, listener)
+    # Asked twice: the first asks upstream and publishes, the second reads.
+    first = run([gai, "namecache [!UNAVAIL=return]", env.names_file], env=env_nss,
+                timeout=60)
+    assert run([gai, "namecache [!UNAVAIL=return]", env.names_file], env=env_nss,
+               timeout=60) == first
+    assert first.count("192.0.2.1") == N, first[:300]
+    d.proc.send_signal(signal.SIGTERM)
+    assert d.proc.wait(timeout=30) == 0, d.read_log()[-2000:]
+    d.logf.close()
+    d.logf = None
+    assert not pending(listener)
+    # No daemon: the segment it left answers every name (namecache alone
+    # on the line: a lookup that went to the socket would wait there).
+    t0 = time.monotonic()
+    during = subprocess.run([gai, "namecache", env.names_file], env=env_nss,
+                            capture_output=True, text=True, timeout=4)
+    secs = time.monotonic() - t0
+    assert during.returncode == 0 and during.stdout == first, (
+        during.returncode, during.stderr[-500:], [
+            (a, b) for a, b in zip(first.splitlines(), during.stdout.splitlines())
+            if a != b][:3])
+    assert not pending(listener), "a reader went to the socket while no daemon ran"
+    print("  daemon stopped: %d names answered from the segment it left, in %.2f s, "
+          "0 connections" % (N, secs))
+    # The next daemon takes the store over and replaces the segment.
+    q1 = srv.total()
+    socket_activated(env, srv, d, listener)
+    nclib.wait_until(lambda: took_over(d), "the next daemon took the store over")
+    after = run([gai, "namecache", env.names_file], env=env_nss, timeout=60)
+    assert after == first
+    assert srv.total() == q1, srv.total() - q1
+    listener.close()    # the framework stops the daemon, and checks its exit
+
+
+def reads_through_a_restart(env, srv, d, own, nscd, reader):
+    """The reader's rounds: two with the daemon, one with none, one after."""
+    def round_(timeout):
+        reader.stdin.write("go\n")
+        reader.stdin.flush()
+        ready = select.select([reader.stdout], [], [], timeout)[0]
+        assert ready, "the reader hung (waiting on a socket nobody accepts on?)"
+        return int(reader.stdout.readline())
+
+    assert round_(60) == N_NSCD
+    assert round_(60) == N_NSCD
+    d.proc.send_signal(signal.SIGTERM)
+    assert d.proc.wait(timeout=30) == 0, d.read_log()[-2000:]
+    d.logf.close()
+    d.logf = None
+    assert not pending(nscd) and not pending(own)
+    t0 = time.monotonic()
+    got = round_(4)
+    secs = time.monotonic() - t0
+    assert got == N_NSCD, (got, N_NSCD)
+    assert not pending(nscd), "a reader went to the nscd socket while no daemon ran"
+    print("  daemon stopped: %d names answered from glibc's nscd map it left, in "
+          "%.2f s, 0 connections" % (N_NSCD, secs))
+    q1 = srv.total()
+    socket_activated(env, srv, d, own, nscd)
+    nclib.wait_until(lambda: took_over(d), "the next daemon took the store over")
+    assert round_(60) == N_NSCD
+    assert srv.total() == q1, srv.total() - q1
+    reader.stdin.close()
+    assert reader.wait(timeout=30) == 0
+
+
+# One round of getaddrinfo over the names for each line on stdin: how many
+# were answered.  A long-lived process, as glibc's nscd client keeps its
+# mapping for the life of a process.
+READER = """
+import socket, sys
+names = open(sys.argv[1]).read().split()
+for line in sys.stdin:
+    ok = 0
+    for n in names:
+        try:
+            socket.getaddrinfo(n, 80)
+            ok += 1
+        except socket.gaierror:
+            pass
+    print(ok, flush=True)
+"""
+
+
+@test
+def nscd_readers_go_on_through_a_restart(env):
+    srv = env.upstream()
+    tmp = os.path.join(env.tmp, "sa")
+    os.makedirs(tmp)
+    d = nclib.Daemon(BUILD, tmp, conf_text="shared = yes\n")
+    env.daemons.append(d)
+    own = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    own.bind(d.sock)
+    own.listen(64)
+    nscd = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    nscd.bind(NSCD_SOCKET)
+    nscd.listen(64)
+    socket_activated(env, srv, d, own, nscd)
+    some = os.path.join(env.tmp, "some")
+    with open(some, "w") as f:
+        f.write("\n".join(names(N_NSCD)) + "\n")
+    run([os.path.join(BUILD, "tests", "nscd", "nscd-probe")] + names(N_NSCD), timeout=60)
+    reader = subprocess.Popen([PYTHON, "-c", READER, some], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        reads_through_a_restart(env, srv, d, own, nscd, reader)
+    finally:
+        if reader.poll() is None:
+            reader.kill()
+            reader.wait()
+    own.close()
+    nscd.close()
 
 
 def set_build(b):

@@ -1247,8 +1247,8 @@ world_free(void)
 		W->pending = p->next;
 		free(p);
 	}
-	nscdmap_close(W->nmap);
-	shm_free(W->shm, true);
+	nscdmap_close(W->nmap, false);
+	shm_free(W->shm, SHM_LEAVE_GONE);
 	snprintf(path, sizeof(path), "%s/nscd-hosts", W->dir);
 	unlink(path);
 	rmdir(W->dir);

@@ -265,7 +265,7 @@ teardown_db(struct nscddb *ndb)
 {
 	char cmd[160];
 
-	nscddb_free(ndb);
+	nscddb_free(ndb, false);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	assert_int_equal(system(cmd), 0);
 }

@@ -82,7 +82,7 @@ teardown(void **state)
 	char		 cmd[128];
 
 	ncc_shared_forget();
-	shm_free(f->s, true);
+	shm_free(f->s, SHM_LEAVE_GONE);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "cannot remove %s\n", f->dir);
@@ -584,7 +584,7 @@ test_retired(void **state)
 	put_name(f, "r.example", PROTO_AF_INET, false, PROTO_OK, "one");
 	expect_name(f, "r.example", PROTO_AF_INET, PROTO_OK, "one");
 	/* The daemon stops, leaving the file: retired, unused at once. */
-	shm_free(f->s, false);
+	shm_free(f->s, SHM_LEAVE_RETIRED);
 	f->s = NULL;
 	expect_name_miss(f, "r.example", PROTO_AF_INET);
 	/* A new daemon: its answers are read within the reader's retry second. */
@@ -595,7 +595,7 @@ test_retired(void **state)
 	assert_true(ms >= 0);
 	expect_name(f, "r.example", PROTO_AF_INET, PROTO_OK, "two");
 	/* The daemon stops and removes the file. */
-	shm_free(f->s, true);
+	shm_free(f->s, SHM_LEAVE_GONE);
 	f->s = NULL;
 	expect_name_miss(f, "r.example", PROTO_AF_INET);
 	assert_int_equal(access(f->path, F_OK), -1);
@@ -617,8 +617,31 @@ test_new_writer_retires_old(void **state)
 	put_name(f, "k.example", PROTO_AF_INET, false, PROTO_OK, "new");
 	expect_name(f, "k.example", PROTO_AF_INET, PROTO_OK, "new");
 	/* The dead one's memory goes; the file it named is the new one's. */
-	shm_free(old, false);
+	shm_free(old, SHM_LEAVE_RETIRED);
 	expect_name(f, "k.example", PROTO_AF_INET, PROTO_OK, "new");
+}
+
+/*
+ * A daemon that stops under socket activation leaves its segment live:
+ * readers go on with its answers until the next daemon's replaces it.
+ */
+static void
+test_left_live(void **state)
+{
+	struct fx	*f = *state;
+
+	writer(f, 1024, 1 << 20);
+	put_name(f, "l.example", PROTO_AF_INET, false, PROTO_OK, "old");
+	expect_name(f, "l.example", PROTO_AF_INET, PROTO_OK, "old");
+	shm_free(f->s, SHM_LEAVE_LIVE);
+	f->s = NULL;
+	assert_int_equal(access(f->path, F_OK), 0);
+	expect_name(f, "l.example", PROTO_AF_INET, PROTO_OK, "old");
+	/* The next daemon: the old one retired, its own read. */
+	writer(f, 1024, 1 << 20);
+	expect_name_miss(f, "l.example", PROTO_AF_INET);
+	put_name(f, "l.example", PROTO_AF_INET, false, PROTO_OK, "new");
+	expect_name(f, "l.example", PROTO_AF_INET, PROTO_OK, "new");
 }
 
 static void
@@ -1384,6 +1407,7 @@ main(void)
 		T(test_hits_held_across_many_resets),
 		T(test_retired),
 		T(test_new_writer_retires_old),
+		T(test_left_live),
 		T(test_stale_heartbeat),
 		T(test_retry_once_a_second),
 		T(test_data_full_resets),
