@@ -381,7 +381,9 @@ ncc_shared_beat(const char *sockpath, int64_t *ret_beat, int64_t *ret_age)
 	    strcmp(m->path, path) == 0) {
 		h = m->base;
 		beat = __atomic_load_n(&h->heartbeat_ns, __ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&h->state, __ATOMIC_ACQUIRE) == SHM_LIVE) {
+		/* Stopped, for the next daemon: no beat to judge a hang by. */
+		if (__atomic_load_n(&h->state, __ATOMIC_ACQUIRE) == SHM_LIVE &&
+		    !__atomic_load_n(&h->stopped, __ATOMIC_ACQUIRE)) {
 			*ret_beat = beat;
 			*ret_age = now - beat;
 			r = 1;

@@ -45,7 +45,8 @@ void	ncc_shared_release(struct ncc_shared_hit *);
  * The daemon's last heartbeat, as its segment beside sockpath says: 1 with
  * *ret_beat (CLOCK_MONOTONIC ns, the daemon's) and *ret_age (ns since, on
  * this process's clock), or 0 when there is no live segment to read (no
- * daemon, shared = no).  A stale segment is read too: this is how a client
+ * daemon, shared = no, or one that stopped and left its segment for the
+ * next: a client then waits on the socket, which systemd holds).  A stale segment is read too: this is how a client
  * waiting on the socket tells a hung daemon from a slow answer.
  */
 int	ncc_shared_beat(const char *sockpath, int64_t *ret_beat, int64_t *ret_age);

@@ -400,9 +400,10 @@ shm_free(struct shm *s, enum shm_leave leave)
 	pthread_cond_destroy(&s->cond);
 	if (s->base) {
 		/* Left live: readers have SHM_STALE_NS from now, for the next daemon. */
-		if (leave == SHM_LEAVE_LIVE)
+		if (leave == SHM_LEAVE_LIVE) {
+			__atomic_store_n(&hdr(s)->stopped, 1, __ATOMIC_RELEASE);
 			shm_heartbeat(s, now_ns());
-		else
+		} else
 			retire(s->base);
 		munmap(s->base, s->len);
 	}

@@ -14,6 +14,8 @@
 #include "name.h"
 #include "shmfmt.h"
 
+_Static_assert(sizeof(struct shm_header) == SHM_HEADER_SIZE, "header size");
+
 #define SLOT_TAG_BITS	24
 #define SLOT_TAG_MASK	((1ULL << SLOT_TAG_BITS) - 1)
 

@@ -77,7 +77,15 @@ struct shm_header {
 					   change; atomic.  With generation,
 					   the key of a client's cached
 					   source addresses (RFC 6724) */
-	uint8_t		reserved[SHM_HEADER_SIZE - 96];
+	uint32_t	stopped;	/* atomic: the daemon stopped, and left
+					   it live for the next one (a restart
+					   under socket activation): readers use
+					   its records while its heartbeat is
+					   fresh, and a client waiting on the
+					   socket waits for the next daemon
+					   rather than judge this one hung */
+	uint32_t	reserved0;
+	uint8_t		reserved[SHM_HEADER_SIZE - 104];
 };
 
 struct shm_rec {

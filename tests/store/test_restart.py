@@ -20,7 +20,9 @@ that starts takes over what the one before left (cache_open_file):
   * under socket activation (the test holds the listening socket, as
     systemd does), readers go on through a restart: with the daemon
     stopped, 2,000 names are answered from the shared segment it left
-    live, and no client so much as connects to the socket; and a process
+    live, no client so much as connects to the socket, and one that must
+    wait for the next daemon does (the stopped one is not taken for hung);
+    and a process
     that has glibc's nscd map mapped reads it through the restart too.
 
 Times (expired, stale) are the unit tests' (tests/unit/test-store.c, on a
@@ -325,13 +327,28 @@ def readers_go_on_through_a_restart(env):
     assert not pending(listener), "a reader went to the socket while no daemon ran"
     print("  daemon stopped: %d names answered from the segment it left, in %.2f s, "
           "0 connections" % (N, secs))
+    # A name the segment lacks waits on the socket for the next daemon: past
+    # NCC_HUNG_MS, the stopped daemon's beat is not taken for a hang.
+    late = os.path.join(tmp, "late")
+    with open(late, "w") as f:
+        f.write("late.restart.example\n")
+    waiting = subprocess.Popen([gai, "namecache", late], env=env_nss, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    nclib.wait_until(lambda: pending(listener), "the late lookup at the socket")
+    time.sleep(4)
+    assert waiting.poll() is None, ("gave up on a daemon that is coming back",
+                                    waiting.communicate())
     # The next daemon takes the store over and replaces the segment.
     q1 = srv.total()
     socket_activated(env, srv, d, listener)
+    out, err = waiting.communicate(timeout=60)
+    assert waiting.returncode == 0 and "192.0.2.1" in out, (out, err)
     nclib.wait_until(lambda: took_over(d), "the next daemon took the store over")
+    q2 = srv.total()
+    assert q2 - q1 <= 2, q2 - q1       # the late name's A and AAAA, no more
     after = run([gai, "namecache", env.names_file], env=env_nss, timeout=60)
     assert after == first
-    assert srv.total() == q1, srv.total() - q1
+    assert srv.total() == q2, srv.total() - q2
     listener.close()    # the framework stops the daemon, and checks its exit
 
 
