@@ -629,14 +629,18 @@ static void
 test_left_live(void **state)
 {
 	struct fx	*f = *state;
+	int64_t		 beat, age;
 
 	writer(f, 1024, 1 << 20);
 	put_name(f, "l.example", PROTO_AF_INET, false, PROTO_OK, "old");
 	expect_name(f, "l.example", PROTO_AF_INET, PROTO_OK, "old");
+	assert_int_equal(ncc_shared_beat(f->sock, &beat, &age), 1);
 	shm_free(f->s, SHM_LEAVE_LIVE);
 	f->s = NULL;
 	assert_int_equal(access(f->path, F_OK), 0);
 	expect_name(f, "l.example", PROTO_AF_INET, PROTO_OK, "old");
+	/* Stopped: no beat for a waiting client to judge a hang by. */
+	assert_int_equal(ncc_shared_beat(f->sock, &beat, &age), 0);
 	/* The next daemon: the old one retired, its own read. */
 	writer(f, 1024, 1 << 20);
 	expect_name_miss(f, "l.example", PROTO_AF_INET);
