@@ -290,16 +290,27 @@ def pending(listener):
     return bool(select.select([listener], [], [], 0)[0])
 
 
-@test
-def readers_go_on_through_a_restart(env):
+def held_socket(path):
+    """A listening socket at path, held by the test as systemd holds one."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(path)
+    s.listen(64)
+    return s
+
+
+def activated_setup(env):
+    """An upstream, and a daemon (not started) whose socket the test holds."""
     srv = env.upstream()
     tmp = os.path.join(env.tmp, "sa")
     os.makedirs(tmp)
     d = nclib.Daemon(BUILD, tmp, conf_text="shared = yes\n")
     env.daemons.append(d)
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(d.sock)
-    listener.listen(64)
+    return srv, tmp, d, held_socket(d.sock)
+
+
+@test
+def readers_go_on_through_a_restart(env):
+    srv, tmp, d, listener = activated_setup(env)
     gai = os.path.join(BUILD, "tests", "store", "gai-list")
     env_nss = nclib.nss_env(BUILD, d.sock)
     socket_activated(env, srv, d, listener)
@@ -404,17 +415,8 @@ for line in sys.stdin:
 
 @test
 def nscd_readers_go_on_through_a_restart(env):
-    srv = env.upstream()
-    tmp = os.path.join(env.tmp, "sa")
-    os.makedirs(tmp)
-    d = nclib.Daemon(BUILD, tmp, conf_text="shared = yes\n")
-    env.daemons.append(d)
-    own = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    own.bind(d.sock)
-    own.listen(64)
-    nscd = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    nscd.bind(NSCD_SOCKET)
-    nscd.listen(64)
+    srv, tmp, d, own = activated_setup(env)
+    nscd = held_socket(NSCD_SOCKET)
     socket_activated(env, srv, d, own, nscd)
     some = os.path.join(env.tmp, "some")
     with open(some, "w") as f:

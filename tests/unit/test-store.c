@@ -31,6 +31,10 @@
 
 #define T0	1000000000LL
 
+/* A pair's halves, as AF_UNSPEC's search keys them. */
+#define PA	(CACHE_KIND_PAIR | DNS_T_A)
+#define PAAAA	(CACHE_KIND_PAIR | DNS_T_AAAA)
+
 static int64_t	now_ms;
 static char	dir[64];
 static char	path[128];
@@ -645,8 +649,6 @@ test_held_pair(void **state)
 	struct cache_hit	 h;
 	struct cache		*c;
 	int			 st;
-	const uint32_t		 PA = CACHE_KIND_PAIR | DNS_T_A,
-				 PAAAA = CACHE_KIND_PAIR | DNS_T_AAAA;
 
 	at(0);
 	c = open_cache(&lim, 1, 2, &rep);
@@ -705,8 +707,6 @@ test_pairs(void **state)
 	struct cache_item		 it;
 	size_t				 cur = 0, n = 0;
 	int				 st;
-	const uint32_t			 PA = CACHE_KIND_PAIR | DNS_T_A,
-					 PAAAA = CACHE_KIND_PAIR | DNS_T_AAAA;
 
 	at(0);
 	c = open_cache(&lim, 1, 2, &rep);
