@@ -34,23 +34,18 @@
  * Restarts.  The store's file outlives the daemon.  cache_open_file takes
  * over what a previous daemon left: every record checked (storefmt.c),
  * its data decoded as its kind says, those whose time is up dropped, and
- * the rest copied into a new file (cache_adopt_image).
+ * the rest copied into a new file (cache-adopt.c).
  */
-#include <assert.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/random.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "cache.h"
+#include "cache-int.h"
 #include "dnswire.h"
-#include "hash.h"
 #include "name.h"
 #include "proto.h"
 #include "store.h"
@@ -59,54 +54,10 @@
 #define DATA_MAX	65536		/* an entry's data, as cache_put takes it */
 #define SAMPLE		16
 
-/* One entry as a record holds it: a record's, or a half of a pair's. */
-struct view {
-	int		 status;
-	uint8_t		 sbits;		/* STORE_S_COMPACT, STORE_S_NOTFOUND */
-	int64_t		 expires;
-	uint32_t	 ttl;
-	int64_t		 failed_until;	/* 0: none */
-	const uint8_t	*data;		/* as stored: compact or not */
-	size_t		 len;
-};
-
-/* A pair's halves put one after the other, between cache_hold and
- * cache_release: written as one record, once. */
-struct held {
-	bool		 on;
-	bool		 any;		/* a record waits */
-	uint32_t	 rkind;
-	char		 lname[STORE_NAME_MAX + 1];
-	size_t		 nlen;
-	bool		 have[2];
-	struct view	 h[2];
-	uint8_t		 data[2][STORE_DATA_MAX];
-};
-
-struct cache {
-	struct cache_limits	 lim;
-	cache_clock_fn		*now;
-	void			*now_arg;
-	struct store		*st;
-	uint32_t		 tick;		/* the recency counter */
-	unsigned		 stamp_shift;	/* slots' stamps: tick >> this */
-	uint64_t		 search_fp;
-	uint64_t		 modules_fp;
-	uint64_t		 rand;		/* the sampler's xorshift state */
-	struct cache_stats	 stats;
-	struct cache_adopt_report adopt;	/* cache_open_file's */
-	uint8_t			 buf[STORE_DATA_MAX];	/* a hit's data, expanded */
-	uint8_t			 cbuf[STORE_DATA_MAX];	/* data put, compacted */
-	uint8_t			 blob[STORE_DATA_MAX + 64];	/* a pair's record data */
-	uint8_t			 walk_buf[STORE_DATA_MAX];	/* a walk item's */
-	char			 walk_name[2][STORE_NAME_MAX + 1];	/* in turn */
-	unsigned		 walk_turn;
-	struct held		 held;
-};
 
 /* The store's bounds for these limits: a byte bound of 0 is none. */
-static struct store *
-store_for(const struct cache_limits *lim, const char *path)
+struct store *
+cache_store_for(const struct cache_limits *lim, const char *path)
 {
 	return store_new(path, lim->max_entries ? lim->max_entries : 1,
 	    lim->max_bytes, lim->store_page);
@@ -123,8 +74,8 @@ stamp_shift(size_t max_entries)
 	return shift;
 }
 
-static uint16_t
-stamp_of(const struct cache *c)
+uint16_t
+cache_stamp_of(const struct cache *c)
 {
 	return (uint16_t)(c->tick >> c->stamp_shift);
 }
@@ -134,7 +85,7 @@ static uint16_t
 next_stamp(struct cache *c)
 {
 	c->tick++;
-	return stamp_of(c);
+	return cache_stamp_of(c);
 }
 
 static uint64_t
@@ -146,8 +97,8 @@ next_rand(struct cache *c)
 	return c->rand;
 }
 
-static int64_t
-realtime_ms(void)
+int64_t
+cache_realtime_ms(void)
 {
 	struct timespec ts;
 
@@ -163,8 +114,8 @@ failed_until(const struct store_rec *e)
 }
 
 /* Whether an entry of this kind holds a proto answer body when positive. */
-static bool
-kind_is_answer(uint32_t kind)
+bool
+cache_kind_is_answer(uint32_t kind)
 {
 	return !(kind & (CACHE_KIND_RR | CACHE_KIND_WIRE));
 }
@@ -203,8 +154,8 @@ kind_is_answer(uint32_t kind)
 #define REC_ADDRS	0u	/* the record of a name's DNS_T_A and DNS_T_AAAA */
 
 /* A's half, AAAA's, or -1 for a kind that is not half of a pair. */
-static int
-pair_half(uint32_t kind)
+int
+cache_pair_half(uint32_t kind)
 {
 	uint32_t mark = kind & ~0xffffu;
 
@@ -217,12 +168,12 @@ pair_half(uint32_t kind)
 static uint32_t
 rec_kind(uint32_t kind)
 {
-	return pair_half(kind) >= 0 ? kind & ~0xffffu : kind;
+	return cache_pair_half(kind) >= 0 ? kind & ~0xffffu : kind;
 }
 
 /* Whether a record holds a pair's halves. */
-static bool
-is_pair(uint32_t rkind)
+bool
+cache_is_pair(uint32_t rkind)
 {
 	return rkind == CACHE_KIND_PAIR || rkind == REC_ADDRS;
 }
@@ -241,8 +192,8 @@ get_i32(const uint8_t *p)
  * record holds no such half, or (a pair from a file) does not hold
  * together.
  */
-static bool
-view_of(const struct store_rec *e, int half, struct view *v)
+bool
+cache_view_of(const struct store_rec *e, int half, struct view *v)
 {
 	const uint8_t	*d = store_rec_data(e);
 	size_t		 dlen = store_rec_data_len(e), alen;
@@ -253,7 +204,7 @@ view_of(const struct store_rec *e, int half, struct view *v)
 	size_t		 o;
 
 	memset(v, 0, sizeof(*v));
-	if (half < 0 || !is_pair(e->kind)) {
+	if (half < 0 || !cache_is_pair(e->kind)) {
 		v->status = e->status & STORE_STATUS_MASK;
 		v->sbits = e->status & (STORE_S_COMPACT | STORE_S_NOTFOUND);
 		v->expires = e->expires;
@@ -261,7 +212,7 @@ view_of(const struct store_rec *e, int half, struct view *v)
 		v->failed_until = failed_until(e);
 		v->data = d;
 		v->len = dlen;
-		return half < 0 || !is_pair(e->kind);
+		return half < 0 || !cache_is_pair(e->kind);
 	}
 	if (!(e->len8 & STORE_L_FORM)) {
 		/* A alone: the data is its. */
@@ -317,8 +268,8 @@ view_of(const struct store_rec *e, int half, struct view *v)
 }
 
 /* A view's data as its kind holds it (expanded into buf), or NULL. */
-static const uint8_t *
-view_data(const struct view *v, const char *lname, size_t nlen, uint8_t *buf,
+const uint8_t *
+cache_view_data(const struct view *v, const char *lname, size_t nlen, uint8_t *buf,
     size_t *ret_len)
 {
 	int n;
@@ -351,7 +302,7 @@ find(const struct cache *c, const char *name, uint32_t kind, char lname[STORE_NA
 	long len = fold(name, lname);
 
 	/* A pair's record is reached through its halves' kinds only. */
-	if (len < 0 || (pair_half(kind) < 0 && is_pair(kind)))
+	if (len < 0 || (cache_pair_half(kind) < 0 && cache_is_pair(kind)))
 		return -1;
 	return store_find(c->st, rec_kind(kind), lname, (size_t)len,
 	    store_hash(c->st, rec_kind(kind), lname, (size_t)len));
@@ -362,7 +313,7 @@ static bool
 evict_one(struct cache *c)
 {
 	uint32_t	 n = store_nslots(c->st), i, seen = 0, k;
-	uint16_t	 now = stamp_of(c), age, best_age = 0;
+	uint16_t	 now = cache_stamp_of(c), age, best_age = 0;
 	long		 victim = -1;
 
 	if (store_count(c->st) == 0)
@@ -405,7 +356,7 @@ cache_new(const struct cache_limits *lim, cache_clock_fn *now, void *arg)
 	c->stamp_shift = stamp_shift(lim->max_entries);
 	c->now = now;
 	c->now_arg = arg;
-	if ((c->st = store_for(lim, NULL)) == NULL) {
+	if ((c->st = cache_store_for(lim, NULL)) == NULL) {
 		free(c);
 		return NULL;
 	}
@@ -431,9 +382,6 @@ cache_free(struct cache *c)
  * store's rebuild.  adopt: the image is another daemon's (its times and
  * what its answers rest on are weighed); else c's own.
  */
-static void copy_image(struct cache *c, const void *base, size_t len,
-    const uint8_t *boot, bool verify_check, bool adopt,
-    struct cache_adopt_report *ret);
 
 /* A new store of the geometry lim asks for, with every entry copied. */
 static int
@@ -443,11 +391,11 @@ rebuild(struct cache *c)
 	const struct store_header	*h = store_header(old);
 	struct cache_adopt_report	 rep;
 
-	if ((st = store_for(&c->lim, store_path(old))) == NULL)
+	if ((st = cache_store_for(&c->lim, store_path(old))) == NULL)
 		return -errno;
 	store_set_fps(st, c->search_fp, c->modules_fp);
 	c->st = st;
-	copy_image(c, h, h->file_size, NULL, false, false, &rep);
+	cache_copy_image(c, h, h->file_size, NULL, false, false, &rep);
 	store_free(old);
 	return 0;
 }
@@ -465,7 +413,7 @@ cache_set_limits(struct cache *c, const struct cache_limits *lim)
 	evict_over(c);
 	/* A geometry of its own: a new store, when it differs. */
 	store_get_stats(c->st, &a);
-	if ((probe = store_for(lim, NULL)) == NULL)
+	if ((probe = cache_store_for(lim, NULL)) == NULL)
 		return;
 	{
 		struct store_stats b;
@@ -511,7 +459,7 @@ lookup(struct cache *c, const char *name, uint32_t kind, struct cache_hit *ret,
 
 	memset(ret, 0, sizeof(*ret));
 	if ((i = find(c, name, kind, lname)) < 0 ||
-	    !view_of(e = store_at(c->st, (size_t)i), pair_half(kind), &v)) {
+	    !cache_view_of(e = store_at(c->st, (size_t)i), cache_pair_half(kind), &v)) {
 		st->misses++;
 		return;
 	}
@@ -520,7 +468,7 @@ lookup(struct cache *c, const char *name, uint32_t kind, struct cache_hit *ret,
 		store_touch(c->st, (size_t)i, next_stamp(c));
 	status = v.status;
 	ret->status = status;
-	ret->data = view_data(&v, store_rec_name(e), e->name_len, c->buf, &ret->len);
+	ret->data = cache_view_data(&v, store_rec_name(e), e->name_len, c->buf, &ret->len);
 	ret->ttl = v.ttl;
 	ret->expires = v.expires;
 	left = v.expires - now;
@@ -596,8 +544,8 @@ put_rec(struct cache *c, const struct store_rec *tmpl, uint16_t stamp,
 }
 
 /* A failure's time as a record keeps it: relative to the expiry, in 32 bits. */
-static bool
-failed_rel(int64_t failed_until, int64_t expires, int32_t *ret)
+bool
+cache_failed_rel(int64_t failed_until, int64_t expires, int32_t *ret)
 {
 	int64_t rel = failed_until - expires;
 
@@ -616,8 +564,8 @@ failed_rel(int64_t failed_until, int64_t expires, int32_t *ret)
  * entries (data as stored, copied here first: the old record's bytes
  * may move once the store makes room).  Returns 0 or -errno.
  */
-static int
-write_pair(struct cache *c, uint32_t rkind, const char *lname, size_t nlen,
+int
+cache_write_pair(struct cache *c, uint32_t rkind, const char *lname, size_t nlen,
     const bool have[2], const struct view h[2], uint16_t stamp)
 {
 	struct store_rec tmpl;
@@ -634,7 +582,7 @@ write_pair(struct cache *c, uint32_t rkind, const char *lname, size_t nlen,
 		tmpl.status = (uint8_t)(h[0].status | h[0].sbits);
 		tmpl.expires = h[0].expires;
 		tmpl.ttl = h[0].ttl;
-		if (!failed_rel(h[0].failed_until, h[0].expires, &tmpl.failed))
+		if (!cache_failed_rel(h[0].failed_until, h[0].expires, &tmpl.failed))
 			tmpl.failed = STORE_NO_FAILURE;
 		fl |= PRESENT_A | (h[0].len > UINT16_MAX ? A_LEN_HIGH : 0);
 	} else {
@@ -648,7 +596,7 @@ write_pair(struct cache *c, uint32_t rkind, const char *lname, size_t nlen,
 		if (d <= INT32_MIN || d > INT32_MAX)
 			return -ERANGE;
 		rel = (int32_t)d;
-		if (!failed_rel(h[1].failed_until, h[1].expires, &f))
+		if (!cache_failed_rel(h[1].failed_until, h[1].expires, &f))
 			f = STORE_NO_FAILURE;
 		fl |= (uint8_t)(PRESENT_AAAA | (h[1].status << B_STATUS_SHIFT) |
 		    ((h[1].sbits & STORE_S_COMPACT) ? B_COMPACT : 0) |
@@ -689,10 +637,10 @@ write_halves(struct cache *c, uint32_t rkind, const char *lname, size_t nlen,
 {
 	int r;
 
-	if ((r = write_pair(c, rkind, lname, nlen, have, h, next_stamp(c))) == -ERANGE ||
+	if ((r = cache_write_pair(c, rkind, lname, nlen, have, h, next_stamp(c))) == -ERANGE ||
 	    r == -E2BIG) {
 		have[1 - half] = false;
-		r = write_pair(c, rkind, lname, nlen, have, h, stamp_of(c));
+		r = cache_write_pair(c, rkind, lname, nlen, have, h, cache_stamp_of(c));
 	}
 	return r;
 }
@@ -745,7 +693,7 @@ put_pair(struct cache *c, uint32_t rkind, const char *lname, size_t nlen, int ha
 	}
 	i = store_find(c->st, rkind, lname, nlen, store_hash(c->st, rkind, lname, nlen));
 	if (i >= 0)
-		have[1 - half] = view_of(store_at(c->st, (size_t)i), 1 - half, &h[1 - half]);
+		have[1 - half] = cache_view_of(store_at(c->st, (size_t)i), 1 - half, &h[1 - half]);
 	h[half] = *nv;
 	have[half] = true;
 	if (!p->on)
@@ -793,7 +741,7 @@ cache_put(struct cache *c, const char *name, uint32_t kind, int status,
 	if (nlen < 0 || len > DATA_MAX ||
 	    (status != CACHE_POSITIVE && status != CACHE_NXDOMAIN &&
 	    status != CACHE_NODATA) || c->lim.max_entries == 0 ||
-	    (pair_half(kind) < 0 && is_pair(kind)))
+	    (cache_pair_half(kind) < 0 && cache_is_pair(kind)))
 		return -EINVAL;
 	memset(&tmpl, 0, sizeof(tmpl));
 	tmpl.kind = kind;
@@ -802,7 +750,7 @@ cache_put(struct cache *c, const char *name, uint32_t kind, int status,
 	tmpl.expires = c->now(c->now_arg) + (int64_t)tmpl.ttl * 1000;
 	tmpl.failed = STORE_NO_FAILURE;
 	/* An address answer in its compact form, when it has one. */
-	if (status == CACHE_POSITIVE && kind_is_answer(kind)) {
+	if (status == CACHE_POSITIVE && cache_kind_is_answer(kind)) {
 		int n = store_compact(data, len, lname, (size_t)nlen, tmpl.ttl, c->cbuf,
 		    sizeof(c->cbuf));
 
@@ -812,7 +760,7 @@ cache_put(struct cache *c, const char *name, uint32_t kind, int status,
 			len = (size_t)n;
 		}
 	}
-	if ((half = pair_half(kind)) >= 0) {
+	if ((half = cache_pair_half(kind)) >= 0) {
 		struct view nv = {
 			.status = status, .sbits = tmpl.status & STORE_S_COMPACT,
 			.expires = tmpl.expires, .ttl = tmpl.ttl, .data = data, .len = len,
@@ -840,14 +788,14 @@ put_pair_failure(struct cache *c, uint32_t rkind, const char *lname, size_t nlen
 		return -EINVAL;
 	i = store_find(c->st, rkind, lname, nlen, store_hash(c->st, rkind, lname, nlen));
 	if (i >= 0)
-		have = view_of(e = store_at(c->st, (size_t)i), half, &v);
-	if (have && half == 0 && failed_rel(until, e->expires, &f)) {
+		have = cache_view_of(e = store_at(c->st, (size_t)i), half, &v);
+	if (have && half == 0 && cache_failed_rel(until, e->expires, &f)) {
 		e->failed = f;
 		e->status = (uint8_t)((e->status & ~STORE_S_NOTFOUND) |
 		    (notfound ? STORE_S_NOTFOUND : 0));
 		return 0;
 	}
-	if (!have || !failed_rel(until, v.expires, &f)) {
+	if (!have || !cache_failed_rel(until, v.expires, &f)) {
 		/* Nothing known, or nothing left to serve: a failure alone. */
 		memset(&v, 0, sizeof(v));
 		v.status = CACHE_FAILED;
@@ -867,11 +815,11 @@ cache_put_failure(struct cache *c, const char *name, uint32_t kind, bool notfoun
 	long		 i, nlen;
 	int		 half;
 
-	if ((nlen = fold(name, lname)) < 0 || (pair_half(kind) < 0 && is_pair(kind)))
+	if ((nlen = fold(name, lname)) < 0 || (cache_pair_half(kind) < 0 && cache_is_pair(kind)))
 		return -EINVAL;
 	/* A failure is written on what is there: a held record first. */
 	release_held(c);
-	if ((half = pair_half(kind)) >= 0)
+	if ((half = cache_pair_half(kind)) >= 0)
 		return put_pair_failure(c, rec_kind(kind), lname, (size_t)nlen, half,
 		    notfound);
 	if ((i = find(c, name, kind, lname)) < 0) {
@@ -921,8 +869,8 @@ cache_invalidate(struct cache *c, const char *name)
 			struct view v;
 
 			/* Entries, as show-cache lists them: a pair's halves. */
-			if (is_pair(r->kind))
-				gone += view_of(r, 0, &v) + view_of(r, 1, &v);
+			if (cache_is_pair(r->kind))
+				gone += cache_view_of(r, 0, &v) + cache_view_of(r, 1, &v);
 			else
 				gone++;
 			/* A later entry may shift into i: look at i again. */
@@ -986,8 +934,8 @@ cache_walk(struct cache *c, size_t *cursor, struct cache_item *ret)
 	for (i = *cursor >> 1; i < store_nslots(c->st); i++, half = 0) {
 		if ((e = store_at(c->st, i)) == NULL)
 			continue;
-		if (is_pair(e->kind)) {
-			while (half < 2 && !view_of(e, (int)half, &v))
+		if (cache_is_pair(e->kind)) {
+			while (half < 2 && !cache_view_of(e, (int)half, &v))
 				half++;
 			if (half == 2)
 				continue;
@@ -995,7 +943,7 @@ cache_walk(struct cache *c, size_t *cursor, struct cache_item *ret)
 		} else {
 			if (half)
 				continue;
-			view_of(e, -1, &v);
+			cache_view_of(e, -1, &v);
 			kind = e->kind;
 		}
 		*cursor = i * 2 + half + 1;
@@ -1009,285 +957,10 @@ cache_walk(struct cache *c, size_t *cursor, struct cache_item *ret)
 		ret->status = v.status;
 		ret->expired = left <= 0;
 		ret->ttl_left = left > 0 ? (uint32_t)((left + 999) / 1000) : 0;
-		ret->data = view_data(&v, store_rec_name(e), e->name_len, c->walk_buf,
+		ret->data = cache_view_data(&v, store_rec_name(e), e->name_len, c->walk_buf,
 		    &ret->len);
 		return 1;
 	}
 	*cursor = i * 2;
 	return 0;
-}
-
-/* --- another daemon's store ---------------------------------------------- */
-
-/* Whether data is what an entry of this kind and status holds. */
-static bool
-data_ok(uint32_t kind, int status, const uint8_t *data, size_t len)
-{
-	struct proto_answer	ans;
-	struct proto_records	rec;
-	uint32_t		ttl;
-	int			r;
-
-	if (kind & CACHE_KIND_WIRE) {
-		if (len == 0)
-			return true;
-		r = dnswire_rrs_ttl(data, len, &ttl);
-		return r == 0 || r == -ENOENT;
-	}
-	if (status != CACHE_POSITIVE)
-		return len == 0 || status == CACHE_FAILED;
-	if (kind & CACHE_KIND_RR)
-		return proto_records_decode(data, len, &rec) == 0;
-	return proto_answer_decode(data, len, &ans) == 0;
-}
-
-/* The kinds cache.h defines: a DNS type, or one of the marks and a type. */
-static bool
-kind_known(uint32_t kind)
-{
-	uint32_t mark = kind & ~0xffffu;
-
-	if (kind & CACHE_KIND_NSS)
-		return (kind & ~0x2ffffu) == 0;
-	if (kind == 0)
-		return true;		/* REC_ADDRS */
-	/* A pair's record, never its halves: they are in it. */
-	if (pair_half(kind) >= 0)
-		return false;
-	return mark == 0 || mark == CACHE_KIND_RR || kind == CACHE_KIND_PAIR ||
-	    mark == CACHE_KIND_WIRE;
-}
-
-/*
- * Whether another daemon's entry (half k of r, or r's own) holds together:
- * its data what its kind and status say, its expiry no further than its
- * TTL from now.
- */
-static bool
-entry_ok(const struct store_rec *r, int k, const struct view *v, int64_t now)
-{
-	uint32_t	 kind = k < 0 ? r->kind : r->kind | (k ? DNS_T_AAAA : DNS_T_A);
-	uint8_t		 buf[STORE_DATA_MAX];
-	const uint8_t	*d;
-	size_t		 dlen;
-
-	if ((v->sbits & STORE_S_COMPACT) && (v->status != CACHE_POSITIVE ||
-	    !kind_is_answer(kind)))
-		return false;
-	if ((d = view_data(v, store_rec_name(r), r->name_len, buf, &dlen)) == NULL ||
-	    !data_ok(kind, v->status, d, dlen))
-		return false;
-	return v->expires - now <= ((int64_t)v->ttl + 1) * 1000;
-}
-
-static void
-copy_image(struct cache *c, const void *base, size_t len, const uint8_t *boot,
-    bool verify_check, bool adopt, struct cache_adopt_report *ret)
-{
-	const struct store_header	*h;
-	const struct store_rec		*r;
-	const uint64_t			*slots;
-	struct store_rec		 tmpl;
-	struct view			 hv[2];
-	const char			*why;
-	char				 lname[STORE_NAME_MAX + 1];
-	int64_t				 now = c->now(c->now_arg), shift = 0;
-	uint32_t			 i;
-	int				 k, last, nv, w;
-	bool				 dns_ok, nss_ok, have[2], bad = false,
-					 stale = false;
-
-	memset(ret, 0, sizeof(*ret));
-	if ((h = store_check_header(base, len, &ret->why)) == NULL)
-		return;
-	/*
-	 * Written before the last boot: its times are that boot's clock.
-	 * They carry over through the real time it stamped (a store on
-	 * disk, persistent_cache); a store without the stamp is left aside.
-	 */
-	if (boot && memcmp(h->boot_id, boot, 16) != 0) {
-		if (!adopt || h->realtime_ms == 0) {
-			ret->why = "written before the last boot (its times are that boot's)";
-			return;
-		}
-		shift = h->realtime_ms - (realtime_ms() - now);
-		ret->rebooted = true;
-	}
-	slots = (const uint64_t *)(const void *)((const uint8_t *)base + h->slots_off);
-	dns_ok = !adopt || h->search_fp == c->search_fp;
-	nss_ok = !adopt || h->modules_fp == c->modules_fp;
-	for (i = 0; i < h->nslots; i++) {
-		if ((r = store_check_slot(base, len, i, verify_check, &why)) == NULL) {
-			ret->dropped += why != NULL;
-			continue;
-		}
-		memcpy(lname, store_rec_name(r), r->name_len);
-		lname[r->name_len] = '\0';
-		/* Ours already (set before the copy): the newer stands. */
-		if (!kind_known(r->kind) || (!is_pair(r->kind) &&
-		    (r->len8 & STORE_L_FORM)) ||
-		    store_find(c->st, r->kind, lname, r->name_len,
-		    store_hash(c->st, r->kind, lname, r->name_len)) >= 0) {
-			ret->dropped++;
-			continue;
-		}
-		if (adopt && !((r->kind & CACHE_KIND_NSS) ? nss_ok : dns_ok)) {
-			ret->mismatched++;
-			continue;
-		}
-		/* Its entries: a record's own, or a pair's halves. */
-		nv = 0;
-		have[0] = have[1] = false;
-		last = is_pair(r->kind) ? 1 : -1;
-		for (k = is_pair(r->kind) ? 0 : -1; k <= last; k++) {
-			int at = k < 0 ? 0 : k;
-
-			if (!(have[at] = view_of(r, k, &hv[at])))
-				continue;
-			hv[at].expires += shift;
-			if (hv[at].failed_until)
-				hv[at].failed_until += shift;
-			nv++;
-			if (!adopt)
-				continue;
-			/* Another daemon's: its data must be what its kind says. */
-			if (!entry_ok(r, k, &hv[at], now)) {
-				bad = true;
-				break;
-			}
-			/*
-			 * What may still serve: an answer before its expiry, a
-			 * positive one within serve_stale after (RFC 8767); not
-			 * a failure, which the next daemon finds out for itself.
-			 */
-			if (hv[at].status == CACHE_FAILED || (hv[at].expires <= now &&
-			    (hv[at].status != CACHE_POSITIVE || c->lim.serve_stale == 0 ||
-			    now - hv[at].expires > (int64_t)c->lim.serve_stale * 1000))) {
-				have[at] = false;
-				continue;
-			}
-			if (hv[at].expires <= now)
-				stale = true;
-			if (hv[at].failed_until <= now) {
-				hv[at].failed_until = 0;
-				hv[at].sbits &= (uint8_t)~STORE_S_NOTFOUND;
-			}
-		}
-		if (bad || nv == 0 || (is_pair(r->kind) && !have[0] && !have[1] &&
-		    !adopt)) {
-			ret->dropped++;
-			bad = stale = false;
-			continue;
-		}
-		if (!have[0] && !have[1]) {
-			ret->expired++;
-			stale = false;
-			continue;
-		}
-		if (!store_room(c->st, store_rec_len(r), c->lim.max_entries))
-			w = -ENOSPC;
-		else if (is_pair(r->kind)) {
-			uint64_t n = c->stats.insertions;	/* a copy, not an insertion */
-
-			w = write_pair(c, r->kind, lname, r->name_len, have, hv,
-			    adopt ? stamp_of(c) : store_slot_stamp(slots[i]));
-			c->stats.insertions = n;
-		}
-		else {
-			memset(&tmpl, 0, sizeof(tmpl));
-			tmpl.kind = r->kind;
-			tmpl.expires = r->expires + shift;
-			tmpl.ttl = r->ttl;
-			tmpl.status = (uint8_t)(hv[0].status | hv[0].sbits);
-			if (!failed_rel(hv[0].failed_until, tmpl.expires, &tmpl.failed))
-				tmpl.failed = STORE_NO_FAILURE;
-			w = store_put(c->st, &tmpl, adopt ? stamp_of(c) :
-			    store_slot_stamp(slots[i]), lname, store_rec_data(r),
-			    store_rec_data_len(r)) < 0 ? -ENOSPC : 0;
-		}
-		if (w < 0) {
-			ret->no_room++;
-			stale = false;
-			continue;
-		}
-		ret->stale += stale;
-		stale = false;
-		ret->adopted++;
-	}
-}
-
-int
-cache_adopt_image(struct cache *c, const void *base, size_t len,
-    const uint8_t boot_id[16], bool verify_check, struct cache_adopt_report *ret)
-{
-	copy_image(c, base, len, boot_id, verify_check, true, ret);
-	return ret->why ? -EINVAL : 0;
-}
-
-void
-cache_set_fps(struct cache *c, uint64_t search_fp, uint64_t modules_fp)
-{
-	c->search_fp = search_fp;
-	c->modules_fp = modules_fp;
-	store_set_fps(c->st, search_fp, modules_fp);
-}
-
-int
-cache_open_file(struct cache *c, const char *path, struct cache_adopt_report *ret)
-{
-	struct store			*st, *anon = c->st;
-	const struct store_header	*h;
-	struct cache_adopt_report	 own;
-	struct stat			 sb;
-	uint8_t				 boot[16];
-	void				*old = MAP_FAILED;
-	size_t				 oldlen = 0;
-	int				 fd;
-
-	memset(ret, 0, sizeof(*ret));
-	/* What a previous daemon left: ours (same owner), a plain file. */
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) >= 0) {
-		if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
-		    sb.st_uid == geteuid() && sb.st_size > 0 &&
-		    (uint64_t)sb.st_size <= (1ULL << 44)) {
-			oldlen = (size_t)sb.st_size;
-			old = mmap(NULL, oldlen, PROT_READ, MAP_PRIVATE, fd, 0);
-		} else
-			ret->why = "not a file of ours";
-		close(fd);
-	}
-	if ((st = store_for(&c->lim, path)) == NULL)
-		return -errno;
-	store_set_fps(st, c->search_fp, c->modules_fp);
-	store_set_realtime(st, realtime_ms() - c->now(c->now_arg));
-	/* What this daemon has already (nothing, at start) comes first. */
-	c->st = st;
-	h = store_header(anon);
-	copy_image(c, h, h->file_size, NULL, false, false, &own);
-	store_free(anon);
-	if (old != MAP_FAILED) {
-		struct timespec t0, t1;
-
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		store_boot_id(boot);
-		cache_adopt_image(c, old, oldlen, boot, true, ret);
-		munmap(old, oldlen);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		ret->usec = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000 +
-		    (t1.tv_nsec - t0.tv_nsec) / 1000);
-	}
-	c->adopt = *ret;
-	return 0;
-}
-
-void
-cache_heartbeat(struct cache *c)
-{
-	store_set_realtime(c->st, realtime_ms() - c->now(c->now_arg));
-}
-
-void
-cache_get_adopt_report(const struct cache *c, struct cache_adopt_report *ret)
-{
-	*ret = c->adopt;
 }
