@@ -733,6 +733,13 @@ int
 cache_put(struct cache *c, const char *name, uint32_t kind, int status,
     uint32_t ttl, const void *data, size_t len)
 {
+	return cache_put_at(c, name, kind, status, ttl, c->now(c->now_arg), data, len);
+}
+
+int
+cache_put_at(struct cache *c, const char *name, uint32_t kind, int status,
+    uint32_t ttl, int64_t at, const void *data, size_t len)
+{
 	char		 lname[STORE_NAME_MAX + 1];
 	long		 nlen = fold(name, lname);
 	struct store_rec tmpl;
@@ -747,7 +754,7 @@ cache_put(struct cache *c, const char *name, uint32_t kind, int status,
 	tmpl.kind = kind;
 	tmpl.status = (uint8_t)status;
 	tmpl.ttl = cache_clamp_ttl(c, status, ttl);
-	tmpl.expires = c->now(c->now_arg) + (int64_t)tmpl.ttl * 1000;
+	tmpl.expires = at + (int64_t)tmpl.ttl * 1000;
 	tmpl.failed = STORE_NO_FAILURE;
 	/* An address answer in its compact form, when it has one. */
 	if (status == CACHE_POSITIVE && cache_kind_is_answer(kind)) {

@@ -123,6 +123,10 @@ uint32_t cache_clamp_ttl(const struct cache *, int status, uint32_t ttl);
  */
 int	 cache_put(struct cache *, const char *name, uint32_t kind, int status,
 	    uint32_t ttl, const void *data, size_t len);
+/* cache_put of an answer that came at at (ms, the cache's clock): its
+ * expiry counts from then. */
+int	 cache_put_at(struct cache *, const char *name, uint32_t kind, int status,
+	    uint32_t ttl, int64_t at, const void *data, size_t len);
 
 /*
  * Between these, a pair's halves (CACHE_KIND_PAIR | DNS_T_A, | DNS_T_AAAA;

@@ -72,6 +72,24 @@ struct half {
 };
 
 /*
+ * A or AAAA asked apart for one name (AF_UNSPEC with one candidate): the
+ * one answered first waits here, on the fetch of the other, so that the
+ * two are put together and make one record (cache_hold), not a record of
+ * one half that the other replaces.  Meanwhile lookups are answered from
+ * it as from the cache (from_cache), and its expiry counts from when it
+ * came (at).
+ */
+struct stash {
+	bool		 on;
+	uint32_t	 kind;		/* DNS_T_A or DNS_T_AAAA */
+	int		 status;	/* CACHE_POSITIVE, _NXDOMAIN, _NODATA */
+	uint32_t	 ttl;		/* as the answer gave it (cache_put clamps) */
+	int64_t		 at;		/* ms, when it came */
+	uint8_t		*data;
+	size_t		 len;
+};
+
+/*
  * One resolution in flight: a single type, or A and AAAA asked together
  * for each candidate, as glibc's dns module asks them for AF_UNSPEC (the
  * search stops at the first candidate where either has records).
@@ -99,6 +117,7 @@ struct fetch {
 	bool		 any_negative;
 	bool		 neg_cacheable;
 	uint32_t	 neg_ttl;
+	struct stash	 stash;		/* the other type's answer, for one record */
 };
 
 struct dnssrc {
@@ -220,11 +239,80 @@ waiter_cancel(struct waiter *w)
 
 /* --- fetches ------------------------------------------------------------- */
 
+/* The other type of an address question asked alone, or 0. */
+static uint32_t
+other_type(const struct fetch *f)
+{
+	if (f->nhalf != 1 || f->mode != ANSWER_ADDR)
+		return 0;
+	return f->kind == DNS_T_A ? DNS_T_AAAA : f->kind == DNS_T_AAAA ? DNS_T_A : 0;
+}
+
+/* The fetch of the other type of f's name, in flight, if any. */
+static struct fetch *
+sibling(struct fetch *f)
+{
+	uint32_t other = other_type(f);
+
+	return other ? fetch_find(f->ds, f->key, other) : NULL;
+}
+
+/* A stashed answer goes into the cache (between cache_hold and _release). */
+static void
+stash_put(struct fetch *f)
+{
+	struct stash *st = &f->stash;
+
+	if (!st->on)
+		return;
+	cache_put_at(f->ds->cache, f->key, st->kind, st->status, st->ttl, st->at,
+	    st->data, st->len);
+	free(st->data);
+	memset(st, 0, sizeof(*st));
+}
+
+/*
+ * Puts f's answer for kind, or stashes it on the fetch of the other type
+ * when that one is in flight: the two then make one record.  A newer
+ * answer of the same kind replaces a stashed one.
+ */
+static void
+put_answer(struct fetch *f, uint32_t kind, int status, uint32_t ttl,
+    const void *data, size_t len)
+{
+	struct dnssrc	*ds = f->ds;
+	struct fetch	*s = sibling(f);
+	struct stash	*st;
+
+	if (s == NULL || (st = &s->stash, st->on && st->kind != kind)) {
+		cache_put(ds->cache, f->key, kind, status, ttl, data, len);
+		return;
+	}
+	free(st->data);
+	memset(st, 0, sizeof(*st));
+	if (len && (st->data = malloc(len)) == NULL) {
+		cache_put(ds->cache, f->key, kind, status, ttl, data, len);
+		return;
+	}
+	if (len)
+		memcpy(st->data, data, len);
+	st->on = true;
+	st->kind = kind;
+	st->status = status;
+	st->ttl = ttl;
+	st->at = ds->now(ds->now_arg);
+	st->len = len;
+	ds->st.stashed++;
+}
+
 static void
 fetch_free(struct fetch *f)
 {
 	unsigned i;
 
+	/* Put already when it ended (fetch_positive, _negative, _failed);
+	 * dropped at shutdown. */
+	free(f->stash.data);
 	for (i = 0; i < f->nhalf; i++)
 		free(f->half[i].body);
 	free(f);
@@ -292,6 +380,8 @@ fetch_failed(struct fetch *f, bool notfound)
 	unsigned		 i;
 
 	memset(r, 0, sizeof(r));
+	cache_hold(ds->cache);
+	stash_put(f);
 	for (i = 0; i < f->nhalf; i++) {
 		cache_put_failure(ds->cache, f->key, f->half[i].kind, notfound);
 		cache_peek(ds->cache, f->key, f->half[i].kind, &hit);
@@ -307,6 +397,7 @@ fetch_failed(struct fetch *f, bool notfound)
 			r[i].source = PROTO_SRC_DNS;
 		}
 	}
+	cache_release(ds->cache);
 	/* Stale data is served whole or not at all: never half a pair. */
 	if (f->nhalf == 2 && (r[0].source == PROTO_SRC_STALE) !=
 	    (r[1].source == PROTO_SRC_STALE))
@@ -346,7 +437,8 @@ fetch_negative(struct fetch *f)
 		return;
 	}
 	memset(r, 0, sizeof(r));
-	cache_hold(ds->cache);		/* both halves: one record */
+	cache_hold(ds->cache);		/* both halves (or a stashed one): one record */
+	stash_put(f);
 	for (i = 0; i < f->nhalf; i++) {
 		r[i].status = o == O_NODATA ? CACHE_NODATA : CACHE_NXDOMAIN;
 		r[i].source = PROTO_SRC_DNS;
@@ -363,8 +455,8 @@ fetch_negative(struct fetch *f)
 		}
 		if (f->neg_cacheable && f->any_negative) {
 			r[i].expires_ms = ds->now(ds->now_arg) + (int64_t)r[i].ttl * 1000;
-			cache_put(ds->cache, f->key, f->half[i].kind, r[i].status,
-			    f->neg_ttl, r[i].data, r[i].len);
+			put_answer(f, f->half[i].kind, r[i].status, f->neg_ttl,
+			    r[i].data, r[i].len);
 		}
 	}
 	cache_release(ds->cache);
@@ -385,7 +477,8 @@ fetch_positive(struct fetch *f)
 	for (i = 0; i < f->nhalf; i++)
 		if (f->half[i].outcome == O_POSITIVE && f->half[i].ttl < pos_ttl)
 			pos_ttl = f->half[i].ttl;
-	cache_hold(ds->cache);		/* both halves: one record */
+	cache_hold(ds->cache);		/* both halves (or a stashed one): one record */
+	stash_put(f);
 	for (i = 0; i < f->nhalf; i++) {
 		struct half *h = &f->half[i];
 		uint32_t ttl;
@@ -397,8 +490,7 @@ fetch_positive(struct fetch *f)
 			r[i].ttl = cache_clamp_ttl(ds->cache, CACHE_POSITIVE, h->ttl);
 			r[i].data = h->body;
 			r[i].len = h->len;
-			cache_put(ds->cache, f->key, h->kind, CACHE_POSITIVE, h->ttl,
-			    h->body, h->len);
+			put_answer(f, h->kind, CACHE_POSITIVE, h->ttl, h->body, h->len);
 			break;
 		case O_NXDOMAIN:
 		case O_NODATA:
@@ -410,7 +502,7 @@ fetch_positive(struct fetch *f)
 			ttl = h->cacheable ? h->ttl : pos_ttl;
 			r[i].status = CACHE_NODATA;
 			r[i].ttl = cache_clamp_ttl(ds->cache, CACHE_NODATA, ttl);
-			cache_put(ds->cache, f->key, h->kind, CACHE_NODATA, ttl, NULL, 0);
+			put_answer(f, h->kind, CACHE_NODATA, ttl, NULL, 0);
 			break;
 		default:
 			/* Failed for now: the records of the other answer. */
@@ -666,6 +758,40 @@ fetch_join(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
 }
 
 
+/*
+ * An answer of k's type stashed on the fetch of the other type (struct
+ * stash), as a cache hit: what the cache will hold once that one is in.
+ */
+static bool
+from_stash(struct dnssrc *ds, const struct dnssrc_kind *k, struct cache_hit *hit)
+{
+	char		 lkey[PROTO_NAME_MAX + 2];
+	struct fetch	*s;
+	struct stash	*st;
+	int64_t		 now = ds->now(ds->now_arg), expires;
+	uint32_t	 ttl;
+
+	if (k->kind != DNS_T_A && k->kind != DNS_T_AAAA)
+		return false;
+	name_fold(lkey, k->key, strnlen(k->key, PROTO_NAME_MAX + 1) + 1);
+	s = fetch_find(ds, lkey, k->kind == DNS_T_A ? DNS_T_AAAA : DNS_T_A);
+	if (s == NULL || !(st = &s->stash)->on || st->kind != k->kind)
+		return false;
+	ttl = cache_clamp_ttl(ds->cache, st->status, st->ttl);
+	expires = st->at + (int64_t)ttl * 1000;
+	if (expires <= now)
+		return false;
+	memset(hit, 0, sizeof(*hit));
+	hit->state = CACHE_FRESH;
+	hit->status = st->status;
+	hit->data = st->data;
+	hit->len = st->len;
+	hit->ttl = ttl;
+	hit->expires = expires;
+	hit->ttl_left = (uint32_t)((expires - now + 999) / 1000);
+	return true;
+}
+
 /* What the cache says for k: true with *r filled when it answers now. */
 static bool
 from_cache(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
@@ -689,6 +815,9 @@ from_cache(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
 		    ph.status == CACHE_POSITIVE)
 			hit = ph;
 	}
+	if (hit.state == CACHE_MISS && !a->pair && k->mode == ANSWER_ADDR &&
+	    from_stash(ds, k, &hit))
+		ds->st.stash_hits++;
 	switch (hit.state) {
 	case CACHE_FRESH:
 	case CACHE_REFRESH:

@@ -88,6 +88,8 @@ struct dnssrc_stats {
 	uint64_t	failures_remembered;	/* answered from failure_ttl */
 	uint64_t	upstream_bad_replies;	/* rejected by answer.c */
 	uint64_t	busy;			/* refused: too many fetches */
+	uint64_t	stashed;		/* A or AAAA held for the other (struct stash) */
+	uint64_t	stash_hits;		/* lookups answered from one */
 };
 
 /* Borrows cache and upstream until dnssrc_free().  NULL is out of memory. */

@@ -632,6 +632,8 @@ lookup_get_stats(const struct lookup *lk, struct lookup_stats *ret)
 	*ret = lk->st;
 	ret->busy = ds.busy + ms.busy;
 	ret->coalesced = ds.coalesced;
+	ret->pair_stashed = ds.stashed;
+	ret->pair_stash_hits = ds.stash_hits;
 	ret->prefetches = ds.prefetches;
 	ret->failures_remembered = ds.failures_remembered;
 	ret->upstream_bad_replies = ds.upstream_bad_replies;
@@ -654,6 +656,8 @@ lookup_write_stats(const struct lookup *lk, struct proto_kv_wr *kw)
 	proto_kv_u64(kw, "cache_answers", s.cache_answers);
 	proto_kv_u64(kw, "upstream_bad_replies", s.upstream_bad_replies);
 	proto_kv_u64(kw, "coalesced", s.coalesced);
+	proto_kv_u64(kw, "pair_stashed", s.pair_stashed);
+	proto_kv_u64(kw, "pair_stash_hits", s.pair_stash_hits);
 	proto_kv_u64(kw, "stale_served", s.stale_served);
 	proto_kv_u64(kw, "prefetches", s.prefetches);
 	proto_kv_u64(kw, "failures_remembered", s.failures_remembered);

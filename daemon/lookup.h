@@ -80,6 +80,8 @@ struct lookup_stats {
 	uint64_t	republished;	/* prefetched answers published again */
 	uint64_t	busy;		/* refused: too much in flight */
 	uint64_t	coalesced;	/* dnssrc's */
+	uint64_t	pair_stashed;	/* dnssrc's: A or AAAA held for the other */
+	uint64_t	pair_stash_hits;	/* lookups answered from one */
 	uint64_t	prefetches;
 	uint64_t	failures_remembered;
 	uint64_t	upstream_bad_replies;

@@ -58,6 +58,7 @@
  *                                 came (a negative answer's SOA)
  *   expect ID pending             no reply yet
  *   queries NAME TYPE N           upstream got N queries for (NAME, TYPE)
+ *   writes N                      N records were written to the cache
  *   calls MODULE SPELLING N       the module got N calls for that spelling
  *   stat KEY N                    an engine counter (lookup_get_stats)
  *   nscdstat KEY N                published, refreshes, swept, entries
@@ -1152,6 +1153,16 @@ command(char **tok, int n, char *rest)
 		if (counted(key) != (unsigned)num(tok[3]))
 			die("%u queries for %s %s, not %s", counted(key), tok[1], tok[2],
 			    tok[3]);
+	} else if (strcmp(c, "writes") == 0) {
+		struct cache_stats cs;
+
+		if (n != 2)
+			die("writes N");
+		start();
+		cache_get_stats(lookup_cache(W->lk), &cs);
+		if (cs.insertions != (uint64_t)num(tok[1]))
+			die("%llu records written to the cache, not %s",
+			    (unsigned long long)cs.insertions, tok[1]);
 	} else if (strcmp(c, "calls") == 0) {
 		char key[NSW_NAME_MAX + PROTO_NAME_MAX + 8];
 
