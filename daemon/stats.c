@@ -24,4 +24,6 @@ stats_write(const struct stats *s, struct proto_kv_wr *kw)
 	proto_kv_u64(kw, "upstream_timeouts", s->upstream_timeouts);
 	proto_kv_u64(kw, "upstream_failures", s->upstream_failures);
 	proto_kv_u64(kw, "nsswitch_reloads", s->nsswitch_reloads);
+	proto_kv_u64(kw, "heap_trims", s->heap_trims);
+	proto_kv_u64(kw, "heap_trim_max_usec", s->heap_trim_max_usec);
 }

@@ -30,6 +30,8 @@ struct stats {
 	uint64_t	upstream_timeouts;
 	uint64_t	upstream_failures;	/* SERVFAIL, REFUSED, bad replies */
 	uint64_t	nsswitch_reloads;	/* the hosts line read again */
+	uint64_t	heap_trims;		/* heartbeats that gave memory back */
+	uint64_t	heap_trim_max_usec;	/* the longest heartbeat, its trim in */
 };
 
 void	stats_write(const struct stats *, struct proto_kv_wr *);
