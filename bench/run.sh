@@ -19,7 +19,11 @@
 # nscd, on a 10,000-line /etc/passwd and tests/nss's libnss_ncdir.so.2:
 # issue 21; about a minute) and "memory" (1,000,000 names filled into one
 # daemon through the socket, its RSS and their parts, then a restart that
-# takes the store over: issue 22; about two minutes).  --only SECTIONS (comma-separated)
+# takes the store over: issue 22; about two minutes) and "observe" (the
+# hit latency and pipelined throughput with `namecachectl monitor` attached
+# and metrics scraped once a second, against neither, in alternating
+# rounds: bench/observe.py, issue 23; about two minutes; its page is
+# benchmarks-observe.md).  --only SECTIONS (comma-separated)
 # measures those alone, in a few minutes; its page then goes to the work
 # folder (kept) unless --docs is given, and its tables are printed.
 #
@@ -81,8 +85,8 @@ work=$(mktemp -d /tmp/namecache-bench.XXXXXX)
 chmod 755 "$work"
 if [ -n "$only" ]; then
 	case ,$only, in
-	*,peers,*|*,listener,*|*,nscd-db,*|*,memory,*) ;;
-	*) echo "run.sh: --only wants peers, listener, nscd-db and/or memory, not '$only'" >&2; exit 2 ;;
+	*,peers,*|*,listener,*|*,nscd-db,*|*,memory,*|*,observe,*) ;;
+	*) echo "run.sh: --only wants peers, listener, nscd-db, memory and/or observe, not '$only'" >&2; exit 2 ;;
 	esac
 	if [ "$docs_given" = 0 ]; then
 		docs=$work/docs
@@ -185,6 +189,18 @@ buildtype=$(meson introspect --buildoptions "$build" | /usr/bin/python3 -c \
 	'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"]=="buildtype"))')
 
 # --- measure ------------------------------------------------------------------
+case ,$only, in
+*,observe,*)
+	log "observe: measuring in a private network namespace (work folder $work)"
+	"$top/tests/dns/in-netns.sh" --no-nsd --search "" -- \
+		/usr/bin/python3 "$top/bench/observe.py" "$build" "$work" "$docs"
+	only=$(echo ",$only," | sed 's/,observe,/,/; s/^,//; s/,$//')
+	if [ -z "$only" ]; then
+		log "wrote $docs/benchmarks-observe.md in $(($(date +%s) - t0)) s"
+		exit 0
+	fi
+	;;
+esac
 log "measuring in a private network namespace (work folder $work)"
 "$top/tests/dns/in-netns.sh" --no-nsd --search "" --options "ndots:1 timeout:1 attempts:2" -- \
 	env BENCH_UNSCD="$unscd" BENCH_RESOLVED="$resolved" BENCH_RESOLVED_VERSION="$resolved_version" \

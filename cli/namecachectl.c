@@ -10,23 +10,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <namecache.h>	/* the public library, nothing private */
+#include "ctl.h"
 
-#define TIMEOUT_MS	20000
-
-enum {
-	EXIT_OK = 0,
-	EXIT_FAILED = 1,	/* not found, or the lookup failed */
-	EXIT_USAGE = 2,
-	EXIT_UNREACHABLE = 3,	/* no daemon to ask */
-};
-
-static const char	*socket_path;
-static bool		 json;
-static bool		 color;
+const char		*socket_path;
+bool			 json;
+bool			 color;
+struct namecache	*ctx;
 static int		 family = AF_UNSPEC;
 static int		 rrtype;		/* query -t, 0 when not given */
-static struct namecache	*ctx;
 
 static void
 usage(FILE *f)
@@ -47,6 +38,8 @@ usage(FILE *f)
 "  flush-caches [DATABASE]        drop every cached answer, or one database's (admin)\n"
 "  invalidate NAME...             drop what is cached for these names (admin)\n"
 "  reload                         reread configuration, hosts, resolv.conf (admin)\n"
+"  monitor                        show every lookup as it is answered (admin)\n"
+"  metrics                        print the metrics in Prometheus' text format\n"
 "\n"
 "Options:\n"
 "  -4, -6           ask only IPv4 or only IPv6 addresses\n"
@@ -61,19 +54,14 @@ usage(FILE *f)
 "2 usage error, 3 daemon unreachable.\n", NAMECACHECTL_SOCKET_PATH);
 }
 
-static const char *
+const char *
 on(const char *code)
 {
 	return color ? code : "";
 }
 
-#define BOLD	on("\033[1m")
-#define DIM	on("\033[2m")
-#define RED	on("\033[31m")
-#define RESET	on("\033[0m")
-
 /* JSON strings must be UTF-8: valid sequences pass, anything else is escaped. */
-static void
+void
 json_str(FILE *f, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + len;
@@ -109,14 +97,13 @@ json_str(FILE *f, const char *s, size_t len)
 	fputc('"', f);
 }
 
-static void
+void
 json_cstr(FILE *f, const char *s)
 {
 	json_str(f, s, strlen(s));
 }
 
-/* Control bytes from the daemon never reach a terminal raw. */
-static void
+void
 print_safe(const char *s, size_t len)
 {
 	size_t i;
@@ -131,7 +118,7 @@ print_safe(const char *s, size_t len)
 	}
 }
 
-static int
+int
 connect_daemon(void)
 {
 	int r;
@@ -280,7 +267,7 @@ print_failure(const char *key, int error)
  * What a failed request exits with, the failure printed: the exchange
  * failed (3), the reply did not parse, or the daemon answered a failure (1).
  */
-static int
+int
 failed(const char *key, int r)
 {
 	if (no_answer(r))
@@ -604,9 +591,21 @@ kind_str(uint32_t kind, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * A module's answer is said in nsswitch.conf's words (NOTFOUND, and
+ * NO_DATA for a name without the family asked): the module did not find
+ * the name, which is no verdict of DNS's.  DNS answers keep DNS's words.
+ */
 static const char *
 item_status(const struct namecache_cache_entry *e)
 {
+	if (e->kind & 0x20000)
+		switch (e->status) {
+		case 0:				return "answer";
+		case NAMECACHE_ERR_NOTFOUND:	return "notfound";
+		case NAMECACHE_ERR_NODATA:	return "nodata";
+		default:			return "tryagain";
+		}
 	switch (e->status) {
 	case 0:				return "answer";
 	case NAMECACHE_ERR_NOTFOUND:	return "NXDOMAIN";
@@ -812,6 +811,10 @@ main(int argc, char **argv)
 		r = cmd_admin(A_RESET, NULL);
 	else if (strcmp(cmd, "reload") == 0 && optind == argc)
 		r = cmd_admin(A_RELOAD, NULL);
+	else if (strcmp(cmd, "monitor") == 0 && optind == argc)
+		r = cmd_monitor();
+	else if (strcmp(cmd, "metrics") == 0 && optind == argc)
+		r = cmd_metrics();
 	else if (strcmp(cmd, "invalidate") == 0 && optind < argc) {
 		r = EXIT_OK;
 		for (; optind < argc && r != EXIT_UNREACHABLE; optind++) {

@@ -11,6 +11,7 @@
 
 #include "context.h"
 #include "decode.h"
+#include "event.h"
 #include "proto.h"
 
 /*
@@ -208,4 +209,68 @@ NC_EXPORT int
 namecache_reload(struct namecache *ctx, int timeout_ms)
 {
 	return admin(ctx, PROTO_RELOAD, NULL, timeout_ms, NULL);
+}
+
+struct metrics_got {
+	struct proto_metrics_page	 page;
+	char				*text;	/* total + 1 bytes */
+	size_t				 off;
+};
+
+static int
+dec_metrics(const uint8_t *body, size_t len, void *ret)
+{
+	struct metrics_got *g = ret;
+
+	if (proto_metrics_page_decode(body, len, &g->page) < 0)
+		return NAMECACHE_ERR_PROTOCOL;
+	if (g->text == NULL && (g->text = malloc(g->page.total + 1)) == NULL)
+		return NAMECACHE_ERR_NOMEM;
+	if (g->page.len > g->page.total - g->off)
+		return NAMECACHE_ERR_PROTOCOL;
+	memcpy(g->text + g->off, g->page.text, g->page.len);
+	g->off += g->page.len;
+	return 0;
+}
+
+/*
+ * Page by page, of one rendering (serial).  If the daemon renders again
+ * for another client between our pages, it says TRYAGAIN, and we start
+ * over: a few times, then give up.
+ */
+NC_EXPORT int
+namecache_metrics(struct namecache *ctx, int timeout_ms, char **ret_text,
+    size_t *ret_len)
+{
+	struct metrics_got	 g;
+	struct proto_wr		 w;
+	uint8_t			 req[64];
+	uint64_t		 serial;
+	int			 r = NAMECACHE_ERR_TRYAGAIN, tries;
+
+	if (ret_text == NULL)
+		return NAMECACHE_ERR_INVAL;
+	for (tries = 0; tries < 4 && r == NAMECACHE_ERR_TRYAGAIN; tries++) {
+		memset(&g, 0, sizeof(g));
+		serial = 0;
+		do {
+			proto_wr_init(&w, req, sizeof(req));
+			r = call(ctx, req, proto_metrics_encode(&w, 1, serial,
+			    g.off), timeout_ms, dec_metrics, &g);
+			if (r == 0 && serial != 0 && g.page.serial != serial)
+				r = NAMECACHE_ERR_PROTOCOL;
+			serial = g.page.serial;
+		} while (r == 0 && g.off < g.page.total && g.page.len > 0);
+		if (r == 0 && g.off != g.page.total)
+			r = NAMECACHE_ERR_PROTOCOL;
+		if (r < 0)
+			free(g.text);
+	}
+	if (r < 0)
+		return r;
+	g.text[g.off] = '\0';
+	*ret_text = g.text;
+	if (ret_len)
+		*ret_len = g.off;
+	return 0;
 }

@@ -15,7 +15,7 @@
 
 enum kind {
 	K_PATH, K_OPTPATH, K_UINT, K_BOOL, K_UPSTREAM, K_GROUP, K_LOGLEVEL,
-	K_DNSLISTEN, K_DNSALLOW, K_DNSSOURCES, K_NSCDDBS, K_NAMES,
+	K_DNSLISTEN, K_DNSALLOW, K_DNSSOURCES, K_NSCDDBS, K_NAMES, K_METRICSLISTEN,
 };
 
 struct key {
@@ -71,6 +71,8 @@ static const struct key keys[] = {
 	{ "dns_tcp_clients",	K_UINT,		F(dns_tcp_clients),	1, 100000 },
 	{ "dns_tcp_idle",	K_UINT,		F(dns_tcp_idle),	1, 3600 },
 	{ "log_level",		K_LOGLEVEL,	F(log_level),		0, 0 },
+	{ "log_queries",	K_BOOL,		F(log_queries),		0, 0 },
+	{ "metrics_listen",	K_METRICSLISTEN, F(metrics_listen),	0, 0 },
 };
 #undef F
 
@@ -124,6 +126,7 @@ config_new(void)
 	c->upstream = strdup("");
 	c->dns_listen = strdup("");
 	c->dns_allow = strdup("");
+	c->metrics_listen = strdup("");
 	c->dns_sources = CONFIG_DNS_LINE;
 	c->dns_max_pending = 4096;
 	c->dns_max_pending_source = 512;
@@ -146,6 +149,7 @@ config_new(void)
 	c->log_level = LOG_LEVEL_INFO;
 	if (!c->socket || !c->hosts_file || !c->resolv_conf || !c->nsswitch_conf ||
 	    !c->nscd_socket || !c->persistent_cache || !c->upstream || !c->dns_listen || !c->dns_allow ||
+	    !c->metrics_listen ||
 	    !c->admin_group || !c->nscd_databases_text ||
 	    !c->nscd_uncached_modules) {
 		config_free(c);
@@ -170,6 +174,7 @@ config_free(struct config *c)
 	free(c->upstream);
 	free(c->dns_listen);
 	free(c->dns_allow);
+	free(c->metrics_listen);
 	free(c->admin_group);
 	free(c);
 }
@@ -501,6 +506,23 @@ config_set(struct config *c, const char *key, const char *value, char **ret_err)
 	case K_NSCDDBS:
 		if (parse_nscd_dbs(c, value, ret_err) < 0)
 			return -EINVAL;
+		break;
+	case K_METRICSLISTEN:
+		/* One address, its port required: no default port to guess. */
+		c->metrics_on = false;
+		if (value[0] != '\0') {
+			const char *colon = strchr(value, ':');
+			bool port = value[0] == '[' ? strstr(value, "]:") != NULL :
+			    colon != NULL && colon == strrchr(value, ':');
+
+			if (!port || strpbrk(value, " \t,") ||
+			    parse_server(value, &c->metrics_addr) < 0) {
+				*ret_err = fmt("metrics_listen: bad address '%s': want "
+				    "ADDR:PORT or [ADDR6]:PORT", value);
+				return -EINVAL;
+			}
+			c->metrics_on = true;
+		}
 		break;
 	case K_NAMES:
 		if (check_names(key, value, ret_err) < 0)

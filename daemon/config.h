@@ -92,6 +92,11 @@ struct config {
 	gid_t		 admin_gid;	/* SERVER_NO_GROUP ((gid_t)-1) when
 					   admin_group is empty */
 	int		 log_level;
+	bool		 log_queries;	/* a log line per lookup */
+	/* GET /metrics over HTTP: ADDR:PORT as written, then parsed. */
+	char		*metrics_listen;
+	struct config_server metrics_addr;
+	bool		 metrics_on;	/* metrics_listen is not empty */
 };
 
 /* Built-in defaults.  Caller frees with config_free(); NULL is out of memory. */

@@ -19,6 +19,10 @@ struct nsspool;
 struct nscdsrv;
 struct dnslisten;
 struct watch;
+struct monitor;
+struct metrics;
+struct httpmetrics;
+struct proto_kv_wr;
 
 struct daemon {
 	struct event_base	*base;
@@ -35,6 +39,9 @@ struct daemon {
 	struct nscdsrv		*nscd;		/* NULL: no nscd socket */
 	struct dnslisten	*dns;		/* NULL: no DNS listener */
 	struct server		*server;
+	struct monitor		*monitor;	/* every lookup, as answered */
+	struct metrics		*metrics;
+	struct httpmetrics	*http;		/* NULL: metrics_listen is off */
 	void			(*reload)(void);	/* as SIGHUP */
 	void			(*shared_reset)(void);	/* published answers go */
 	size_t			(*flush)(void);		/* every answer goes: the cache
@@ -46,5 +53,7 @@ struct daemon {
 
 /* The server's dispatcher: answers one request (daemon/dispatch.c). */
 void	dispatch_request(void *daemon, struct server_req *req);
+/* Every counter `namecachectl statistics' shows (the metrics render them too). */
+void	dispatch_statistics(struct daemon *, struct proto_kv_wr *);
 
 #endif

@@ -11,8 +11,11 @@
 #include "daemon.h"
 #include "dnslisten.h"
 #include "hostsrc.h"
+#include "httpmetrics.h"
 #include "log.h"
 #include "lookup.h"
+#include "metrics.h"
+#include "monitor.h"
 #include "nsspool.h"
 #include "resolver.h"
 #include "seams.h"
@@ -83,9 +86,11 @@ reply_kv(struct daemon *d, struct server_req *req,
 		reply_status(d, req, PROTO_INTERNAL, "reply too large");
 }
 
-static void
-kv_statistics(struct daemon *d, struct proto_kv_wr *kw, void *arg)
+void
+dispatch_statistics(struct daemon *d, struct proto_kv_wr *kw)
 {
+	struct monitor_stats ms;
+
 	stats_write(&d->stats, kw);
 	lookup_write_stats(d->lookup, kw);
 	proto_kv_u64(kw, "clients", server_clients(d->server));
@@ -106,6 +111,26 @@ kv_statistics(struct daemon *d, struct proto_kv_wr *kw, void *arg)
 		proto_kv_u64(kw, "shared_reset_last_usec", ss.reset_last_usec);
 		proto_kv_u64(kw, "shared_netlink_changes", ss.netlink_changes);
 	}
+	monitor_get_stats(d->monitor, &ms);
+	proto_kv_u64(kw, "monitors", monitor_count(d->monitor));
+	proto_kv_u64(kw, "monitor_events", ms.events);
+	proto_kv_u64(kw, "monitor_lost", ms.lost);
+	proto_kv_u64(kw, "queries_logged", ms.logged);
+	if (d->http) {
+		struct httpmetrics_stats hs;
+
+		httpmetrics_get_stats(d->http, &hs);
+		proto_kv_u64(kw, "metrics_http_requests", hs.requests);
+		proto_kv_u64(kw, "metrics_http_not_found", hs.not_found);
+		proto_kv_u64(kw, "metrics_http_refused", hs.refused);
+		proto_kv_u64(kw, "metrics_http_bad", hs.bad);
+	}
+}
+
+static void
+kv_statistics(struct daemon *d, struct proto_kv_wr *kw, void *arg)
+{
+	dispatch_statistics(d, kw);
 }
 
 static void
@@ -133,6 +158,8 @@ kv_status(struct daemon *d, struct proto_kv_wr *kw, void *arg)
 	proto_kv_u64(kw, "clients", server_clients(d->server));
 	proto_kv_u64(kw, "max_clients", d->config->max_clients);
 	proto_kv_str(kw, "log_level", log_level_str(d->config->log_level));
+	proto_kv_str(kw, "log_queries", d->config->log_queries ? "yes" : "no");
+	proto_kv_str(kw, "metrics_listen", d->config->metrics_listen);
 	proto_kv_str(kw, "hosts_file", hs.path ? hs.path : "");
 	proto_kv_u64(kw, "hosts_generation", hs.generation);
 	proto_kv_str(kw, "hosts_stamp", stamp);
@@ -387,6 +414,8 @@ admin(struct daemon *d, struct server_req *req)
 		nscdsrv_reset_stats(d->nscd);
 		dnslisten_reset_stats(d->dns);
 		lookup_reset_stats(d->lookup);
+		monitor_reset_stats(d->monitor);
+		metrics_reset(d->metrics);
 		count.key = "reset";
 		count.n = 1;
 		break;
@@ -395,6 +424,15 @@ admin(struct daemon *d, struct server_req *req)
 		count.key = "reloaded";
 		count.n = 1;
 		break;
+	case PROTO_MONITOR:
+		if ((r = monitor_subscribe(d->monitor, req)) == -EBUSY)
+			reply_status(d, req, PROTO_BUSY, "too many monitors at once");
+		else if (r < 0)
+			reply_status(d, req, PROTO_INTERNAL, "out of memory");
+		else
+			log_info("monitor attached: pid %d uid %u", (int)req->cred.pid,
+			    (unsigned)req->cred.uid);
+		return;
 	default:
 		return;
 	}
@@ -409,11 +447,12 @@ dispatch_request(void *arg, struct server_req *req)
 	struct proto_lookup_addr qa;
 	struct proto_query_rr	 qr;
 	struct lookup_req	 lr;
+	struct lookup_client	 who;
 	const char		*why = NULL;
 	char			 msg[64];
 	int			 r;
 
-	seams_server_req(&lr, req);
+	seams_server_req(&lr, &who, req, LOOKUP_FE_SOCKET);
 	switch (req->hdr.type) {
 	case PROTO_LOOKUP_NAME:
 		d->stats.lookups_name++;
@@ -445,6 +484,9 @@ dispatch_request(void *arg, struct server_req *req)
 	case PROTO_STATUS:
 		reply_kv(d, req, kv_status, NULL);
 		break;
+	case PROTO_METRICS:
+		metrics_request(d->metrics, req);
+		break;
 	case PROTO_SHOW_CACHE:
 		show_cache(d, req);
 		break;
@@ -452,6 +494,7 @@ dispatch_request(void *arg, struct server_req *req)
 	case PROTO_INVALIDATE:
 	case PROTO_RESET_STATISTICS:
 	case PROTO_RELOAD:
+	case PROTO_MONITOR:
 		admin(d, req);
 		break;
 	default:

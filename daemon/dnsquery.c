@@ -526,12 +526,27 @@ ptr_addr(const char *name, uint8_t *addr, uint8_t *ret_family)
 static void
 query_run(struct dlq *q)
 {
-	struct lookup_req	 req = { &dl_front, q, PROTO_LOOKUP_NAME, 0, LOOKUP_ABSOLUTE };
+	struct lookup_client	 who = { .fe = LOOKUP_FE_DNS, .pid = -1, .qtype = q->q.qtype };
+	struct lookup_req	 req = { &dl_front, q, PROTO_LOOKUP_NAME, 0, LOOKUP_ABSOLUTE,
+				    &who };
 	struct proto_lookup_name qn;
 	struct proto_lookup_addr qa;
 	struct proto_query_rr	 qr;
 	const char		*name = q->q.name_len ? q->q.name : ".";
 
+	if (q->peer.ss_family == AF_INET) {
+		const struct sockaddr_in *sin = (const struct sockaddr_in *)&q->peer;
+
+		who.family = AF_INET;
+		who.port = ntohs(sin->sin_port);
+		memcpy(who.addr, &sin->sin_addr, 4);
+	} else if (q->peer.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)&q->peer;
+
+		who.family = AF_INET6;
+		who.port = ntohs(sin6->sin6_port);
+		memcpy(who.addr, &sin6->sin6_addr, 16);
+	}
 	switch (q->stage) {
 	case ST_LINE:
 		if (q->q.qtype == DNS_T_PTR) {

@@ -38,6 +38,7 @@ struct waiter {
 	unsigned		 nslots;
 	unsigned		 pending;
 	bool			 busy;		/* a fetch could not start */
+	bool			 joined;	/* a fetch it waits on was in flight */
 	struct dns_result	 slot[2];
 	uint8_t			*owned[2];	/* slot data, copied */
 };
@@ -126,6 +127,7 @@ struct dnssrc {
 	cache_clock_fn		*now;
 	void			*now_arg;
 	bool			 prefetch;
+	unsigned		 notes;		/* DNSSRC_NOTE_* of the last peek */
 	unsigned		 max_fetches;
 	dnssrc_refreshed_fn	*refreshed;
 	void			*refreshed_arg;
@@ -222,8 +224,11 @@ waiter_set(struct dnssrc *ds, struct waiter *w, unsigned slot,
 	if (w->busy) {
 		ds->st.busy++;
 		w->fn(w->arg, -EBUSY, NULL, 0);
-	} else
+	} else {
+		for (unsigned i = 0; i < w->nslots; i++)
+			w->slot[i].coalesced = w->joined;
 		w->fn(w->arg, 0, w->slot, w->nslots);
+	}
 	waiter_free(w);
 }
 
@@ -709,6 +714,7 @@ fetch_join(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
 			fw->slot = slot;
 			fw->next = f->waiters;
 			f->waiters = fw;
+			w->joined = true;
 			ds->st.coalesced += f->nhalf;	/* queries saved */
 		}
 		return 0;
@@ -747,8 +753,10 @@ fetch_join(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
 		fw->slot = slot;
 		fw->next = NULL;
 		f->waiters = fw;
-	} else
+	} else {
 		ds->st.prefetches++;
+		ds->notes |= DNSSRC_NOTE_PREFETCH;
+	}
 	b = fetch_bucket(ds, f->key, kind);
 	f->hnext = ds->fetches[b];
 	ds->fetches[b] = f;
@@ -861,6 +869,7 @@ dnssrc_peek(struct dnssrc *ds, const struct dnssrc_ask *a, struct dns_result now
 {
 	unsigned i, need = 0;
 
+	ds->notes = 0;
 	for (i = 0; i < a->n; i++)
 		if ((wants[i] = !from_cache(ds, a, i, &now[i])))
 			need++;
@@ -953,6 +962,12 @@ dnssrc_on_refreshed(struct dnssrc *ds, dnssrc_refreshed_fn *fn, void *arg)
 {
 	ds->refreshed = fn;
 	ds->refreshed_arg = arg;
+}
+
+unsigned
+dnssrc_notes(const struct dnssrc *ds)
+{
+	return ds->notes;
 }
 
 unsigned

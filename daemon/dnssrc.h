@@ -39,6 +39,7 @@ struct dns_result {
 	uint32_t	 ttl_full;	/* what it was stored for */
 	int64_t		 expires_ms;	/* on the cache's clock; 0: none */
 	bool		 after_failure;	/* negative, after a candidate failed */
+	bool		 coalesced;	/* waited on a fetch another began */
 	const uint8_t	*data;		/* CACHE_POSITIVE: an answer body;
 					   ANSWER_WIRE: the kept records,
 					   negative answers' too */
@@ -144,6 +145,15 @@ unsigned dnssrc_peek(struct dnssrc *, const struct dnssrc_ask *,
 int	 dnssrc_wait(struct dnssrc *, const struct dnssrc_ask *,
 	    const struct dns_result now[2], const bool wants[2], dnssrc_done_fn *fn,
 	    void *arg);
+
+/*
+ * What the last dnssrc_peek did besides answering: DNSSRC_NOTE_PREFETCH,
+ * it began refreshing an answer it gave.  (A wait's own note, that it
+ * joined a fetch in flight, comes with its results: dns_result.coalesced.)
+ */
+#define DNSSRC_NOTE_PREFETCH	0x1u
+#define DNSSRC_NOTE_COALESCED	0x2u
+unsigned dnssrc_notes(const struct dnssrc *);
 
 /* Upstream's search list and ndots now. */
 void	 dnssrc_search(const struct dnssrc *, const char *const **ret_domains,

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "answer.h"
 #include "lookup.h"
@@ -45,6 +46,8 @@ struct lookup {
 	struct reply		*reply;
 	struct walk_line	 line;		/* what new walks walk */
 	struct lookup_stats	 st;		/* the replies' counts */
+	lookup_observe_fn	*observe;	/* told of every lookup answered */
+	void			*observe_arg;
 };
 
 /* One lookup, from its request to its reply. */
@@ -60,6 +63,10 @@ struct walk {
 	struct publish_key	 pk;
 	struct walk_state	 ws;
 	uint16_t		 rr_type;	/* REPLY_RR: the type asked */
+	struct lookup_client	 client;	/* who asked (fe 0: not known) */
+	uint64_t		 t0;		/* µs, CLOCK_MONOTONIC: asked then */
+	unsigned		 at;		/* the source asked last */
+	unsigned		 notes;		/* DNSSRC_NOTE_* of its dns steps */
 	bool			 refresh;	/* refresh live answers it meets */
 	bool			 absolute;	/* LOOKUP_ABSOLUTE: no search list */
 	bool			 heap;		/* moved there to wait: freed at its end */
@@ -109,6 +116,56 @@ count_reply(struct lookup *lk, uint16_t status, uint8_t source)
 		lk->st.errors++;
 }
 
+static uint64_t
+mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* Tells the observer how the walk's answer came: source, cache, time. */
+static void
+walk_observe(struct walk *wk, const struct stage *st)
+{
+	struct lookup		*lk = wk->lk;
+	struct lookup_done	 d;
+	unsigned		 kind = wk->ws.line.n ? wk->ws.line.src[wk->at].kind :
+				    WALK_NONE;
+	uint64_t		 now = mono_us();
+
+	memset(&d, 0, sizeof(d));
+	d.client = wk->client.fe ? &wk->client : NULL;
+	d.question = wk->to.what == REPLY_NAME ? LOOKUP_Q_NAME :
+	    wk->to.what == REPLY_ADDR ? LOOKUP_Q_ADDR : LOOKUP_Q_RR;
+	d.family = wk->to.family;
+	d.rr_type = wk->rr_type;
+	d.wire = wk->to.what == REPLY_WIRE;
+	d.name = wk->name;
+	d.addr = wk->addr;
+	d.source = kind == WALK_FILES ? LOOKUP_SRC_FILES : kind == WALK_DNS ?
+	    LOOKUP_SRC_DNS : kind == WALK_MODULE ? LOOKUP_SRC_MODULE :
+	    LOOKUP_SRC_NONE;
+	d.mod = kind == WALK_MODULE ? wk->ws.line.src[wk->at].mod : -1;
+	/* Stale first: it is what the client was told, however it came. */
+	if (st->source == PROTO_SRC_STALE)
+		d.cache = LOOKUP_STALE;
+	else if (wk->notes & DNSSRC_NOTE_COALESCED)
+		d.cache = LOOKUP_COALESCED;
+	else if (wk->heap)
+		d.cache = LOOKUP_MISS;
+	else if (wk->notes & DNSSRC_NOTE_PREFETCH)
+		d.cache = LOOKUP_PREFETCH;
+	else
+		d.cache = LOOKUP_HIT;
+	d.status = st->status;
+	d.usec = now > wk->t0 ? now - wk->t0 : 0;
+	d.frame = reply_frame(lk->reply);
+	d.len = st->len;
+	lk->observe(lk->observe_arg, &d);
+}
+
 /* The walk ends on st, whose frame is the reply's. */
 static void
 walk_finish(struct walk *wk, struct stage *st, const struct walk_end *end)
@@ -120,8 +177,11 @@ walk_finish(struct walk *wk, struct stage *st, const struct walk_end *end)
 	if (end->publish)
 		publish_reply(lk->pub, &wk->pk, st->status, end->exact, end->expires,
 		    end->ttl, reply_frame(lk->reply), st->len, asked);
-	if (asked)
+	if (asked) {
 		count_reply(lk, st->status, st->source);
+		if (lk->observe)
+			walk_observe(wk, st);
+	}
 	walk_send(wk, st->len);
 }
 
@@ -220,6 +280,9 @@ dns_done(void *arg, int status, const struct dns_result *r, unsigned n)
 		walk_fail(wk, PROTO_BUSY, "too many upstream resolutions in flight");
 		return;
 	}
+	for (unsigned i = 0; i < n; i++)
+		if (r[i].coalesced)
+			wk->notes |= DNSSRC_NOTE_COALESCED;
 	if (wk->to.what == REPLY_NAME)
 		ncand = dnssrc_candidates(lk->dns, dns_name(wk, dotted), cand, &asis);
 	reply_dns(lk->reply, &wk->to, cand, ncand, r, n, &st);
@@ -233,6 +296,7 @@ step_dns(struct walk *wk)
 	struct dnssrc_ask	 a;
 	struct dns_result	 now[2];
 	bool			 wants[2];
+	unsigned		 need;
 	/* The key is copied by dnssrc_wait: the buffer may go with the call. */
 	char			 dotted[PROTO_NAME_MAX + 2];
 
@@ -245,7 +309,9 @@ step_dns(struct walk *wk)
 	else
 		dnssrc_ask_rr(&a, wk->name, wk->rr_type);
 	a.refresh = wk->refresh;
-	if (dnssrc_peek(lk->dns, &a, now, wants) == 0) {
+	need = dnssrc_peek(lk->dns, &a, now, wants);
+	wk->notes |= dnssrc_notes(lk->dns);
+	if (need == 0) {
 		dns_done(wk, 0, now, a.n);
 		return;
 	}
@@ -333,6 +399,7 @@ walk_run(struct walk *wk)
 		walk_finish(wk, &st, &end);
 		return;
 	}
+	wk->at = i;
 	switch (wk->ws.line.src[i].kind) {
 	case WALK_FILES:
 		step_files(wk);
@@ -364,12 +431,20 @@ walk_new(struct walk *wk, struct lookup *lk, const struct lookup_req *req, int w
 	wk->name[0] = '\0';
 	wk->name_len = 0;
 	wk->rr_type = 0;
+	memset(&wk->client, 0, sizeof(wk->client));
+	wk->t0 = 0;
+	wk->at = 0;
+	wk->notes = 0;
 	wk->refresh = wk->absolute = wk->heap = false;
 	wk->lk = lk;
 	if (req != NULL) {
 		wk->fe = req->fe;
 		wk->ctx = req->ctx;
 		wk->absolute = (req->flags & LOOKUP_ABSOLUTE) != 0;
+		if (req->client)
+			wk->client = *req->client;
+		if (lk->observe)
+			wk->t0 = mono_us();
 	}
 	wk->to.type = req ? req->type : (what == REPLY_ADDR ? PROTO_LOOKUP_ADDR :
 	    PROTO_LOOKUP_NAME);
@@ -607,6 +682,13 @@ lookup_free(struct lookup *lk)
 	dnssrc_free(lk->dns);
 	cache_free(lk->cache);
 	free(lk);
+}
+
+void
+lookup_set_observer(struct lookup *lk, lookup_observe_fn *fn, void *arg)
+{
+	lk->observe = fn;
+	lk->observe_arg = arg;
 }
 
 struct cache *

@@ -44,6 +44,26 @@ struct lookup_frontend {
  */
 #define LOOKUP_WIRE	0x2u
 
+/* Which front end a request came through, for the monitor and metrics. */
+enum lookup_fe {
+	LOOKUP_FE_NONE		= 0,	/* the engine's own walk, or a test */
+	LOOKUP_FE_SOCKET	= 1,	/* namecache's protocol: NSS module, libnamecache */
+	LOOKUP_FE_NSCD		= 2,	/* glibc's nscd protocol */
+	LOOKUP_FE_DNS		= 3,	/* the DNS listener */
+	LOOKUP_FE_COUNT		= 4,
+};
+
+/* Who asked: SO_PEERCRED on the sockets, the source address on DNS. */
+struct lookup_client {
+	uint8_t		 fe;		/* enum lookup_fe */
+	uint8_t		 family;	/* AF_INET, AF_INET6 of addr; 0: none */
+	uint16_t	 port;
+	int32_t		 pid;		/* -1: not known */
+	uint32_t	 uid;
+	uint16_t	 qtype;		/* DNS: the question's type */
+	uint8_t		 addr[16];
+};
+
 /* A request, as a front end hands it over: read during the call only. */
 struct lookup_req {
 	const struct lookup_frontend *fe;
@@ -51,7 +71,49 @@ struct lookup_req {
 	uint8_t		 type;		/* PROTO_* request type the reply frame answers */
 	uint32_t	 id;		/* and its id */
 	unsigned	 flags;		/* LOOKUP_* */
+	const struct lookup_client *client;	/* NULL: not known */
 };
+
+/* How the cache took part in a lookup's answer. */
+enum lookup_cache {
+	LOOKUP_HIT		= 0,	/* answered from what the daemon held, at once */
+	LOOKUP_MISS		= 1,	/* waited for a source it asked */
+	LOOKUP_STALE		= 2,	/* an expired answer, upstream failing */
+	LOOKUP_COALESCED	= 3,	/* waited for a fetch another lookup began */
+	LOOKUP_PREFETCH		= 4,	/* a hit that began its answer's refresh */
+	LOOKUP_CACHE_COUNT	= 5,
+};
+
+/* The source whose answer ended a lookup's walk. */
+enum lookup_source {
+	LOOKUP_SRC_NONE		= 0,	/* none could answer: an empty line */
+	LOOKUP_SRC_FILES	= 1,
+	LOOKUP_SRC_DNS		= 2,
+	LOOKUP_SRC_MODULE	= 3,	/* lookup_done's mod says which */
+};
+
+/* The question a lookup asked. */
+enum lookup_question { LOOKUP_Q_NAME, LOOKUP_Q_ADDR, LOOKUP_Q_RR };
+
+/* A lookup answered, as the observer is told of it: read during the call only. */
+struct lookup_done {
+	const struct lookup_client *client;	/* NULL: not known */
+	uint8_t		 question;	/* enum lookup_question */
+	uint8_t		 family;	/* PROTO_AF_* asked (NAME), of addr (ADDR) */
+	uint16_t	 rr_type;	/* RR: the type asked */
+	bool		 wire;		/* RR: the DNS listener's, in wire form */
+	const char	*name;		/* NAME, RR */
+	const uint8_t	*addr;		/* ADDR: 4 or 16 bytes */
+	uint8_t		 source;	/* enum lookup_source */
+	int		 mod;		/* LOOKUP_SRC_MODULE: nsspool's id */
+	uint8_t		 cache;		/* enum lookup_cache */
+	uint16_t	 status;	/* PROTO_* of the reply */
+	uint64_t	 usec;		/* from the request to the reply */
+	const void	*frame;		/* the reply frame */
+	size_t		 len;
+};
+
+typedef void lookup_observe_fn(void *arg, const struct lookup_done *);
 
 /* The hosts index (hostsrc.h): borrowed until the next return to the loop. */
 struct lookup_hosts {
@@ -131,6 +193,12 @@ void	 lookup_set_nscdmap(struct lookup *, struct nscdmap *);
 void	 lookup_refresh_name(struct lookup *, uint8_t family, const char *name,
 	    size_t len);
 void	 lookup_refresh_addr(struct lookup *, uint8_t family, const void *addr);
+
+/*
+ * fn is told of every lookup a front end asked, as it is answered (the
+ * monitor, the query log, the metrics' histograms); NULL: none.
+ */
+void	 lookup_set_observer(struct lookup *, lookup_observe_fn *fn, void *arg);
 
 /* Borrowed, for admin operations and statistics. */
 struct cache *lookup_cache(struct lookup *);

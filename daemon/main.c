@@ -20,8 +20,11 @@
 #include "daemon.h"
 #include "hash.h"
 #include "hostsrc.h"
+#include "httpmetrics.h"
 #include "log.h"
 #include "lookup.h"
+#include "metrics.h"
+#include "monitor.h"
 #include "seams.h"
 #include "nsspool.h"
 #include "nsswitch.h"
@@ -340,6 +343,36 @@ nsswitch_watch(void)
 	return 0;
 }
 
+/* Each lookup answered: counted for the metrics, shown, logged. */
+static void
+observe(void *arg, const struct lookup_done *d)
+{
+	metrics_lookup(daemon_ctx.metrics, d, monitor_source_str(daemon_ctx.monitor, d));
+	monitor_lookup(daemon_ctx.monitor, d);
+}
+
+/* GET /metrics on metrics_listen, or nothing.  -1 when it cannot listen. */
+static int
+metrics_listen(void)
+{
+	char *err = NULL;
+
+	httpmetrics_free(daemon_ctx.http);
+	daemon_ctx.http = NULL;
+	if (!daemon_ctx.config->metrics_on)
+		return 0;
+	if ((daemon_ctx.http = httpmetrics_new(daemon_ctx.base,
+	    &daemon_ctx.config->metrics_addr, metrics_render, daemon_ctx.metrics,
+	    &err)) == NULL) {
+		log_error("metrics_listen %s: %s", daemon_ctx.config->metrics_listen,
+		    err ? err : "out of memory");
+		free(err);
+		return -1;
+	}
+	log_info("metrics on http://%s/metrics", daemon_ctx.config->metrics_listen);
+	return 0;
+}
+
 static void
 heartbeat_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -347,8 +380,10 @@ heartbeat_cb(evutil_socket_t fd, short what, void *arg)
 	uint64_t	usec;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	shm_heartbeat(daemon_ctx.shm, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+	if (daemon_ctx.shm)
+		shm_heartbeat(daemon_ctx.shm, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
 	cache_heartbeat(lookup_cache(daemon_ctx.lookup));
+	monitor_tick(daemon_ctx.monitor);
 	/*
 	 * What malloc holds free goes back to the kernel.  A burst of lookups
 	 * (fetches, waiters, client buffers, c-ares' queries) leaves its peak
@@ -437,7 +472,6 @@ nscd_open(void)
 static int
 shared_open(void)
 {
-	static const struct timeval second = { 1, 0 };
 	const char	*sockpath;
 	char		path[4096], passed[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	uint32_t	nslots;
@@ -470,9 +504,6 @@ shared_open(void)
 		return r;
 	}
 	lookup_set_shm(daemon_ctx.lookup, daemon_ctx.shm);
-	heartbeat_ev = event_new(daemon_ctx.base, -1, EV_PERSIST, heartbeat_cb, NULL);
-	if (heartbeat_ev)
-		event_add(heartbeat_ev, &second);
 	log_info("publishing answers in %s", path);
 	return 0;
 }
@@ -528,6 +559,9 @@ reload(void)
 		c->persistent_cache = strdup(old->persistent_cache);
 		daemon_ctx.config = c;
 		log_set_level(c->log_level);
+		monitor_set_log(daemon_ctx.monitor, c->log_queries);
+		if (strcmp(c->metrics_listen, old->metrics_listen) != 0)
+			metrics_listen();
 		server_set_max_clients(daemon_ctx.server, c->max_clients);
 		server_set_idle_timeout(daemon_ctx.server, c->idle_timeout);
 		if (strcmp(c->hosts_file, old->hosts_file) != 0)
@@ -755,6 +789,13 @@ main(int argc, char **argv)
 	lookup_set_nss_ttls(daemon_ctx.lookup, daemon_ctx.config->nss_positive_ttl,
 	    daemon_ctx.config->nss_negative_ttl);
 	lookup_set_max_fetches(daemon_ctx.lookup, daemon_ctx.config->max_fetches);
+	if ((daemon_ctx.monitor = monitor_new(daemon_ctx.nss)) == NULL ||
+	    (daemon_ctx.metrics = metrics_new(&daemon_ctx)) == NULL) {
+		log_error("out of memory");
+		goto done;
+	}
+	monitor_set_log(daemon_ctx.monitor, daemon_ctx.config->log_queries);
+	lookup_set_observer(daemon_ctx.lookup, observe, NULL);
 	if (nsswitch_watch() < 0)
 		goto done;
 	nsswitch_load(true);
@@ -802,8 +843,16 @@ main(int argc, char **argv)
 		free(err);
 		goto done;
 	}
-	if (shared_open() < 0 || nscd_open() < 0)
+	if (shared_open() < 0 || nscd_open() < 0 || metrics_listen() < 0)
 		goto done;
+	/* Once a second, segment or not: the monitors' losses, the cache, the heap. */
+	static const struct timeval second = { 1, 0 };
+
+	heartbeat_ev = event_new(daemon_ctx.base, -1, EV_PERSIST, heartbeat_cb, NULL);
+	if (heartbeat_ev == NULL || event_add(heartbeat_ev, &second) < 0) {
+		log_error("out of memory");
+		goto done;
+	}
 	if ((daemon_ctx.shm || daemon_ctx.nscd) &&
 	    (netwatch = netwatch_new(daemon_ctx.base, netlink_changed, NULL)) == NULL)
 		log_warning("no netlink socket (%s): clients redo their source "
@@ -821,6 +870,11 @@ main(int argc, char **argv)
 done:
 	if (notify_ev)
 		event_free(notify_ev);
+	/* What ends from here on is no lookup a client waits for: not shown. */
+	if (daemon_ctx.lookup)
+		lookup_set_observer(daemon_ctx.lookup, NULL, NULL);
+	httpmetrics_free(daemon_ctx.http);
+	monitor_free(daemon_ctx.monitor);
 	/* The resolver first: its queries end (ECANCELED) while all else lives. */
 	resolver_free(daemon_ctx.resolver);
 	/* Then the module calls: their lookups end too. */
@@ -846,6 +900,7 @@ done:
 	shm_free(daemon_ctx.shm, server_socket_activated(daemon_ctx.server) ?
 	    SHM_LEAVE_LIVE : SHM_LEAVE_GONE);
 	server_free(daemon_ctx.server);
+	metrics_free(daemon_ctx.metrics);
 	hostsrc_free(daemon_ctx.hosts);
 	for (i = 0; i < 3; i++)
 		if (sigev[i])

@@ -158,10 +158,11 @@ lookup(struct nscdsrv *ns, struct server_req *req, int32_t type)
 	struct proto_lookup_name qn;
 	struct proto_lookup_addr qa;
 	struct lookup_req	 lr;
+	struct lookup_client	 who;
 	uint8_t			 refusal[64];
 	size_t			 klen = req->body_len;
 
-	seams_server_req(&lr, req);
+	seams_server_req(&lr, &who, req, LOOKUP_FE_NSCD);
 	lr.type = PROTO_LOOKUP_NAME;
 	lr.id = 0;
 	switch (type) {

@@ -50,6 +50,7 @@ struct modstats {
 	uint64_t	 notfound;
 	uint64_t	 unavail;
 	uint64_t	 tryagain;
+	struct histo	 time;		/* each call's length */
 };
 
 struct waiter {
@@ -230,6 +231,7 @@ count(struct modstats *m, const struct job *j)
 {
 	m->calls++;
 	m->usec += (uint64_t)j->usec;
+	histo_observe(&m->time, j->usec > 0 ? (uint64_t)j->usec : 0);
 	switch (j->call.res.status) {
 	case NSW_SUCCESS:	m->found++; break;
 	case NSW_NOTFOUND:	m->notfound++; break;
@@ -572,5 +574,28 @@ nsspool_reset_stats(struct nsspool *p)
 
 		m->calls = m->usec = m->timeouts = m->found = 0;
 		m->notfound = m->unavail = m->tryagain = 0;
+		memset(&m->time, 0, sizeof(m->time));
+	}
+}
+
+void
+nsspool_foreach_module(const struct nsspool *p,
+    void (*fn)(void *arg, const struct nsspool_module_stats *), void *arg)
+{
+	struct nsspool_module_stats	ms;
+	unsigned			i;
+
+	for (i = 0; i < nssmods_count(p->mods); i++) {
+		const struct modstats *m = &p->stats[i];
+
+		ms.name = nssmods_name(p->mods, (int)i);
+		ms.calls = m->calls;
+		ms.timeouts = m->timeouts;
+		ms.found = m->found;
+		ms.notfound = m->notfound;
+		ms.unavail = m->unavail;
+		ms.tryagain = m->tryagain;
+		ms.time = &m->time;
+		fn(arg, &ms);
 	}
 }

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "histo.h"
+
 struct event_base;
 struct nsspool;
 struct proto_kv_wr;
@@ -88,6 +90,15 @@ int	nsspool_call(struct nsspool *, int id, int op, uint8_t family,
 
 /* Per module: calls, time spent, timeouts; the pool: workers, busy, stuck. */
 void	nsspool_write_stats(const struct nsspool *, struct proto_kv_wr *);
+
+/* One module's counters, for the metrics: borrowed during the call. */
+struct nsspool_module_stats {
+	const char		*name;
+	uint64_t		 calls, timeouts, found, notfound, unavail, tryagain;
+	const struct histo	*time;	/* each call's length, µs */
+};
+void	nsspool_foreach_module(const struct nsspool *,
+	    void (*fn)(void *arg, const struct nsspool_module_stats *), void *arg);
 void	nsspool_reset_stats(struct nsspool *);
 unsigned nsspool_stuck(const struct nsspool *);
 unsigned nsspool_busy(const struct nsspool *);

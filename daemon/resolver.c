@@ -24,6 +24,11 @@
  * next ones leave from a new socket with a new random port.  At most
  * CHAN_LIVE_MAX channels live at once (each has a socket and c-ares' own
  * tables); past that the current one keeps taking queries.
+ *
+ * Round trips per server (resolver_foreach_server).  Every byte c-ares
+ * sends or reads goes through the socket functions below, which tell
+ * upstat.c what each socket does (opened, connected, bytes sent and
+ * received, closed) and when; it matches replies to queries and counts.
  */
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -36,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <ares.h>
@@ -45,6 +51,7 @@
 #include "resolvconf.h"
 #include "resolver.h"
 #include "stats.h"
+#include "upstat.h"
 #include "watch.h"
 
 #define EDNS_PAYLOAD	1232	/* the DNS flag day 2020 figure */
@@ -54,6 +61,12 @@
 #define IDPOOL		64	/* random ids drawn at once */
 #define READ_AHEAD	7	/* replies read with the one c-ares asks for */
 #define UDP_READ_MAX	(4096 + 1)	/* c-ares 1.18's UDP read: MAXENDSSZ + 1 */
+#define CHAN_SOCKS	32	/* sockets timed per channel: c-ares 1.18 has a UDP
+				   and a TCP one per server; more are not timed */
+
+_Static_assert(UPSTAT_SERVERS_MAX == RESOLVER_SERVERS_MAX, "one bound, two names");
+_Static_assert(sizeof(((struct upstat_server *)0)->server) ==
+    sizeof(((struct resolver_server_stats *)0)->server), "one name, copied");
 
 struct sockev {
 	struct sockev	*next;
@@ -61,6 +74,13 @@ struct sockev {
 	short		 what;
 	bool		 refused;	/* the next read says ECONNREFUSED */
 	struct event	*ev;
+};
+
+/* An upstream socket, for its round trips. */
+struct upsock {
+	bool			 used;
+	int			 fd;
+	struct upstat_sock	 st;
 };
 
 struct chan {
@@ -79,6 +99,7 @@ struct chan {
 	int		 attempts;
 	char		 servers[512];
 	uint64_t	 ids[65536 / 64];	/* ids of the queries in flight */
+	struct upsock	 us[CHAN_SOCKS];
 };
 
 struct rquery {
@@ -128,6 +149,7 @@ struct resolver {
 	uint16_t		 idpool[IDPOOL];	/* random, not yet used */
 	unsigned		 nidpool;
 	struct readahead	 ra;
+	struct upstat		*upstat;	/* round trips per server */
 };
 
 static void
@@ -210,6 +232,27 @@ sock_state_cb(void *data, ares_socket_t fd, int readable, int writable)
 		log_error("resolver: cannot watch socket %d", fd);
 }
 
+static uint64_t
+now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* The place of fd, or with fd -1 a free one. */
+static struct upsock *
+upsock_find(struct chan *ch, int fd)
+{
+	int i;
+
+	for (i = 0; i < CHAN_SOCKS; i++)
+		if (fd < 0 ? !ch->us[i].used : ch->us[i].used && ch->us[i].fd == fd)
+			return &ch->us[i];
+	return NULL;
+}
+
 /*
  * c-ares' socket calls (ares_set_socket_functions).  Its own would make a
  * socket and set it non-blocking and close-on-exec with three fcntl calls,
@@ -223,7 +266,9 @@ sock_state_cb(void *data, ares_socket_t fd, int readable, int writable)
 static ares_socket_t
 sf_socket(int af, int type, int protocol, void *arg)
 {
-	int fd, one = 1;
+	struct chan	*ch = arg;
+	struct upsock	*u;
+	int		 fd, one = 1;
 
 	if ((fd = socket(af, type | SOCK_NONBLOCK | SOCK_CLOEXEC, protocol)) < 0)
 		return ARES_SOCKET_BAD;
@@ -233,14 +278,24 @@ sf_socket(int af, int type, int protocol, void *arg)
 		close(fd);
 		return ARES_SOCKET_BAD;
 	}
+	if ((u = upsock_find(ch, -1)) != NULL) {
+		u->used = true;
+		u->fd = fd;
+		upstat_open(ch->r->upstat, &u->st, type == SOCK_STREAM);
+	}
 	return fd;
 }
 
 static int
 sf_close(ares_socket_t fd, void *arg)
 {
-	struct chan *ch = arg;
+	struct chan	*ch = arg;
+	struct upsock	*u;
 
+	if ((u = upsock_find(ch, fd)) != NULL) {
+		upstat_close(ch->r->upstat, &u->st, now_us());
+		u->used = false;
+	}
 	if (ch->r->ra.fd == fd) {
 		ch->r->ra.fd = -1;
 		ch->r->ra.n = ch->r->ra.next = 0;
@@ -252,11 +307,18 @@ static int
 sf_connect(ares_socket_t fd, const struct sockaddr *sa, ares_socklen_t len,
     void *arg)
 {
-	return connect(fd, sa, len);
+	struct chan	*ch = arg;
+	struct upsock	*u;
+	int		 rc = connect(fd, sa, len), saved = errno;
+
+	if ((rc == 0 || saved == EINPROGRESS) && (u = upsock_find(ch, fd)) != NULL)
+		upstat_connect(ch->r->upstat, &u->st, sa, len);
+	errno = saved;
+	return rc;
 }
 
 static ares_ssize_t
-sf_recvfrom(ares_socket_t fd, void *buf, size_t len, int flags,
+sock_read(ares_socket_t fd, void *buf, size_t len, int flags,
     struct sockaddr *from, ares_socklen_t *fromlen, void *arg)
 {
 	struct chan	*ch = arg;
@@ -321,6 +383,20 @@ sf_recvfrom(ares_socket_t fd, void *buf, size_t len, int flags,
 	return got > 0 ? (ares_ssize_t)mm[0].msg_len : 0;
 }
 
+/* Every reply c-ares reads, read ahead or not, comes by here once. */
+static ares_ssize_t
+sf_recvfrom(ares_socket_t fd, void *buf, size_t len, int flags,
+    struct sockaddr *from, ares_socklen_t *fromlen, void *arg)
+{
+	struct chan	*ch = arg;
+	struct upsock	*u;
+	ares_ssize_t	 rc = sock_read(fd, buf, len, flags, from, fromlen, ch);
+
+	if (rc > 0 && (u = upsock_find(ch, fd)) != NULL)
+		upstat_received(ch->r->upstat, &u->st, buf, (size_t)rc, now_us());
+	return rc;
+}
+
 /*
  * A connected UDP socket reports a refusal (an ICMP port unreachable for
  * any query sent on it) to whichever call comes next.  When a send takes
@@ -338,6 +414,7 @@ sf_sendv(ares_socket_t fd, const struct iovec *iov, int n, void *arg)
 {
 	struct chan	*ch = arg;
 	struct sockev	*s;
+	struct upsock	*u;
 	struct msghdr	 m = { .msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)n };
 	ares_ssize_t	 rc;
 
@@ -345,6 +422,8 @@ sf_sendv(ares_socket_t fd, const struct iovec *iov, int n, void *arg)
 		rc = send(fd, iov[0].iov_base, iov[0].iov_len, MSG_NOSIGNAL);
 	else
 		rc = sendmsg(fd, &m, MSG_NOSIGNAL);
+	if (rc > 0 && (u = upsock_find(ch, fd)) != NULL)
+		upstat_sent(ch->r->upstat, &u->st, iov, n, (size_t)rc, now_us());
 	if (rc < 0 && errno == ECONNREFUSED) {
 		for (s = ch->socks; s && s->fd != fd; s = s->next)
 			;
@@ -782,7 +861,9 @@ resolver_new(struct event_base *base, struct stats *stats)
 	r->base = base;
 	r->stats = stats;
 	r->ra.fd = -1;
-	if ((r->gc = event_new(base, -1, 0, gc_cb, r)) == NULL) {
+	if ((r->upstat = upstat_new()) == NULL ||
+	    (r->gc = event_new(base, -1, 0, gc_cb, r)) == NULL) {
+		upstat_free(r->upstat);
 		free(r);
 		return NULL;
 	}
@@ -802,6 +883,7 @@ resolver_free(struct resolver *r)
 	}
 	watch_free(r->watch);
 	event_free(r->gc);
+	upstat_free(r->upstat);
 	free(r->resolv_conf);
 	free(r);
 	ares_library_cleanup();
@@ -890,4 +972,36 @@ resolver_get_info(const struct resolver *r, struct resolver_info *ret)
 	ret->ndots = ch->ndots;
 	ret->timeout_ms = ch->timeout_ms;
 	ret->attempts = ch->attempts;
+}
+
+/* The public copy of a server's counts; the callback has it for the call. */
+struct foreach_server {
+	void	(*fn)(void *, const struct resolver_server_stats *);
+	void	 *arg;
+};
+
+static void
+foreach_server(void *arg, const struct upstat_server *us)
+{
+	const struct foreach_server	*f = arg;
+	struct resolver_server_stats	 st = { .queries = us->queries,
+	    .replies = us->replies, .rtt = us->rtt };
+
+	memcpy(st.server, us->server, sizeof(st.server));
+	f->fn(f->arg, &st);
+}
+
+void
+resolver_foreach_server(const struct resolver *r,
+    void (*fn)(void *arg, const struct resolver_server_stats *), void *arg)
+{
+	struct foreach_server f = { fn, arg };
+
+	upstat_foreach(r->upstat, foreach_server, &f);
+}
+
+void
+resolver_reset_server_stats(struct resolver *r)
+{
+	upstat_reset(r->upstat);
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "histo.h"
 
 struct event_base;
 struct resolver;
@@ -67,5 +68,29 @@ int	 resolver_search(const struct resolver *, const char *const **ret_domains,
 void	 resolver_on_change(struct resolver *, void (*fn)(void *), void *arg);
 
 void	 resolver_get_info(const struct resolver *, struct resolver_info *ret);
+
+/*
+ * Per upstream server, kept across channel rebuilds, for at most
+ * RESOLVER_SERVERS_MAX servers (upstat.c says which give way).  A reply
+ * counts when its id matches a query sent on the same socket and not yet
+ * answered; a retransmission restarts the clock.
+ */
+#define RESOLVER_SERVERS_MAX	16
+
+struct resolver_server_stats {
+	char		server[64];	/* "127.0.0.1:53", "[::1]:5353" */
+	uint64_t	queries;	/* sent to it, retransmissions included */
+	uint64_t	replies;	/* matched to a query sent */
+	struct histo	rtt;		/* send to reply, µs */
+};
+
+/*
+ * Calls fn for each upstream server queried since the start or the last
+ * reset, on the loop's thread.  The stats are borrowed for the call; fn
+ * must not call resolver_*.
+ */
+void	 resolver_foreach_server(const struct resolver *,
+	    void (*fn)(void *arg, const struct resolver_server_stats *), void *arg);
+void	 resolver_reset_server_stats(struct resolver *);
 
 #endif

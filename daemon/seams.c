@@ -40,13 +40,19 @@ static const struct lookup_frontend server_front = {
 };
 
 void
-seams_server_req(struct lookup_req *ret, struct server_req *req)
+seams_server_req(struct lookup_req *ret, struct lookup_client *who,
+    struct server_req *req, uint8_t fe)
 {
 	ret->fe = &server_front;
 	ret->ctx = req;
 	ret->type = req->hdr.type;
 	ret->id = req->hdr.id;
 	ret->flags = 0;
+	memset(who, 0, sizeof(*who));
+	who->fe = fe;
+	who->pid = req->cred.pid;
+	who->uid = req->cred.uid;
+	ret->client = who;
 }
 
 static const struct hosts *

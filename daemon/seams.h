@@ -17,7 +17,12 @@ void	seams_lookup_env(struct lookup_env *ret, struct hostsrc *, struct resolver 
 /* The worker pool as the walks' modules (modsrc.h). */
 void	seams_modules(struct modsrc_modules *ret, struct nsspool *);
 
-/* A request of the Unix socket's (namecache's or nscd's protocol), for the engine. */
-void	seams_server_req(struct lookup_req *ret, struct server_req *req);
+/*
+ * A request of the Unix socket's (namecache's or nscd's protocol: fe is
+ * LOOKUP_FE_SOCKET or _NSCD), for the engine; *who is its client, and
+ * must live as long as *ret.
+ */
+void	seams_server_req(struct lookup_req *ret, struct lookup_client *who,
+	    struct server_req *req, uint8_t fe);
 
 #endif

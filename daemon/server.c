@@ -50,6 +50,8 @@ struct conn {
 	bool			 closing;	/* close once out is written */
 	bool			 dispatching;
 	bool			 nscd_done;	/* its one nscd request is in */
+	bool			 streaming;	/* a stream's: loses frames, never slow */
+	struct event		*batch;		/* a stream's: writes what queued */
 };
 
 struct server {
@@ -92,6 +94,9 @@ conn_close(struct conn *c)
 	event_free(c->rev);
 	event_free(c->wev);
 	event_free(c->resume);
+	if (c->batch)
+		event_free(c->batch);
+	c->batch = NULL;
 	close(c->fd);
 	c->fd = -1;
 	c->dead = true;
@@ -159,7 +164,7 @@ conn_flush(struct conn *c)
 	}
 	/* The timeout restarts only when the client takes something. */
 	if (progress || !event_pending(c->wev, EV_WRITE, NULL))
-		event_add(c->wev, &slow);
+		event_add(c->wev, c->streaming ? NULL : &slow);
 	return 0;
 }
 
@@ -324,42 +329,122 @@ server_req_fd(const struct server_req *req)
 	return req->conn->fd;
 }
 
-static void
-conn_queue_raw(struct conn *c, const void *frame, size_t len)
+/* Appends frame to what goes out: 0, or -1 when it cannot (no memory). */
+static int
+conn_append(struct conn *c, const void *frame, size_t len)
 {
 	size_t		 need = c->out_len + len, cap;
 	uint8_t		*p;
 
+	if (need > c->out_cap) {
+		cap = c->out_cap ? c->out_cap : 4096;
+		while (cap < need)
+			cap *= 2;
+		if ((p = realloc(c->out, cap)) == NULL)
+			return -1;
+		c->out = p;
+		c->out_cap = cap;
+	}
+	memcpy(c->out + c->out_len, frame, len);
+	c->out_len += len;
+	return 0;
+}
+
+static void
+conn_queue_raw(struct conn *c, const void *frame, size_t len)
+{
 	if (len == 0) {			/* nothing to say: just close, if closing */
 		if (!c->dispatching)
 			conn_flush(c);
 		return;
 	}
 
-	if (need > SERVER_OUT_MAX) {
+	if (c->out_len + len > SERVER_OUT_MAX) {
 		if (c->dispatching)
 			c->closing = true;	/* conn_process drops it */
 		else
 			conn_drop(c, "too much output queued");
 		return;
 	}
-	if (need > c->out_cap) {
-		cap = c->out_cap ? c->out_cap : 4096;
-		while (cap < need)
-			cap *= 2;
-		if ((p = realloc(c->out, cap)) == NULL) {
-			c->closing = true;
-			return;
-		}
-		c->out = p;
-		c->out_cap = cap;
+	if (conn_append(c, frame, len) < 0) {
+		c->closing = true;
+		return;
 	}
-	memcpy(c->out + c->out_len, frame, len);
-	c->out_len += len;
 	if (!c->dispatching)
 		conn_flush(c);
 }
 
+/* --- streams ------------------------------------------------------------- */
+
+static void
+batch_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+
+	if (!c->dispatching)
+		conn_flush(c);
+}
+
+struct server_stream *
+server_stream(struct server_req *req)
+{
+	struct conn		*c = req->conn;
+	struct server_hold	*h;
+
+	if (c->batch == NULL &&
+	    (c->batch = evtimer_new(c->srv->base, batch_cb, c)) == NULL)
+		return NULL;
+	if ((h = server_hold(req)) == NULL)
+		return NULL;
+	c->streaming = true;
+	return (struct server_stream *)h;
+}
+
+int
+server_stream_send(struct server_stream *s, const void *frame, size_t len,
+    size_t limit)
+{
+	static const struct timeval batch = { 0, SERVER_STREAM_MS * 1000 };
+	struct conn *c = ((struct server_hold *)s)->conn;
+
+	if (c->dead || c->closing)
+		return -EPIPE;
+	if (c->out_len - c->out_off > limit || conn_append(c, frame, len) < 0)
+		return -ENOBUFS;
+	/*
+	 * Written in batches, every SERVER_STREAM_MS or each 64 KiB: a
+	 * stream costs the requests it follows a copy, not a system call and
+	 * a wakeup of its reader each.
+	 */
+	if (c->out_len - c->out_off >= SERVER_STREAM_BATCH)
+		event_active(c->batch, EV_TIMEOUT, 0);
+	else if (!evtimer_pending(c->batch, NULL))
+		evtimer_add(c->batch, &batch);
+	return 0;
+}
+
+size_t
+server_stream_queued(const struct server_stream *s)
+{
+	const struct conn *c = ((const struct server_hold *)s)->conn;
+
+	return c->dead ? 0 : c->out_len - c->out_off;
+}
+
+bool
+server_stream_alive(const struct server_stream *s)
+{
+	return server_hold_alive((const struct server_hold *)s);
+}
+
+void
+server_stream_end(struct server_stream *s)
+{
+	struct conn *c = hold_end((struct server_hold *)s);
+
+	if (c != NULL)
+		conn_close(c);
+}
 
 static void
 reply_error(struct server_req *req, uint16_t status, const char *msg)
@@ -564,6 +649,10 @@ conn_read_cb(evutil_socket_t fd, short what, void *arg)
 		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
 			return;
 		conn_drop(c, strerror(errno));
+		return;
+	}
+	if (n == 0 && c->streaming) {
+		conn_close(c);		/* its stream ends at the next frame */
 		return;
 	}
 	if (n == 0) {

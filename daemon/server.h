@@ -21,6 +21,8 @@ struct stats;
 #define SERVER_OUT_MAX		(4 * 1024 * 1024) /* drop above this */
 #define SERVER_IDLE_SEC		60		/* idle_timeout's default */
 #define SERVER_WRITE_SEC	10		/* a reader this slow is dropped */
+#define SERVER_STREAM_MS	20		/* a stream's frames wait at most this */
+#define SERVER_STREAM_BATCH	(64 * 1024)	/* or until this many bytes queue */
 
 /* One request, as handed to the dispatcher.  Body borrowed until it returns. */
 struct server_req {
@@ -118,5 +120,26 @@ void	 server_hold_reply_raw(struct server_hold *, const void *bytes, size_t len)
 uint32_t server_hold_id(const struct server_hold *);
 uint8_t	 server_hold_type(const struct server_hold *);
 bool	 server_hold_alive(const struct server_hold *);
+
+/*
+ * A stream of frames on the request's connection, for as long as it
+ * lasts (the monitor).  It holds the connection as a hold does, but a
+ * client that does not read is never dropped for it: frames past the
+ * limit are refused, and the stream's owner counts them lost.  NULL is
+ * out of memory.
+ */
+struct server_stream;
+struct server_stream *server_stream(struct server_req *);
+/*
+ * Queues frame (copied) unless more than limit bytes wait already:
+ * 0, -ENOBUFS (not queued), or -EPIPE (the client has gone: end it).
+ */
+int	 server_stream_send(struct server_stream *, const void *frame, size_t len,
+	    size_t limit);
+bool	 server_stream_alive(const struct server_stream *);
+/* Bytes queued to it, not yet taken by its client. */
+size_t	 server_stream_queued(const struct server_stream *);
+/* Frees the stream and closes its connection. */
+void	 server_stream_end(struct server_stream *);
 
 #endif

@@ -35,6 +35,8 @@ enum proto_type {
 	PROTO_RESET_STATISTICS	= 8,	/* admin */
 	PROTO_RELOAD		= 9,	/* admin */
 	PROTO_SHOW_CACHE	= 10,
+	PROTO_MONITOR		= 11,	/* admin: every lookup, as answered (event.h) */
+	PROTO_METRICS		= 12,	/* Prometheus' text, paged (event.h) */
 };
 #define PROTO_REPLY		0x80
 

@@ -123,6 +123,20 @@ nc.lookup('localhost', { all: true }, (err, all) => {
 	$ctl show-cache
 	say namecachectl statistics
 	$ctl statistics
+	if [ "$(id -u)" = 0 ]; then
+		say "namecachectl monitor   # every lookup, live (here for three of them; Ctrl-C ends it)"
+		$ctl monitor &
+		mon=$!
+		sleep 0.3
+		$ctl query -4 www.demo.example >/dev/null || true
+		getent -s namecache ahosts localhost >/dev/null || true
+		$ctl query no-such-name.demo.example >/dev/null 2>&1 || true
+		sleep 0.1
+		kill -TERM "$mon" 2>/dev/null || true	# a background job ignores SIGINT
+		wait "$mon" 2>/dev/null || true
+	fi
+	say "namecachectl metrics | grep -E '^namecache_lookups_total.*socket'   # Prometheus' text, as metrics_listen serves it"
+	$ctl metrics | grep -E '^namecache_lookups_total.*socket' || true
 	[ "$(id -u)" = 0 ] && nscd_demo
 	printf '\nnamecached keeps running: edit /etc/hosts and query again, or press Ctrl-C.\n'
 	printf 'In another shell:  %s query NAME\n' "$ctl"

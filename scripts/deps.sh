@@ -40,7 +40,8 @@ apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends \
 # Node.js with its headers, for the addon (client-lib/node): a nodejs that
 # ships node_api.h (as nodesource's does) is used as it is; otherwise
 # Debian's nodejs and libnode-dev (node_api.h; uv.h from libuv1-dev).
-# The DNS listener's peers and clients (tests/dnslisten, bench/): their
+# The DNS listener's peers and clients (tests/dnslisten, bench/), and
+# prometheus for promtool (tests/metrics: `promtool check metrics`): their
 # services are never started, here or by the packages' own scripts.
 policy=/usr/sbin/policy-rc.d
 policy_saved=
@@ -48,8 +49,13 @@ if [ -e "$policy" ]; then policy_saved=$(mktemp); cp -p "$policy" "$policy_saved
 printf '#!/bin/sh\nexit 101\n' > "$policy"
 chmod 755 "$policy"
 apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends \
-	bind9-dnsutils knot-dnsutils dnsperf unbound dnsmasq-base musl-tools golang-go
+	bind9-dnsutils knot-dnsutils dnsperf unbound dnsmasq-base musl-tools golang-go \
+	prometheus
 if [ -n "$policy_saved" ]; then mv "$policy_saved" "$policy"; else rm -f "$policy"; fi
+if [ ! -x /usr/bin/promtool ]; then
+	echo "deps.sh: prometheus installed no /usr/bin/promtool" >&2
+	exit 1
+fi
 if ! { command -v node >/dev/null && [ -f /usr/include/node/node_api.h ]; }; then
 	apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends \
 		nodejs libnode-dev

@@ -429,6 +429,68 @@ int	namecache_invalidate(struct namecache *ctx, const char *name,
 int	namecache_reset_statistics(struct namecache *ctx, int timeout_ms);
 int	namecache_reload(struct namecache *ctx, int timeout_ms);
 
+/*
+ * The daemon's metrics, in Prometheus' text format (version 0.0.4), as
+ * GET /metrics gives them: *ret_text is NUL-terminated, *ret_len its
+ * length (ret_len may be NULL); caller frees with free().
+ */
+int	namecache_metrics(struct namecache *ctx, int timeout_ms, char **ret_text,
+	    size_t *ret_len);
+
+/*
+ * The monitor: every lookup the daemon answers, as it answers it (admin
+ * only: root or the daemon's admin_group).  It has a connection of its
+ * own.  Hits clients read from the shared segment or glibc's nscd maps
+ * never reach the daemon and are not shown (namecache_monitor_note).
+ */
+struct namecache_monitor;
+
+struct namecache_event {
+	int64_t		 time_us;	/* answered then: µs since the epoch */
+	uint32_t	 latency_us;	/* from the request to the reply */
+	uint64_t	 lost;		/* events this monitor lost before this one
+					   (it did not read fast enough) */
+	const char	*frontend;	/* "socket", "nscd", "dns"; "": a report
+					   of losses alone, the rest empty */
+	int		 pid;		/* the client's; -1: not known (dns) */
+	unsigned	 uid;
+	const char	*client;	/* dns: "ADDR:PORT" of the asker; else "" */
+	const char	*command;	/* the client's comm; "" if gone */
+	const char	*name;		/* the name, or the address, asked */
+	const char	*kind;		/* "AF_INET", "AF_INET6", "AF_UNSPEC",
+					   "PTR", or a DNS type: "A", "MX" */
+	const char	*source;	/* "files", "dns", a module's name, "none" */
+	const char	*cache;		/* "hit", "miss", "stale", "coalesced",
+					   "prefetch" */
+	const char	*result;	/* "found", "not found", "no data", "failure" */
+	const char	*status;	/* the daemon's status in words */
+	size_t		 naddresses;
+	const char *const *addresses;	/* the answer: addresses, or names of an
+					   address, or records ("MX 10 mx.example.") */
+};
+
+/*
+ * Connects and asks to monitor.  Returns 0 with *ret_monitor (close with
+ * namecache_monitor_close()), or an error: NAMECACHE_ERR_DENIED for a
+ * caller who is not admin, NAMECACHE_ERR_BUSY when too many monitor
+ * already; *ret_reason (when not NULL) gets the daemon's words, or NULL
+ * (caller frees).
+ */
+int	namecache_monitor_open(const char *socket_path, int timeout_ms,
+	    struct namecache_monitor **ret_monitor, char **ret_reason);
+/* What the monitor cannot show, in the daemon's words.  Borrowed. */
+const char *namecache_monitor_note(const struct namecache_monitor *mon);
+/* Its descriptor, to poll for POLLIN. */
+int	namecache_monitor_fd(const struct namecache_monitor *mon);
+/*
+ * The next event, waiting up to timeout_ms (-1: for ever): 1 with
+ * *ret_event (borrowed until the next call), 0 when none came in time, or
+ * an error (NAMECACHE_ERR_UNAVAILABLE: the daemon has gone).
+ */
+int	namecache_monitor_next(struct namecache_monitor *mon, int timeout_ms,
+	    const struct namecache_event **ret_event);
+void	namecache_monitor_close(struct namecache_monitor *mon);
+
 /* A name's validity as the daemon judges it: 0, or NAMECACHE_ERR_BADNAME
  * with a static reason in *ret_why when ret_why is not NULL. */
 int	namecache_check_name(const char *name, const char **ret_why);

@@ -6,13 +6,14 @@
  * (read as glibc's nscd request header too), a lookup by name or address,
  * an answer, a kv list, an error body, a whole frame dispatched on its
  * type as the daemon and client would, a query -t request or its records,
- * an invalidate request, a show-cache request or page, or a record type
- * mnemonic.  What decodes is encoded again and must decode to the same
+ * an invalidate request, a show-cache request or page, a record type
+ * mnemonic, a monitor's event, or a metrics request or page.  What decodes is encoded again and must decode to the same
  * thing.
  */
 #include <errno.h>
 #include <string.h>
 
+#include "event.h"
 #include "fuzz.h"
 #include "nscd.h"
 #include "proto.h"
@@ -390,6 +391,67 @@ do_frame(const uint8_t *p, size_t n)
 	}
 }
 
+static void
+one_word(void *arg, const char *s, size_t n)
+{
+	FUZZ_CHECK(n < 600 && (n == 0 || s != NULL));
+}
+
+/*
+ * A monitor's event: what decodes is encoded again to the same bytes, and
+ * its words and its answer body are read as the client reads them.
+ */
+static void
+do_event(const uint8_t *p, size_t n)
+{
+	struct proto_event	 ev;
+	struct proto_answer	 ans;
+	struct proto_records	 rs;
+	struct proto_wr		 w;
+	char			 t[16];
+
+	if (proto_event_decode(p, n, &ev) < 0)
+		return;
+	FUZZ_CHECK(ev.fe < PROTO_FE_COUNT && ev.cache < PROTO_CACHE_COUNT &&
+	    ev.question <= PROTO_Q_WIRE);
+	proto_wr_init(&w, frame, sizeof(frame));
+	proto_event_body(&w, &ev);
+	FUZZ_CHECK(w.err == 0 && w.off == n && memcmp(frame, p, n) == 0);
+	FUZZ_CHECK(proto_fe_str(ev.fe) != NULL && proto_cache_str(ev.cache) != NULL &&
+	    proto_result_str(ev.status) != NULL);
+	FUZZ_CHECK(strlen(proto_kind_str(ev.question, ev.family, ev.type, t,
+	    sizeof(t))) < sizeof(t));
+	/* The body is the daemon's answer, said in words as the client says it. */
+	if (ev.question == PROTO_Q_RR)
+		(void)proto_records_decode(ev.body, ev.body_len, &rs);
+	else
+		(void)proto_answer_decode(ev.body, ev.body_len, &ans);
+	FUZZ_CHECK(proto_answer_words(ev.question, ev.body, ev.body_len, 64, one_word,
+	    NULL) <= 64);
+}
+
+/* A metrics request, and a page of the text. */
+static void
+do_metrics(const uint8_t *p, size_t n)
+{
+	struct proto_metrics_page	 pg;
+	struct proto_wr			 w;
+	uint64_t			 serial, offset, s2, o2;
+	int				 r;
+
+	if (proto_metrics_decode(p, n, &serial, &offset) == 0) {
+		FUZZ_CHECK(n == 16);
+		proto_wr_init(&w, frame, sizeof(frame));
+		r = proto_metrics_encode(&w, 3, serial, offset);
+		FUZZ_CHECK(r == PROTO_HDR_LEN + 16);
+		FUZZ_CHECK(proto_metrics_decode(frame + PROTO_HDR_LEN, 16, &s2, &o2) == 0 &&
+		    s2 == serial && o2 == offset);
+	}
+	if (proto_metrics_page_decode(p, n, &pg) == 0)
+		FUZZ_CHECK(n >= 16 && pg.len == n - 16 && pg.text == p + 16 &&
+		    pg.total <= UINT32_MAX);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -398,7 +460,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size == 0)
 		return 0;
-	switch (data[0] % 12) {
+	switch (data[0] % 14) {
 	case 0:
 		do_hdr(p, n);
 		break;
@@ -434,6 +496,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 11:
 		do_rrtype(p, n);
+		break;
+	case 12:
+		do_event(p, n);
+		break;
+	case 13:
+		do_metrics(p, n);
 		break;
 	}
 	return 0;

@@ -416,7 +416,7 @@ def dnswire_seeds():
 
 (SEL_HDR, SEL_NAME, SEL_ADDR, SEL_ANSWER, SEL_KV, SEL_ERROR, SEL_FRAME,
  SEL_QUERY_RR, SEL_RECORDS, SEL_INVALIDATE, SEL_SHOW_CACHE,
- SEL_RRTYPE) = range(12)
+ SEL_RRTYPE, SEL_EVENT, SEL_METRICS) = range(14)
 P_LOOKUP_NAME, P_LOOKUP_ADDR, P_STATISTICS, P_STATUS = 1, 2, 3, 4
 P_QUERY_RR, P_FLUSH_CACHES, P_INVALIDATE, P_RESET_STATISTICS = 5, 6, 7, 8
 P_RELOAD, P_SHOW_CACHE = 9, 10
@@ -585,6 +585,30 @@ def proto_seeds():
                              (b'printer.local', 0x20000 | 0x300 | 6, 2, 1, 0,
                               b'mdns4_minimal')])
     s['rrtype-mx'] = bytes([SEL_RRTYPE]) + b'mx'
+    # The monitor's events (proto/event.h): fixed fields, command, source,
+    # name, then the reply's type and body.
+    def event(fe, cache, q, fam, qtype, status, name, body=b'', reply=0,
+              client=(0, 0, bytes(16)), addr=bytes(16), lost=0):
+        return (struct.pack('>QIQiIBBBBHHBH', 1796325359008037, 43, lost, 20243, 0, fe,
+                            cache, q, fam, qtype, status, client[0], client[1]) +
+                client[2] + addr + pstr(b'getent') + pstr(b'files') + pstr(name) +
+                bytes([reply]) + pstr(body))
+    s['event-lookup'] = bytes([SEL_EVENT]) + event(1, 0, 0, 0, 0, 0, b'web.test', ans,
+                                                   P_LOOKUP_NAME | REPLY)
+    s['event-addr'] = bytes([SEL_EVENT]) + event(1, 0, 1, 4, 0, 0, b'', ans,
+                                                 P_LOOKUP_ADDR | REPLY,
+                                                 addr=bytes([192, 0, 2, 10]) + bytes(12))
+    s['event-dns'] = bytes([SEL_EVENT]) + event(3, 1, 0, 0, 1, 1, b'nx.test',
+                                                client=(4, 5353, bytes([127, 0, 0, 1]) +
+                                                        bytes(12)))
+    s['event-rr'] = bytes([SEL_EVENT]) + event(1, 1, 2, 0, 15, 0, b'mx.test', recs,
+                                               P_QUERY_RR | REPLY)
+    s['event-lost'] = bytes([SEL_EVENT]) + event(0, 0, 0, 0, 0, 0, b'', lost=27402)
+    s['event-short'] = bytes([SEL_EVENT]) + event(1, 0, 0, 0, 0, 0, b'web.test')[:40]
+    s['event-bad-cache'] = bytes([SEL_EVENT]) + event(1, 9, 0, 0, 0, 0, b'web.test')
+    s['metrics-req'] = bytes([SEL_METRICS]) + struct.pack('>QQ', 0, 0)
+    s['metrics-page'] = bytes([SEL_METRICS]) + struct.pack('>QQ', 3, 30) + \
+        b'# TYPE namecache_x counter\nnamecache_x 1\n'
     s['rrtype-number'] = bytes([SEL_RRTYPE]) + b'TYPE65280'
     s['rrtype-zero'] = bytes([SEL_RRTYPE]) + b'type0'
     s['frame-query-rr'] = bytes([SEL_FRAME]) + frame(

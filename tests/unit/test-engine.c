@@ -56,6 +56,11 @@
  *                                 remaining TTL, the records' age, and
  *                                 whether answer and authority records
  *                                 came (a negative answer's SOA)
+ *   expect ID STATUS ... [cache=hit|miss|stale|coalesced|prefetch]
+ *                    [from=files|dns|module|none]
+ *                                 and the engine's observer was told once,
+ *                                 with how the cache took part and the
+ *                                 source that answered
  *   expect ID pending             no reply yet
  *   queries NAME TYPE N           upstream got N queries for (NAME, TYPE)
  *   writes N                      N records were written to the cache
@@ -147,6 +152,9 @@ struct pending {
 
 struct client {
 	int		 replies;
+	int		 observed;	/* the observer was told */
+	uint8_t		 cache;		/* enum lookup_cache, as it was told */
+	uint8_t		 from;		/* enum lookup_source */
 	bool		 released;
 	bool		 wire;		/* asked with LOOKUP_WIRE */
 	uint8_t		*frame;
@@ -635,6 +643,22 @@ fake_hold_release(void *hold)
 	free(h);
 }
 
+/* Who asked, as front ends say: the client's id is its pid. */
+static struct lookup_client who[MAXCLIENTS];
+
+static void
+observe(void *arg, const struct lookup_done *d)
+{
+	struct client *c;
+
+	if (d->client == NULL || d->client->pid < 0 || d->client->pid >= MAXCLIENTS)
+		die("a lookup observed without its client");
+	c = &W->client[d->client->pid];
+	c->observed++;
+	c->cache = d->cache;
+	c->from = d->source;
+}
+
 static const struct lookup_frontend fake_front = {
 	fake_hold, fake_reply, fake_hold_reply, fake_hold_release,
 };
@@ -751,11 +775,17 @@ start(void)
 		return;
 	W->lk = lookup_new(&env, &W->lim, W->prefetch);
 	assert_non_null(W->lk);
+	lookup_set_observer(W->lk, observe, NULL);
 	lookup_set_nss_ttls(W->lk, W->nss_ttl, W->nss_negative_ttl);
 	lookup_set_max_fetches(W->lk, W->max_fetches);
 	set_line(W->line);
 	W->started = true;
 }
+
+static const char *const cache_names[LOOKUP_CACHE_COUNT] = {
+	"hit", "miss", "stale", "coalesced", "prefetch",
+};
+static const char *const from_names[] = { "none", "files", "dns", "module" };
 
 static const char *const status_names[] = {
 	[PROTO_OK] = "ok", [PROTO_NOTFOUND] = "notfound", [PROTO_NODATA] = "nodata",
@@ -835,6 +865,13 @@ expect(char **tok, int n)
 	}
 	if (c->replies != 1)
 		die("client %ld: %d replies, not one", id, c->replies);
+	if (c->observed != 1)
+		die("client %ld: observed %d times, not once", id, c->observed);
+	if ((v = opt(tok, n, 3, "cache")) != NULL &&
+	    strcmp(v, cache_names[c->cache]) != 0)
+		die("client %ld: cache %s, not %s", id, cache_names[c->cache], v);
+	if ((v = opt(tok, n, 3, "from")) != NULL && strcmp(v, from_names[c->from]) != 0)
+		die("client %ld: answered from %s, not %s", id, from_names[c->from], v);
 	assert_int_equal(proto_hdr_decode(c->frame, c->len, &hdr), 0);
 	if (strcmp(status_name(hdr.status), want) != 0)
 		die("client %ld: status %s, not %s", id, status_name(hdr.status), want);
@@ -909,6 +946,9 @@ ask(long id, struct lookup_req *req, uint8_t type)
 	req->ctx = (void *)(uintptr_t)(id + 1);	/* never NULL */
 	req->type = type;
 	req->id = (uint32_t)id;
+	who[id].fe = LOOKUP_FE_SOCKET;
+	who[id].pid = (int32_t)id;
+	req->client = &who[id];
 }
 
 static uint64_t

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/* proto/event.c - the monitor's events and the metrics' pages, as the socket carries them. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "event.h"
+
+void
+proto_event_body(struct proto_wr *w, const struct proto_event *ev)
+{
+	proto_put_u64(w, ev->time_us);
+	proto_put_u32(w, ev->usec);
+	proto_put_u64(w, ev->lost);
+	proto_put_u32(w, (uint32_t)ev->pid);
+	proto_put_u32(w, ev->uid);
+	proto_put_u8(w, ev->fe);
+	proto_put_u8(w, ev->cache);
+	proto_put_u8(w, ev->question);
+	proto_put_u8(w, ev->family);
+	proto_put_u16(w, ev->type);
+	proto_put_u16(w, ev->status);
+	proto_put_u8(w, ev->client_family);
+	proto_put_u16(w, ev->client_port);
+	proto_put_bytes(w, ev->client_addr, 16);
+	proto_put_bytes(w, ev->addr, 16);
+	proto_put_str(w, ev->command, ev->command_len);
+	proto_put_str(w, ev->source, ev->source_len);
+	proto_put_str(w, ev->name, ev->name_len);
+	proto_put_u8(w, ev->reply_type);
+	proto_put_u16(w, ev->body_len > UINT16_MAX ? 0 : (uint16_t)ev->body_len);
+	proto_put_bytes(w, ev->body, ev->body_len > UINT16_MAX ? 0 : ev->body_len);
+}
+
+int
+proto_event_decode(const void *body, size_t len, struct proto_event *ret)
+{
+	struct proto_rd	 rd;
+	const uint8_t	*p;
+
+	memset(ret, 0, sizeof(*ret));
+	proto_rd_init(&rd, body, len);
+	ret->time_us = proto_get_u64(&rd);
+	ret->usec = proto_get_u32(&rd);
+	ret->lost = proto_get_u64(&rd);
+	ret->pid = (int32_t)proto_get_u32(&rd);
+	ret->uid = proto_get_u32(&rd);
+	ret->fe = proto_get_u8(&rd);
+	ret->cache = proto_get_u8(&rd);
+	ret->question = proto_get_u8(&rd);
+	ret->family = proto_get_u8(&rd);
+	ret->type = proto_get_u16(&rd);
+	ret->status = proto_get_u16(&rd);
+	ret->client_family = proto_get_u8(&rd);
+	ret->client_port = proto_get_u16(&rd);
+	if ((p = proto_get_bytes(&rd, 16)) != NULL)
+		memcpy(ret->client_addr, p, 16);
+	if ((p = proto_get_bytes(&rd, 16)) != NULL)
+		memcpy(ret->addr, p, 16);
+	ret->command = proto_get_str(&rd, &ret->command_len);
+	ret->source = proto_get_str(&rd, &ret->source_len);
+	ret->name = proto_get_str(&rd, &ret->name_len);
+	ret->reply_type = proto_get_u8(&rd);
+	ret->body_len = proto_get_u16(&rd);
+	ret->body = proto_get_bytes(&rd, ret->body_len);
+	if (rd.err || rd.off != len || ret->fe >= PROTO_FE_COUNT ||
+	    ret->cache >= PROTO_CACHE_COUNT || ret->question > PROTO_Q_WIRE)
+		return -EBADMSG;
+	return 0;
+}
+
+static const char *const fe_words[PROTO_FE_COUNT] = { "", "socket", "nscd", "dns" };
+static const char *const cache_words[PROTO_CACHE_COUNT] = {
+	"hit", "miss", "stale", "coalesced", "prefetch",
+};
+
+const char *
+proto_fe_str(int fe)
+{
+	return fe >= 0 && fe < PROTO_FE_COUNT ? fe_words[fe] : "";
+}
+
+const char *
+proto_cache_str(int cache)
+{
+	return cache >= 0 && cache < PROTO_CACHE_COUNT ? cache_words[cache] : "";
+}
+
+const char *
+proto_result_str(int status)
+{
+	switch (status) {
+	case PROTO_OK:			return "found";
+	case PROTO_NOTFOUND:
+	case PROTO_NOTFOUND_TRYAGAIN:	return "not found";
+	case PROTO_NODATA:		return "no data";
+	default:			return "failure";
+	}
+}
+
+const char *
+proto_kind_str(int question, int family, uint16_t type, char *buf, size_t len)
+{
+	if (type != 0)
+		return proto_rrtype_str(type, buf, len);
+	if (question == PROTO_Q_ADDR)
+		return "PTR";
+	return family == PROTO_AF_INET ? "AF_INET" : family == PROTO_AF_INET6 ?
+	    "AF_INET6" : "AF_UNSPEC";
+}
+
+unsigned
+proto_answer_words(int question, const uint8_t *body, size_t len, unsigned max,
+    void (*fn)(void *arg, const char *s, size_t n), void *arg)
+{
+	struct proto_answer	 ans;
+	char			 buf[600], t[16];
+	size_t			 cur = 0, n;
+	const uint8_t		*a;
+	const char		*s;
+	uint8_t			 fam;
+	unsigned		 count = 0;
+
+	if (len == 0 || question == PROTO_Q_WIRE)
+		return 0;
+	if (question == PROTO_Q_RR) {
+		struct proto_records	rs;
+		struct proto_record	r;
+
+		if (proto_records_decode(body, len, &rs) < 0)
+			return 0;
+		for (; count < max && proto_records_next(&rs, &cur, &r) == 1; count++) {
+			n = (size_t)snprintf(buf, sizeof(buf), "%s %.*s",
+			    proto_rrtype_str(r.type, t, sizeof(t)),
+			    (int)(r.rdata_len > 512 ? 512 : r.rdata_len), r.rdata);
+			fn(arg, buf, n < sizeof(buf) ? n : sizeof(buf) - 1);
+		}
+		return count;
+	}
+	if (proto_answer_decode(body, len, &ans) < 0)
+		return 0;
+	if (question == PROTO_Q_ADDR) {
+		fn(arg, ans.canon, ans.canon_len);
+		for (count = 1; count < max && proto_answer_next_alias(&ans, &cur, &s, &n);
+		    count++)
+			fn(arg, s, n);
+		return count;
+	}
+	for (; count < max && proto_answer_next_addr(&ans, &cur, &fam, &a); count++) {
+		if (inet_ntop(fam == PROTO_AF_INET ? AF_INET : AF_INET6, a, buf,
+		    INET6_ADDRSTRLEN) == NULL)
+			buf[0] = '\0';
+		n = strlen(buf);
+		if (fam == PROTO_AF_INET6_SCOPED && proto_answer_scope(fam, a) != 0)
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%%%u",
+			    proto_answer_scope(fam, a));
+		fn(arg, buf, n);
+	}
+	return count;
+}
+
+int
+proto_metrics_encode(struct proto_wr *w, uint32_t id, uint64_t serial, uint64_t offset)
+{
+	proto_frame_begin(w, PROTO_METRICS, PROTO_OK, id);
+	proto_put_u64(w, serial);
+	proto_put_u64(w, offset);
+	return proto_frame_end(w);
+}
+
+int
+proto_metrics_decode(const void *body, size_t len, uint64_t *ret_serial,
+    uint64_t *ret_offset)
+{
+	struct proto_rd rd;
+
+	proto_rd_init(&rd, body, len);
+	*ret_serial = proto_get_u64(&rd);
+	*ret_offset = proto_get_u64(&rd);
+	return rd.err || rd.off != len ? -EBADMSG : 0;
+}
+
+int
+proto_metrics_page_decode(const void *body, size_t len, struct proto_metrics_page *ret)
+{
+	struct proto_rd rd;
+
+	proto_rd_init(&rd, body, len);
+	ret->serial = proto_get_u64(&rd);
+	ret->total = proto_get_u64(&rd);
+	if (rd.err || ret->total > UINT32_MAX)
+		return -EBADMSG;
+	ret->text = rd.p + rd.off;
+	ret->len = len - rd.off;
+	return 0;
+}
