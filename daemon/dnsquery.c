@@ -528,7 +528,7 @@ query_run(struct dlq *q)
 {
 	struct lookup_client	 who = { .fe = LOOKUP_FE_DNS, .pid = -1, .qtype = q->q.qtype };
 	struct lookup_req	 req = { &dl_front, q, PROTO_LOOKUP_NAME, 0, LOOKUP_ABSOLUTE,
-				    &who };
+				    &who, 0 };
 	struct proto_lookup_name qn;
 	struct proto_lookup_addr qa;
 	struct proto_query_rr	 qr;

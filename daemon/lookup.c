@@ -161,6 +161,7 @@ walk_observe(struct walk *wk, const struct stage *st)
 		d.cache = LOOKUP_HIT;
 	d.status = st->status;
 	d.usec = now > wk->t0 ? now - wk->t0 : 0;
+	d.end_us = now;
 	d.frame = reply_frame(lk->reply);
 	d.len = st->len;
 	lk->observe(lk->observe_arg, &d);
@@ -444,7 +445,7 @@ walk_new(struct walk *wk, struct lookup *lk, const struct lookup_req *req, int w
 		if (req->client)
 			wk->client = *req->client;
 		if (lk->observe)
-			wk->t0 = mono_us();
+			wk->t0 = req->at_us ? req->at_us : mono_us();
 	}
 	wk->to.type = req ? req->type : (what == REPLY_ADDR ? PROTO_LOOKUP_ADDR :
 	    PROTO_LOOKUP_NAME);

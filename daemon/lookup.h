@@ -72,6 +72,7 @@ struct lookup_req {
 	uint32_t	 id;		/* and its id */
 	unsigned	 flags;		/* LOOKUP_* */
 	const struct lookup_client *client;	/* NULL: not known */
+	uint64_t	 at_us;		/* asked then (µs, CLOCK_MONOTONIC); 0: now */
 };
 
 /* How the cache took part in a lookup's answer. */
@@ -109,6 +110,7 @@ struct lookup_done {
 	uint8_t		 cache;		/* enum lookup_cache */
 	uint16_t	 status;	/* PROTO_* of the reply */
 	uint64_t	 usec;		/* from the request to the reply */
+	uint64_t	 end_us;	/* the reply's time: µs, CLOCK_MONOTONIC */
 	const void	*frame;		/* the reply frame */
 	size_t		 len;
 };

@@ -54,6 +54,7 @@ struct monitor {
 	struct watcher		 w[MONITOR_MAX];
 	unsigned		 n;
 	bool			 log_queries;
+	int64_t			 wall_us;	/* CLOCK_REALTIME less CLOCK_MONOTONIC */
 	struct monitor_stats	 st;
 	struct comm_slot	 comms[COMM_SLOTS];
 	uint8_t			 frame[PROTO_FRAME_MAX];
@@ -80,21 +81,11 @@ monitor_source_str(const struct monitor *m, const struct lookup_done *d)
 	}
 }
 
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* The command of pid, from /proc, remembered a little while: "" when gone. */
+/* The command of pid, from /proc, remembered a little while (now: ms): "" when gone. */
 static const char *
-comm_of(struct monitor *m, int32_t pid)
+comm_of(struct monitor *m, int32_t pid, int64_t now)
 {
 	struct comm_slot	*s = &m->comms[(uint32_t)pid % COMM_SLOTS];
-	int64_t			 now = now_ms();
 	char			 path[32];
 	ssize_t			 n = -1;
 	int			 fd;
@@ -225,13 +216,23 @@ send_all(struct monitor *m, const struct proto_event *ev)
 	}
 }
 
-static uint64_t
-realtime_us(void)
+static int64_t
+clock_us(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/*
+ * Events are stamped with the engine's monotonic time of the reply, made
+ * wall-clock time by an offset taken once a second: no clock read more.
+ */
+static void
+wall_sync(struct monitor *m)
+{
+	m->wall_us = clock_us(CLOCK_REALTIME) - clock_us(CLOCK_MONOTONIC);
 }
 
 /* The event as the monitors get it: copies, no words (the client says them). */
@@ -248,7 +249,7 @@ send_lookup(struct monitor *m, const struct lookup_done *d)
 		return;
 	}
 	memset(&ev, 0, sizeof(ev));
-	ev.time_us = realtime_us();
+	ev.time_us = (uint64_t)((int64_t)d->end_us + m->wall_us);
 	ev.usec = d->usec > UINT32_MAX ? UINT32_MAX : (uint32_t)d->usec;
 	ev.pid = c && c->fe != LOOKUP_FE_DNS ? c->pid : -1;
 	ev.uid = c && c->fe != LOOKUP_FE_DNS ? c->uid : 0;
@@ -269,7 +270,7 @@ send_lookup(struct monitor *m, const struct lookup_done *d)
 		ev.name = d->name;
 		ev.name_len = strlen(d->name);
 	}
-	ev.command = comm_of(m, ev.pid);
+	ev.command = comm_of(m, ev.pid, (int64_t)(d->end_us / 1000));
 	ev.command_len = strlen(ev.command);
 	ev.source = monitor_source_str(m, d);
 	ev.source_len = strlen(ev.source);
@@ -296,7 +297,8 @@ log_line(struct monitor *m, const struct lookup_done *d)
 		proto_answer_words(question_of(d), (const uint8_t *)d->frame + PROTO_HDR_LEN,
 		    d->len - PROTO_HDR_LEN, LOG_ANSWERS_MAX, add_word, &w);
 	if (c && c->fe != LOOKUP_FE_DNS)
-		snprintf(who, sizeof(who), "pid %d (%s)", (int)c->pid, comm_of(m, c->pid));
+		snprintf(who, sizeof(who), "pid %d (%s)", (int)c->pid, comm_of(m, c->pid,
+		    (int64_t)(d->end_us / 1000)));
 	else {
 		client_str(c, client, sizeof(client));
 		snprintf(who, sizeof(who), "%s", client[0] ? client : "-");
@@ -327,13 +329,14 @@ monitor_tick(struct monitor *m)
 	struct proto_event	ev;
 	bool			lost = false;
 
+	wall_sync(m);
 	for (unsigned i = 0; i < m->n; i++)
 		lost |= m->w[i].lost > 0 || !server_stream_alive(m->w[i].stream);
 	if (!lost)
 		return;
 	/* A report of losses alone, and the gone are let go. */
 	memset(&ev, 0, sizeof(ev));
-	ev.time_us = realtime_us();
+	ev.time_us = (uint64_t)clock_us(CLOCK_REALTIME);
 	ev.pid = -1;
 	send_all(m, &ev);
 }
@@ -381,6 +384,7 @@ monitor_new(const struct nsspool *nss)
 	if (m == NULL)
 		return NULL;
 	m->nss = nss;
+	wall_sync(m);
 	return m;
 }
 

@@ -48,6 +48,7 @@ seams_server_req(struct lookup_req *ret, struct lookup_client *who,
 	ret->type = req->hdr.type;
 	ret->id = req->hdr.id;
 	ret->flags = 0;
+	ret->at_us = req->at_us;
 	memset(who, 0, sizeof(*who));
 	who->fe = fe;
 	who->pid = req->cred.pid;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -51,6 +52,7 @@ struct conn {
 	bool			 dispatching;
 	bool			 nscd_done;	/* its one nscd request is in */
 	bool			 streaming;	/* a stream's: loses frames, never slow */
+	uint64_t		 read_us;	/* the last read: its frames came then */
 	struct event		*batch;		/* a stream's: writes what queued */
 };
 
@@ -583,6 +585,7 @@ conn_process(struct conn *c)
 		}
 		req.conn = c;
 		req.cred = c->cred;
+		req.at_us = c->read_us;
 		req.body = c->in + c->in_off + PROTO_HDR_LEN;
 		req.body_len = req.hdr.len - PROTO_HDR_LEN;
 		c->in_off += req.hdr.len;
@@ -628,6 +631,7 @@ static void
 conn_read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn	*c = arg;
+	struct timespec	 ts;
 	ssize_t		 n;
 
 	if (what & EV_TIMEOUT) {
@@ -660,6 +664,9 @@ conn_read_cb(evutil_socket_t fd, short what, void *arg)
 		conn_read_on(c, false);
 	}
 	c->in_len += (size_t)n;
+	/* One clock read for every frame of the read: their lookups' start. */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	c->read_us = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 	conn_process(c);
 }
 

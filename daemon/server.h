@@ -31,6 +31,7 @@ struct server_req {
 	const uint8_t		*body;
 	size_t			 body_len;
 	struct ucred		 cred;		/* SO_PEERCRED of the client */
+	uint64_t		 at_us;		/* read then: µs, CLOCK_MONOTONIC */
 };
 
 typedef void server_dispatch_fn(void *arg, struct server_req *req);

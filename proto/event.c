@@ -7,24 +7,55 @@
 
 #include "event.h"
 
+static uint8_t *
+st16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+	return p + 2;
+}
+
+static uint8_t *
+st32(uint8_t *p, uint32_t v)
+{
+	return st16(st16(p, (uint16_t)(v >> 16)), (uint16_t)v);
+}
+
+static uint8_t *
+st64(uint8_t *p, uint64_t v)
+{
+	return st32(st32(p, (uint32_t)(v >> 32)), (uint32_t)v);
+}
+
+/*
+ * The fixed part is stored in one go: an event is built for every lookup
+ * while a monitor watches, so it costs stores, not a call per field.
+ */
 void
 proto_event_body(struct proto_wr *w, const struct proto_event *ev)
 {
-	proto_put_u64(w, ev->time_us);
-	proto_put_u32(w, ev->usec);
-	proto_put_u64(w, ev->lost);
-	proto_put_u32(w, (uint32_t)ev->pid);
-	proto_put_u32(w, ev->uid);
-	proto_put_u8(w, ev->fe);
-	proto_put_u8(w, ev->cache);
-	proto_put_u8(w, ev->question);
-	proto_put_u8(w, ev->family);
-	proto_put_u16(w, ev->type);
-	proto_put_u16(w, ev->status);
-	proto_put_u8(w, ev->client_family);
-	proto_put_u16(w, ev->client_port);
-	proto_put_bytes(w, ev->client_addr, 16);
-	proto_put_bytes(w, ev->addr, 16);
+	uint8_t fixed[PROTO_EVENT_FIXED], *p = fixed;
+
+	p = st64(p, ev->time_us);
+	p = st32(p, ev->usec);
+	p = st64(p, ev->lost);
+	p = st32(p, (uint32_t)ev->pid);
+	p = st32(p, ev->uid);
+	*p++ = ev->fe;
+	*p++ = ev->cache;
+	*p++ = ev->question;
+	*p++ = ev->family;
+	p = st16(p, ev->type);
+	p = st16(p, ev->status);
+	*p++ = ev->client_family;
+	p = st16(p, ev->client_port);
+	memcpy(p, ev->client_addr, 16);
+	memcpy(p + 16, ev->addr, 16);
+	if (p + 32 != fixed + sizeof(fixed)) {	/* PROTO_EVENT_FIXED is wrong */
+		w->err = -EINVAL;
+		return;
+	}
+	proto_put_bytes(w, fixed, sizeof(fixed));
 	proto_put_str(w, ev->command, ev->command_len);
 	proto_put_str(w, ev->source, ev->source_len);
 	proto_put_str(w, ev->name, ev->name_len);

@@ -80,6 +80,8 @@ struct proto_event {
 };
 /* Where lost sits in an event's body: patched per monitor. */
 #define PROTO_EVENT_LOST_OFF	12
+/* The bytes before command: time to the address asked. */
+#define PROTO_EVENT_FIXED	71
 
 /* Writes the body.  w->err says. */
 void	proto_event_body(struct proto_wr *, const struct proto_event *);
