@@ -48,25 +48,84 @@ struct metrics {
 	uint64_t		 serial;
 };
 
-/* Statistics that are levels, not counts: gauges. */
+/*
+ * Statistics that are levels, not counts: gauges.  These by name, and any
+ * whose name ends as a level's does (sizes, entries, what is in flight,
+ * the longest or last of something, a TTL).
+ */
 static const char *const gauges[] = {
-	"clients", "cache_entries", "cache_memory_bytes", "upstream_in_flight",
-	"cache_store_file", "cache_store_bytes", "cache_store_written_bytes",
-	"cache_store_live_bytes", "cache_store_budget_bytes", "cache_store_slots",
-	"cache_adopted", "cache_adopted_stale", "cache_adopt_expired",
-	"cache_adopt_mismatched", "cache_adopt_dropped", "cache_adopt_usec",
-	"nss_workers", "nss_workers_busy", "nss_workers_stuck", "nss_calls_queued",
-	"nss_calls_pending", "shared_used_bytes", "shared_reset_max_usec",
-	"shared_reset_last_usec", "heap_trim_max_usec", "nscd_clients",
-	"dns_pending", "dns_tcp_connections", "monitors",
+	"clients", "monitors", "upstream_in_flight", "nss_workers", "nss_workers_busy",
+	"nss_workers_stuck", "nss_calls_queued", "nss_calls_pending",
+	"cache_store_file", "cache_store_slots", "cache_adopted", "cache_adopted_stale",
+	"cache_adopt_expired", "cache_adopt_mismatched", "cache_adopt_dropped",
+	"cache_adopt_usec", "nscd_netlink_counter",
 };
+static const char *const gauge_ends[] = {
+	"_entries", "_bytes", "_inflight", "_pending", "_clients", "_connections",
+	"_buckets", "_max_usec", "_last_usec", "_ttl",
+};
+
+/* What the main counters count; the others say their statistics key. */
+static const struct { const char *key, *help; } helps[] = {
+	{ "requests", "Requests read on namecache's socket" },
+	{ "lookups_name", "Lookups of a name on namecache's socket" },
+	{ "lookups_addr", "Lookups of an address on namecache's socket" },
+	{ "lookups_rr", "Lookups of records of a type (query -t)" },
+	{ "bad_requests", "Requests refused as malformed" },
+	{ "connections", "Client connections accepted" },
+	{ "connections_rejected", "Client connections closed at once: max_clients" },
+	{ "connections_dropped", "Client connections dropped: not reading, or over a limit" },
+	{ "hosts_answers", "Answers the hosts file gave" },
+	{ "dns_answers", "Answers upstream DNS gave" },
+	{ "cache_answers", "Answers the cache gave" },
+	{ "nss_answers", "Answers an NSS module gave" },
+	{ "stale_served", "Expired answers served while upstream failed (serve_stale)" },
+	{ "not_found", "Lookups answered not found or no data" },
+	{ "errors", "Lookups answered with a failure" },
+	{ "coalesced", "Upstream queries saved by joining a fetch in flight" },
+	{ "prefetches", "Answers refreshed before they expired" },
+	{ "busy", "Lookups refused: too many upstream fetches or module calls in flight" },
+	{ "upstream_queries", "Queries sent upstream" },
+	{ "upstream_replies", "Replies from upstream" },
+	{ "upstream_timeouts", "Upstream queries no server answered in time" },
+	{ "upstream_failures", "Upstream queries the servers failed (SERVFAIL, REFUSED, bad replies)" },
+	{ "upstream_in_flight", "Upstream resolutions in flight" },
+	{ "cache_entries", "Answers in the cache" },
+	{ "cache_memory_bytes", "Memory the cache's answers take" },
+	{ "cache_hits", "Cache lookups that found an answer" },
+	{ "cache_misses", "Cache lookups that found none" },
+	{ "cache_evictions", "Answers evicted to make room" },
+	{ "clients", "Client connections open" },
+	{ "shared_used_bytes", "Bytes of answers in the shared segment" },
+	{ "shared_published", "Answers published in the shared segment" },
+	{ "monitors", "Monitors attached (namecachectl monitor)" },
+	{ "monitor_events", "Events queued to monitors" },
+	{ "monitor_lost", "Events monitors lost: they did not read in time" },
+	{ "queries_logged", "Lookups written to the query log (log_queries)" },
+};
+
+static const char *
+help_of(const char *key)
+{
+	for (size_t i = 0; i < sizeof(helps) / sizeof(helps[0]); i++)
+		if (strcmp(key, helps[i].key) == 0)
+			return helps[i].help;
+	return NULL;
+}
 
 static bool
 is_gauge(const char *key)
 {
-	for (size_t i = 0; i < sizeof(gauges) / sizeof(gauges[0]); i++)
+	size_t i, n = strlen(key), e;
+
+	for (i = 0; i < sizeof(gauges) / sizeof(gauges[0]); i++)
 		if (strcmp(key, gauges[i]) == 0)
 			return true;
+	for (i = 0; i < sizeof(gauge_ends) / sizeof(gauge_ends[0]); i++) {
+		e = strlen(gauge_ends[i]);
+		if (n > e && strcmp(key + n - e, gauge_ends[i]) == 0)
+			return true;
+	}
 	return false;
 }
 
@@ -231,7 +290,7 @@ statistics(struct out *o, struct daemon *d)
 	struct proto_kv_rd	 kr;
 	struct proto_kv		 kv;
 	char			 key[PROTO_KEY_MAX + 1], name[PROTO_KEY_MAX + 32];
-	char			 help[PROTO_KEY_MAX + 64];
+	char			 help[PROTO_KEY_MAX + 128];
 	size_t			 n;
 
 	proto_wr_init(&w, buf, sizeof(buf));
@@ -259,8 +318,11 @@ statistics(struct out *o, struct daemon *d)
 			strcpy(name + n - 5, "_seconds");
 		if (!gauge)
 			strcat(name, "_total");
-		snprintf(help, sizeof(help), "%s of namecachectl statistics%s", key,
-		    usec ? ", in seconds" : "");
+		if (help_of(key))
+			snprintf(help, sizeof(help), "%s (statistics: %s)", help_of(key), key);
+		else
+			snprintf(help, sizeof(help), "namecachectl statistics: %s%s", key,
+			    usec ? ", in seconds" : "");
 		if (!family(o, name, gauge ? "gauge" : "counter", help))
 			continue;
 		if (usec)
@@ -270,85 +332,117 @@ statistics(struct out *o, struct daemon *d)
 	}
 }
 
-static void
-module_family(void *arg, const struct nsspool_module_stats *ms)
+/*
+ * A family's samples must follow one another, so the modules' and the
+ * servers' numbers are taken first, then said family by family.
+ */
+#define SERIES_MAX	(NSSPOOL_MODULES_MAX + RESOLVER_SERVERS_MAX)
+
+struct series {
+	char		lab[128];	/* module="files", server="127.0.0.1:53" */
+	uint64_t	n[6];
+	struct histo	h;
+};
+
+struct taken {
+	struct series	s[SERIES_MAX];
+	unsigned	n;
+};
+
+static struct series *
+take(struct taken *t, const char *key, const char *value)
 {
-	struct out	*o = arg;
-	char		 l[96], lab[128];
-
-	label(ms->name, l, sizeof(l));
-	snprintf(lab, sizeof(lab), "module=\"%s\"", l);
-	add(o, "namecache_nss_module_calls_total{%s} %llu\n", lab,
-	    (unsigned long long)ms->calls);
-}
-
-static void
-module_results(void *arg, const struct nsspool_module_stats *ms)
-{
-	struct out	*o = arg;
-	char		 l[96];
-	const char	*st[4] = { "success", "notfound", "unavail", "tryagain" };
-	uint64_t	 v[4] = { ms->found, ms->notfound, ms->unavail, ms->tryagain };
-
-	label(ms->name, l, sizeof(l));
-	for (unsigned i = 0; i < 4; i++)
-		add(o, "namecache_nss_module_results_total{module=\"%s\",status=\"%s\"} "
-		    "%llu\n", l, st[i], (unsigned long long)v[i]);
-}
-
-static void
-module_timeouts(void *arg, const struct nsspool_module_stats *ms)
-{
-	struct out	*o = arg;
+	struct series	*s;
 	char		 l[96];
 
-	label(ms->name, l, sizeof(l));
-	add(o, "namecache_nss_module_timeouts_total{module=\"%s\"} %llu\n", l,
-	    (unsigned long long)ms->timeouts);
+	if (t->n == SERIES_MAX)
+		return NULL;
+	s = &t->s[t->n++];
+	label(value, l, sizeof(l));
+	snprintf(s->lab, sizeof(s->lab), "%s=\"%s\"", key, l);
+	return s;
 }
 
 static void
-module_hist(void *arg, const struct nsspool_module_stats *ms)
+take_module(void *arg, const struct nsspool_module_stats *ms)
 {
-	struct out	*o = arg;
-	char		 l[96], lab[128];
+	struct series *s = take(arg, "module", ms->name);
 
-	label(ms->name, l, sizeof(l));
-	snprintf(lab, sizeof(lab), "module=\"%s\"", l);
-	histogram(o, "namecache_nss_module_call_duration_seconds", lab, ms->time);
+	if (s == NULL)
+		return;
+	s->n[0] = ms->calls;
+	s->n[1] = ms->timeouts;
+	s->n[2] = ms->found;
+	s->n[3] = ms->notfound;
+	s->n[4] = ms->unavail;
+	s->n[5] = ms->tryagain;
+	s->h = *ms->time;
 }
 
 static void
-server_queries(void *arg, const struct resolver_server_stats *ss)
+take_server(void *arg, const struct resolver_server_stats *ss)
 {
-	struct out	*o = arg;
-	char		 l[96];
+	struct series *s = take(arg, "server", ss->server);
 
-	label(ss->server, l, sizeof(l));
-	add(o, "namecache_upstream_server_queries_total{server=\"%s\"} %llu\n", l,
-	    (unsigned long long)ss->queries);
+	if (s == NULL)
+		return;
+	s->n[0] = ss->queries;
+	s->n[1] = ss->replies;
+	s->h = ss->rtt;
+}
+
+/* One family of counters: sample i of each series. */
+static void
+counters(struct out *o, const char *name, const char *help, const struct series *s,
+    unsigned n, unsigned i)
+{
+	family(o, name, "counter", help);
+	for (unsigned k = 0; k < n; k++)
+		add(o, "%s{%s} %llu\n", name, s[k].lab, (unsigned long long)s[k].n[i]);
 }
 
 static void
-server_replies(void *arg, const struct resolver_server_stats *ss)
+histograms(struct out *o, const char *name, const char *help, const struct series *s,
+    unsigned n)
 {
-	struct out	*o = arg;
-	char		 l[96];
-
-	label(ss->server, l, sizeof(l));
-	add(o, "namecache_upstream_server_replies_total{server=\"%s\"} %llu\n", l,
-	    (unsigned long long)ss->replies);
+	family(o, name, "histogram", help);
+	for (unsigned k = 0; k < n; k++)
+		histogram(o, name, s[k].lab, &s[k].h);
 }
 
 static void
-server_hist(void *arg, const struct resolver_server_stats *ss)
+modules(struct out *o, struct daemon *d, struct taken *t)
 {
-	struct out	*o = arg;
-	char		 l[96], lab[128];
+	static const char *const st[4] = { "success", "notfound", "unavail", "tryagain" };
+	const char *name = "namecache_nss_module_results_total";
 
-	label(ss->server, l, sizeof(l));
-	snprintf(lab, sizeof(lab), "server=\"%s\"", l);
-	histogram(o, "namecache_upstream_rtt_seconds", lab, &ss->rtt);
+	t->n = 0;
+	nsspool_foreach_module(d->nss, take_module, t);
+	counters(o, "namecache_nss_module_calls_total",
+	    "Calls to each NSS module on the worker threads", t->s, t->n, 0);
+	counters(o, "namecache_nss_module_timeouts_total",
+	    "Calls to each NSS module given up at nss_timeout", t->s, t->n, 1);
+	family(o, name, "counter", "What each NSS module's calls returned, by nss_status");
+	for (unsigned k = 0; k < t->n; k++)
+		for (unsigned i = 0; i < 4; i++)
+			add(o, "%s{%s,status=\"%s\"} %llu\n", name, t->s[k].lab, st[i],
+			    (unsigned long long)t->s[k].n[2 + i]);
+	histograms(o, "namecache_nss_module_call_duration_seconds",
+	    "Length of each NSS module call, on its worker thread", t->s, t->n);
+}
+
+static void
+servers(struct out *o, struct daemon *d, struct taken *t)
+{
+	t->n = 0;
+	resolver_foreach_server(d->resolver, take_server, t);
+	counters(o, "namecache_upstream_server_queries_total",
+	    "DNS queries sent to each upstream server, retransmissions included",
+	    t->s, t->n, 0);
+	counters(o, "namecache_upstream_server_replies_total",
+	    "Replies from each upstream server matched to a query sent", t->s, t->n, 1);
+	histograms(o, "namecache_upstream_rtt_seconds",
+	    "Round trip of each upstream server: a query sent to its reply", t->s, t->n);
 }
 
 static void
@@ -385,6 +479,7 @@ metrics_render(void *arg, struct evbuffer *b)
 	struct metrics	*mt = arg;
 	struct daemon	*d = mt->d;
 	struct out	*o = calloc(1, sizeof(*o));
+	struct taken	*t;
 	int		 err;
 
 	if (o == NULL)
@@ -395,27 +490,13 @@ metrics_render(void *arg, struct evbuffer *b)
 	add(o, "namecache_build_info{version=\"%s\"} 1\n", NAMECACHE_VERSION);
 	statistics(o, d);
 	lookups(o, mt);
-	family(o, "namecache_nss_module_calls_total", "counter",
-	    "Calls to each NSS module on the worker threads");
-	nsspool_foreach_module(d->nss, module_family, o);
-	family(o, "namecache_nss_module_results_total", "counter",
-	    "What each NSS module's calls returned, by nss_status");
-	nsspool_foreach_module(d->nss, module_results, o);
-	family(o, "namecache_nss_module_timeouts_total", "counter",
-	    "Calls to each NSS module given up at nss_timeout");
-	nsspool_foreach_module(d->nss, module_timeouts, o);
-	family(o, "namecache_nss_module_call_duration_seconds", "histogram",
-	    "Length of each NSS module call, on its worker thread");
-	nsspool_foreach_module(d->nss, module_hist, o);
-	family(o, "namecache_upstream_server_queries_total", "counter",
-	    "DNS queries sent to each upstream server, retransmissions included");
-	resolver_foreach_server(d->resolver, server_queries, o);
-	family(o, "namecache_upstream_server_replies_total", "counter",
-	    "Replies from each upstream server matched to a query sent");
-	resolver_foreach_server(d->resolver, server_replies, o);
-	family(o, "namecache_upstream_rtt_seconds", "histogram",
-	    "Round trip of each upstream server: a query sent to its reply");
-	resolver_foreach_server(d->resolver, server_hist, o);
+	if ((t = malloc(sizeof(*t))) == NULL) {
+		free(o);
+		return -ENOMEM;
+	}
+	modules(o, d, t);
+	servers(o, d, t);
+	free(t);
 	if (d->shm) {
 		family(o, "namecache_shared_size_bytes", "gauge",
 		    "Size of the shared segment clients read answers from");
