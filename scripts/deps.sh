@@ -48,10 +48,17 @@ policy_saved=
 if [ -e "$policy" ]; then policy_saved=$(mktemp); cp -p "$policy" "$policy_saved"; fi
 printf '#!/bin/sh\nexit 101\n' > "$policy"
 chmod 755 "$policy"
+had_prometheus=0
+dpkg-query -W -f '${Status}' prometheus 2>/dev/null | grep -q "ok installed" && had_prometheus=1
 apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends \
 	bind9-dnsutils knot-dnsutils dnsperf unbound dnsmasq-base musl-tools golang-go \
 	prometheus
 if [ -n "$policy_saved" ]; then mv "$policy_saved" "$policy"; else rm -f "$policy"; fi
+# Its postinst enables prometheus.service for the next boot: the tests want
+# promtool, not a server (unless this machine had one before).
+if [ "$had_prometheus" = 0 ]; then
+	rm -f /etc/systemd/system/multi-user.target.wants/prometheus.service
+fi
 if [ ! -x /usr/bin/promtool ]; then
 	echo "deps.sh: prometheus installed no /usr/bin/promtool" >&2
 	exit 1
