@@ -82,7 +82,7 @@ chown _apt "$debs" 2>/dev/null || true
 apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends \
 	systemd-container debootstrap
 tree=/var/cache/namecache-test/bookworm
-want="systemd,systemd-sysv,dbus,procps,libevent-core-2.1-7,libevent-2.1-7,libc-ares2,libsystemd0"
+want="systemd,systemd-sysv,dbus,procps,libevent-core-2.1-7,libevent-extra-2.1-7,libevent-2.1-7,libc-ares2,libsystemd0"
 if [ ! -e "$tree/.namecache-test-$want" ]; then
 	rm -rf "$tree" "$tree.new"
 	mirror=$(sed -n 's/^URIs: *\(http[^ ]*debian\)$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)
