@@ -30,6 +30,7 @@ events and losses.  Writes DOCS/benchmarks-observe.md.
 """
 import os
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -49,11 +50,16 @@ NAME = "bench.observe.test"
 class Watchers:
     """The monitor and the once-a-second scrape, for one round."""
 
-    def __init__(self, build, d, port, nice):
+    def __init__(self, build, d, port, nice, reading=True):
         self.mon = subprocess.Popen(["nice", "-n", str(nice),
                                      os.path.join(build, "cli", "namecachectl"), "--socket",
                                      d.sock, "monitor"], stdout=subprocess.DEVNULL,
                                     stderr=subprocess.DEVNULL)
+        if not reading:
+            # Attached, then stopped: its queue fills and stays full.
+            nclib.wait_until(lambda: d.ctl_json("statistics")["monitors"] == 1,
+                             "monitor attached", 10)
+            self.mon.send_signal(signal.SIGSTOP)
         self.port = port
         self.scrapes = 0
         self.stopping = threading.Event()
@@ -71,6 +77,7 @@ class Watchers:
     def stop(self):
         self.stopping.set()
         self.t.join(10)
+        self.mon.send_signal(signal.SIGCONT)
         self.mon.terminate()
         self.mon.wait(10)
 
@@ -82,11 +89,23 @@ def hit_latency(build, d):
     return float(re.search(r"median\s+([\d.]+) us", r.stdout).group(1))
 
 
+def cpu_ticks(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])        # utime + stime
+
+
 def throughput(build, d):
+    """Lookups a second, and the daemon's CPU time per lookup (µs): its own
+    cost, whatever else the machine's cores were doing."""
+    t0 = cpu_ticks(d.proc.pid)
     r = subprocess.run([os.path.join(build, "bench", "nc-pipeline"), "-c", "4", "-d", "32",
                         "-t", "2", "-f", "0", d.sock, NAME], capture_output=True, text=True,
                        timeout=120, check=True)
-    return float(re.search(r"([\d.]+) lookups/s", r.stdout).group(1))
+    ticks = cpu_ticks(d.proc.pid) - t0
+    m = re.search(r"(\d+) replies in ([\d.]+) s: ([\d.]+) lookups/s", r.stdout)
+    cpu = ticks / os.sysconf("SC_CLK_TCK") * 1e6 / int(m.group(1))
+    return float(m.group(3)), cpu
 
 
 def summary(xs):
@@ -112,32 +131,35 @@ def main():
     d = nclib.Daemon(build, tmp, conf_text="shared = no\nmetrics_listen = 127.0.0.1:%d\n" % port,
                      upstream="127.0.0.1:%d" % fs.port)
     d.start()
-    conds = ("plain", "watched", "watched, nice 0")
-    res = {c: {"lat": [], "tput": []} for c in conds}
+    conds = ("plain", "watched", "watched, nice 0", "attached, not reading")
+    res = {c: {"lat": [], "tput": [], "cpu": []} for c in conds}
     events = {c: 0 for c in conds}
     lost = {c: 0 for c in conds}
     scrapes = 0
     try:
         hit_latency(build, d)                   # warm: the name is cached
         for r in range(rounds):
-            order = conds[r % 3:] + conds[:r % 3]
+            order = conds[r % len(conds):] + conds[:r % len(conds)]
             for cond in order:
                 w = None
                 if cond != "plain":
                     st0 = d.ctl_json("statistics")
-                    w = Watchers(build, d, port, 19 if cond == "watched" else 0)
+                    w = Watchers(build, d, port, 0 if cond == "watched, nice 0" else 19,
+                                 reading=cond != "attached, not reading")
                     nclib.wait_until(lambda: d.ctl_json("statistics")["monitors"] == 1,
                                      "monitor attached", 10)
                 res[cond]["lat"].append(hit_latency(build, d))
-                res[cond]["tput"].append(throughput(build, d))
+                tput, cpu = throughput(build, d)
+                res[cond]["tput"].append(tput)
+                res[cond]["cpu"].append(cpu)
                 if w:
                     w.stop()
                     st1 = d.ctl_json("statistics")
                     events[cond] += st1["monitor_events"] - st0["monitor_events"]
                     lost[cond] += st1["monitor_lost"] - st0["monitor_lost"]
                     scrapes += w.scrapes
-                print("round %d %-15s hit %.2f us  pipelined %.0f/s" % (
-                    r + 1, cond, res[cond]["lat"][-1], res[cond]["tput"][-1]), flush=True)
+                print("round %d %-21s hit %.2f us  pipelined %.0f/s, daemon CPU %.3f us each" % (
+                    r + 1, cond, res[cond]["lat"][-1], tput, cpu), flush=True)
     finally:
         d.stop()
         fs.stop()
@@ -157,6 +179,8 @@ def main():
     # µs each lookup costs more, watched: 1/throughput, less plain's.
     extra = [1e6 / out[c]["tput"]["median"] - 1e6 / out["plain"]["tput"]["median"]
              for c in ("watched", "watched, nice 0")]
+    cpu_extra = [out[c]["cpu"]["median"] - out["plain"]["cpu"]["median"]
+                 for c in ("watched", "watched, nice 0", "attached, not reading")]
     lines = [
         "# What watching costs: the monitor and the metrics (issue 23)",
         "",
@@ -165,11 +189,13 @@ def main():
         "",
         "One namecached (release build, `shared = no`: every hit reaches the daemon). "
         "*Watched*: `namecachectl monitor` attached and reading (its output to /dev/null), "
-        "and GET /metrics once a second; the monitor at nice 19, or at nice 0. Hit "
+        "and GET /metrics once a second; the monitor at nice 19, or at nice 0, or "
+        "attached and then stopped (SIGSTOP), so that its queue stays full. Hit "
         "latency: getaddrinfo through the NSS module of a cached name (bench/nss-lookup, "
         "median of 20,000 calls per round; the name has one IPv4 address, so getaddrinfo "
         "sorts nothing). Throughput: bench/nc-pipeline -c 4 -d 32, "
-        "2 s per round. Medians over the rounds, and their range.",
+        "2 s per round; the daemon's CPU time per lookup over the same 2 s (utime and "
+        "stime from /proc, in clock ticks). Medians over the rounds, and their range.",
         "",
         "| hit latency | median (min-max) | / plain | ranges overlap plain's |",
         "|---|---|---|---|",
@@ -179,21 +205,28 @@ def main():
         "|---|---|---|---|",
     ] + [row(c, "tput", "/s", "%.0f") for c in conds] + [
         "",
+        "| daemon CPU per lookup, pipelined | median (min-max) | / plain | ranges overlap plain's |",
+        "|---|---|---|---|",
+    ] + [row(c, "cpu", " µs", "%.3f") for c in conds] + [
+        "",
         "The monitor's events and losses while watched (lost: it did not read them in "
         "time; counted, never waited for): at nice 19, %d shown and %d lost; at nice 0, "
         "%d shown and %d lost. %d scrapes." % (
             events["watched"], lost["watched"], events["watched, nice 0"],
             lost["watched, nice 0"], scrapes),
         "",
-        "Per lookup, at saturation, watching adds %.2f µs at nice 19 and %.2f µs at nice "
-        "0 (1/throughput, watched less plain): at 10,000 lookups a second, %.1f%% and "
-        "%.1f%% of a core." % (extra[0], extra[1], extra[0], extra[1]),   # x µs * 1e4/s = x%
+        "Per lookup, at saturation, watching costs the daemon %.3f µs of CPU more at "
+        "nice 19 (%.3f at nice 0, %.3f with the monitor stopped): at 10,000 lookups a "
+        "second, %.2f%% of a core." % (cpu_extra[0], cpu_extra[1], cpu_extra[2],
+                                         cpu_extra[0]),   # x µs * 1e4/s = x%
         "",
-        "This machine has 2 cores, which the load and the daemon fill: a monitor that "
-        "formats every line at the load's priority takes a share of them whatever the "
-        "daemon does (the nice 0 row). At nice 19 it reads what the machine can spare, "
-        "and the row measures what serving it costs the daemon: one copy of the "
-        "request's name and the reply into its queue, or, when its queue is full, a count.",
+        "This machine has 2 cores, which the load generator and the daemon fill at "
+        "saturation: a monitor that reads and formats a line for every lookup takes a "
+        "share of them, whatever the daemon does, and the throughput falls by that share "
+        "(%.2f and %.2f µs more per lookup, 1/throughput, at nice 19 and 0). The daemon's "
+        "own cost is the CPU row: a copy of the request's name and the reply into the "
+        "monitor's queue; when the queue is full (the stopped monitor), a count." % (
+            extra[0], extra[1]),
         "",
     ]
     os.makedirs(docs, exist_ok=True)
