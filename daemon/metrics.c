@@ -141,13 +141,14 @@ result_index(uint16_t status)
 	}
 }
 
-void
-metrics_lookup(struct metrics *mt, const struct lookup_done *d, const char *source)
+/* One lookup answered, whichever front end and walk: counted and timed. */
+static void
+count(struct metrics *mt, int fe, uint16_t status, int cache, const char *source,
+    uint64_t usec)
 {
 	unsigned i;
 
-	mt->results[d->client ? d->client->fe % LOOKUP_FE_COUNT : 0]
-	    [result_index(d->status)]++;
+	mt->results[fe >= 0 && fe < LOOKUP_FE_COUNT ? fe : 0][result_index(status)]++;
 	for (i = 0; i < mt->nsrc; i++)
 		if (strcmp(mt->src[i].name, source) == 0)
 			break;
@@ -160,7 +161,21 @@ metrics_lookup(struct metrics *mt, const struct lookup_done *d, const char *sour
 			mt->nsrc++;
 		}
 	}
-	histo_observe(&mt->src[i].h[d->cache % LOOKUP_CACHE_COUNT], d->usec);
+	histo_observe(&mt->src[i].h[cache % LOOKUP_CACHE_COUNT], usec);
+}
+
+void
+metrics_lookup(struct metrics *mt, const struct lookup_done *d, const char *source)
+{
+	count(mt, d->client ? d->client->fe : 0, d->status, d->cache, source, d->usec);
+}
+
+void
+metrics_db_lookup(struct metrics *mt, const struct monitor_db *m)
+{
+	/* A hit of the map has no module to name: "nscd-map". */
+	count(mt, LOOKUP_FE_NSCD, m->status, m->cache, m->source ? m->source : "nscd-map",
+	    m->usec);
 }
 
 void

@@ -19,6 +19,9 @@ void	metrics_free(struct metrics *);
 
 /* Counts a lookup answered (the engine's observer calls it). */
 void	metrics_lookup(struct metrics *, const struct lookup_done *, const char *source);
+struct monitor_db;
+/* Counts a lookup of nscd's other databases, answered. */
+void	metrics_db_lookup(struct metrics *, const struct monitor_db *);
 void	metrics_reset(struct metrics *);
 
 /*

@@ -30,6 +30,7 @@
 #include "event.h"
 #include "log.h"
 #include "monitor.h"
+#include "nscd.h"
 #include "nsspool.h"
 #include "server.h"
 
@@ -312,6 +313,67 @@ log_line(struct monitor *m, const struct lookup_done *d)
 	    monitor_source_str(m, d), proto_cache_str(d->cache),
 	    proto_result_str(d->status), list, (unsigned long long)d->usec);
 	m->st.logged++;
+}
+
+/* glibc's key in words: its NULs (innetgr's triple, a trailing one) as commas. */
+static size_t
+db_key_text(const struct monitor_db *d, char *buf, size_t cap)
+{
+	size_t n = d->key_len;
+
+	while (n > 0 && d->key[n - 1] == '\0')
+		n--;
+	if (n >= cap)
+		n = cap - 1;
+	for (size_t i = 0; i < n; i++)
+		buf[i] = d->key[i] == '\0' ? ',' : (char)d->key[i];
+	buf[n] = '\0';
+	return n;
+}
+
+void
+monitor_db_lookup(struct monitor *m, const struct monitor_db *d)
+{
+	const struct lookup_client	*c = d->client;
+	struct proto_event		 ev;
+	char				 key[NSCD_KEY_MAX + 1], t[16];
+	const char			*source = d->source ? d->source : "nscd-map";
+
+	if (m->n == 0 && !m->log_queries)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.name_len = db_key_text(d, key, sizeof(key));
+	ev.name = key;
+	if (m->log_queries) {
+		log_info("query nscd pid %d (%s) %s %s from %s, %s: %s %lluus",
+		    (int)c->pid, comm_of(m, c->pid, (int64_t)(d->end_us / 1000)), key,
+		    proto_kind_str(PROTO_Q_DB, 0, (uint16_t)d->type, t, sizeof(t)), source,
+		    proto_cache_str(d->cache), proto_result_str(d->status),
+		    (unsigned long long)d->usec);
+		m->st.logged++;
+	}
+	if (m->n == 0)
+		return;
+	if (!any_room(m)) {
+		for (unsigned i = 0; i < m->n; i++)
+			m->w[i].lost++;
+		m->st.lost += m->n;
+		return;
+	}
+	ev.time_us = (uint64_t)((int64_t)d->end_us + m->wall_us);
+	ev.usec = d->usec > UINT32_MAX ? UINT32_MAX : (uint32_t)d->usec;
+	ev.pid = c->pid;
+	ev.uid = c->uid;
+	ev.fe = LOOKUP_FE_NSCD;
+	ev.cache = d->cache;
+	ev.question = PROTO_Q_DB;
+	ev.type = (uint16_t)d->type;
+	ev.status = d->status;
+	ev.command = comm_of(m, ev.pid, (int64_t)(d->end_us / 1000));
+	ev.command_len = strlen(ev.command);
+	ev.source = source;
+	ev.source_len = strlen(source);
+	send_all(m, &ev);
 }
 
 void

@@ -32,6 +32,20 @@ unsigned monitor_count(const struct monitor *);
 /* The engine's observer (lookup_set_observer). */
 void	monitor_lookup(struct monitor *, const struct lookup_done *);
 
+/* A lookup of nscd's other databases (passwd, group, services, netgroup), answered. */
+struct monitor_db {
+	const struct lookup_client *client;
+	int32_t		 type;		/* glibc's request type */
+	const uint8_t	*key;		/* as glibc sent it */
+	size_t		 key_len;
+	uint8_t		 cache;		/* PROTO_CACHE_HIT, _MISS, _COALESCED */
+	const char	*source;	/* the module that said; NULL: the map */
+	uint16_t	 status;	/* PROTO_OK, _NOTFOUND, _TRYAGAIN (no answer) */
+	uint64_t	 usec;
+	uint64_t	 end_us;	/* µs, CLOCK_MONOTONIC */
+};
+void	monitor_db_lookup(struct monitor *, const struct monitor_db *);
+
 /* Once a second: losses told to monitors that read again, gone ones freed. */
 void	monitor_tick(struct monitor *);
 

@@ -100,18 +100,20 @@ nscddb_ask(struct nscddb *ndb, int32_t type, const void *key, size_t key_len,
 	if (db->map && nscdmap_get(db->map, type, key, key_len, nscddb_now(ndb), &rep,
 	    &len, NULL) == 0) {
 		db->st.hits++;
-		fn(arg, rep, len);
+		fn(arg, rep, len, &(struct nscddb_how){ PROTO_CACHE_HIT, NULL });
 		return 0;
 	}
 	if ((wt = malloc(sizeof(*wt))) == NULL)
 		return -ENOMEM;
 	wt->fn = fn;
 	wt->arg = arg;
+	wt->joined = true;
 	if (nscdwalk_join(ndb, type, key, key_len, wt)) {
 		db->st.coalesced++;
 		return 0;
 	}
 	db->st.misses++;
+	wt->joined = false;
 	if ((r = nscdwalk_start(ndb, db, type, key, key_len, wt)) < 0) {
 		db->st.misses--;
 		free(wt);

@@ -9,6 +9,7 @@
 
 #include "cache.h"
 #include "config.h"
+#include "event.h"
 #include "modsrc.h"
 #include "nsswitch.h"
 
@@ -37,7 +38,17 @@ struct nscddb_stats {
  * A lookup's reply, as glibc reads it (borrowed for the call); len 0:
  * refuse (found = -1), so glibc walks NSS itself.
  */
-typedef void nscddb_done_fn(void *arg, const void *reply, size_t len);
+/*
+ * How an answer came, for the monitor: from the map at once (a hit), or
+ * from a walk begun (a miss) or joined (coalesced).
+ */
+struct nscddb_how {
+	uint8_t		 cache;		/* PROTO_CACHE_HIT, _MISS, _COALESCED */
+	const char	*source;	/* the module whose say ended the walk;
+					   NULL: the map's */
+};
+typedef void nscddb_done_fn(void *arg, const void *reply, size_t len,
+    const struct nscddb_how *how);
 
 /*
  * The databases, walking modules through mods (the worker pool, or a

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -29,6 +30,8 @@
 #include "daemon.h"
 #include "log.h"
 #include "lookup.h"
+#include "metrics.h"
+#include "monitor.h"
 #include "nscd.h"
 #include "nscddb.h"
 #include "nscdmap.h"
@@ -202,20 +205,64 @@ lookup(struct nscdsrv *ns, struct server_req *req, int32_t type)
 	server_reply_raw(req, refusal, nscd_refusal(type, refusal));
 }
 
+/* A request of nscd's other databases, held for nscddb's answer. */
+struct db_ask {
+	struct nscdsrv		*ns;
+	struct server_hold	*h;
+	struct lookup_client	 who;
+	int32_t			 type;
+	uint64_t		 at_us;		/* read then */
+	size_t			 key_len;
+	uint8_t			 key[NSCD_KEY_MAX];
+};
+
+static uint64_t
+mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* The monitor, the query log and the metrics are told as for hosts. */
+static void
+db_told(struct db_ask *a, const void *reply, size_t len, const struct nscddb_how *how)
+{
+	struct monitor_db	 m;
+	int32_t			 found = -1;
+
+	if (len >= 8)
+		memcpy(&found, (const uint8_t *)reply + 4, 4);	/* every header's */
+	memset(&m, 0, sizeof(m));
+	m.client = &a->who;
+	m.type = a->type;
+	m.key = a->key;
+	m.key_len = a->key_len;
+	m.cache = how ? how->cache : PROTO_CACHE_MISS;
+	m.source = how ? how->source : NULL;
+	m.status = len == 0 ? PROTO_TRYAGAIN : found == 1 ? PROTO_OK : PROTO_NOTFOUND;
+	m.end_us = mono_us();
+	m.usec = m.end_us > a->at_us ? m.end_us - a->at_us : 0;
+	monitor_db_lookup(a->ns->d->monitor, &m);
+	metrics_db_lookup(a->ns->d->metrics, &m);
+}
+
 /* An answer of nscddb's, to the request held for it. */
 static void
-db_done(void *arg, const void *reply, size_t len)
+db_done(void *arg, const void *reply, size_t len, const struct nscddb_how *how)
 {
-	struct server_hold	*h = arg;
-	uint8_t			 refusal[64];
+	struct db_ask	*a = arg;
+	uint8_t		 refusal[64];
 
-	if (len == 0) {
+	db_told(a, reply, len, how);
+	if (len == 0)
 		/* (a hold's type is its request's, capped at 255) */
-		server_hold_reply_raw(h, refusal,
-		    nscd_refusal(server_hold_type(h), refusal));
-		return;
-	}
-	server_hold_reply_raw(h, reply, len);
+		server_hold_reply_raw(a->h, refusal,
+		    nscd_refusal(server_hold_type(a->h), refusal));
+	else
+		server_hold_reply_raw(a->h, reply, len);
+	free(a);
 }
 
 /*
@@ -225,22 +272,36 @@ db_done(void *arg, const void *reply, size_t len)
 static void
 db_lookup(struct nscdsrv *ns, struct server_req *req, int32_t type)
 {
-	struct server_hold	*h;
-	uint8_t			 refusal[64];
-	int			 r;
+	struct db_ask	*a;
+	uint8_t		 refusal[64];
+	int		 r;
 
-	/* A hit answers at once (the callback runs inside nscddb_ask). */
-	if ((h = server_hold(req)) == NULL) {
+	if (req->body_len > NSCD_KEY_MAX || (a = calloc(1, sizeof(*a))) == NULL) {
 		server_reply_raw(req, refusal, nscd_refusal(type, refusal));
 		return;
 	}
-	r = nscddb_ask(ns->db, type, req->body, req->body_len, db_done, h);
+	/* A hit answers at once (the callback runs inside nscddb_ask). */
+	if ((a->h = server_hold(req)) == NULL) {
+		free(a);
+		server_reply_raw(req, refusal, nscd_refusal(type, refusal));
+		return;
+	}
+	a->ns = ns;
+	a->type = type;
+	a->at_us = req->at_us ? req->at_us : mono_us();
+	a->who.fe = LOOKUP_FE_NSCD;
+	a->who.pid = req->cred.pid;
+	a->who.uid = req->cred.uid;
+	a->key_len = req->body_len;
+	memcpy(a->key, req->body, req->body_len);
+	r = nscddb_ask(ns->db, type, req->body, req->body_len, db_done, a);
 	if (r == 0)
 		return;
 	if (r == -EINVAL)
 		ns->d->stats.bad_requests++;
 	ns->st.refused++;
-	server_hold_reply_raw(h, refusal, nscd_refusal(type, refusal));
+	server_hold_reply_raw(a->h, refusal, nscd_refusal(type, refusal));
+	free(a);
 }
 
 static void

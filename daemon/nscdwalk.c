@@ -45,6 +45,7 @@ struct walk {
 	bool		 initgr_entry;
 	unsigned	 i;
 	int		 status;	/* enum nsw_status, the last module's */
+	const char	*last;		/* and its name (line's); NULL: none said */
 	bool		 uncacheable;
 	bool		 failed;	/* refuse: too large, no memory, busy */
 	bool		 in_call;
@@ -334,8 +335,12 @@ finish(struct walk *w)
 			    config_db_names[db->id], strerror(-r));
 	}
 	for (wt = w->waiters; wt; wt = next) {
+		struct nscddb_how how = {
+			wt->joined ? PROTO_CACHE_COALESCED : PROTO_CACHE_MISS, w->last,
+		};
+
 		next = wt->next;
-		wt->fn(wt->arg, reply, len);
+		wt->fn(wt->arg, reply, len, &how);
 		free(wt);
 	}
 	free(reply);
@@ -659,6 +664,7 @@ on_result(void *arg, const struct nsspool_result *r)
 	 * every module, and nss-systemd would otherwise keep every user's
 	 * groups out of the cache.
 	 */
+	w->last = w->line.src[w->i].name;
 	if (uncached_module(w->ndb, w->line.src[w->i].name) &&
 	    (w->op != NSSPOOL_INITGR || (r->body && r->len > 4)))
 		w->uncacheable = true;

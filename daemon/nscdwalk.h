@@ -24,6 +24,7 @@ struct waiter {
 	struct waiter	*next;
 	nscddb_done_fn	*fn;
 	void		*arg;
+	bool		 joined;	/* the walk was under way already */
 };
 
 /* One database (passwd, group, services, netgroup): its lines, TTLs, map. */

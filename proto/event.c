@@ -96,7 +96,7 @@ proto_event_decode(const void *body, size_t len, struct proto_event *ret)
 	ret->body_len = proto_get_u16(&rd);
 	ret->body = proto_get_bytes(&rd, ret->body_len);
 	if (rd.err || rd.off != len || ret->fe >= PROTO_FE_COUNT ||
-	    ret->cache >= PROTO_CACHE_COUNT || ret->question > PROTO_Q_WIRE)
+	    ret->cache >= PROTO_CACHE_COUNT || ret->question > PROTO_Q_DB)
 		return -EBADMSG;
 	return 0;
 }
@@ -130,9 +130,22 @@ proto_result_str(int status)
 	}
 }
 
+/* glibc's nscd request types of the other databases, by number (proto/nscd.h). */
+static const char *const db_calls[] = {
+	[0] = "getpwnam", [1] = "getpwuid", [2] = "getgrnam", [3] = "getgrgid",
+	[15] = "initgroups", [16] = "getservbyname", [17] = "getservbyport",
+	[19] = "setnetgrent", [20] = "innetgr",
+};
+
 const char *
 proto_kind_str(int question, int family, uint16_t type, char *buf, size_t len)
 {
+	if (question == PROTO_Q_DB) {
+		if (type < sizeof(db_calls) / sizeof(db_calls[0]) && db_calls[type])
+			return db_calls[type];
+		snprintf(buf, len, "nscd%u", (unsigned)type);
+		return buf;
+	}
 	if (type != 0)
 		return proto_rrtype_str(type, buf, len);
 	if (question == PROTO_Q_ADDR)
@@ -153,7 +166,7 @@ proto_answer_words(int question, const uint8_t *body, size_t len, unsigned max,
 	uint8_t			 fam;
 	unsigned		 count = 0;
 
-	if (len == 0 || question == PROTO_Q_WIRE)
+	if (len == 0 || question == PROTO_Q_WIRE || question == PROTO_Q_DB)
 		return 0;
 	if (question == PROTO_Q_RR) {
 		struct proto_records	rs;

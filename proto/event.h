@@ -19,7 +19,8 @@
  *   u32 uid, u8 frontend (PROTO_FE_*; 0: a report of losses alone),
  *   u8 cache (PROTO_CACHE_*), u8 question (PROTO_Q_*), u8 family
  *   (PROTO_AF_* asked, or of the address), u16 type (the DNS type asked:
- *   query -t, or a DNS client's question), u16 status (PROTO_*),
+ *   query -t, or a DNS client's question; PROTO_Q_DB: glibc's request
+ *   type, getpwnam's 0 to innetgr's 20), u16 status (PROTO_*),
  *   u8 client family (0, 4, 6), u16 client port, 16 bytes client
  *   address, 16 bytes address asked (PROTO_Q_ADDR), str command, str
  *   source ("files", "dns", a module's name, "none"), str name, u8 reply
@@ -50,6 +51,7 @@ enum proto_question {
 	PROTO_Q_ADDR		= 1,
 	PROTO_Q_RR		= 2,
 	PROTO_Q_WIRE		= 3,	/* the DNS listener's records */
+	PROTO_Q_DB		= 4,	/* nscd's other databases: type is glibc's */
 };
 
 struct proto_event {
@@ -92,7 +94,8 @@ int	proto_event_decode(const void *body, size_t len, struct proto_event *ret);
 const char *proto_fe_str(int fe);			/* "socket", "nscd", "dns" */
 const char *proto_cache_str(int cache);			/* "hit", "miss", ... */
 const char *proto_result_str(int status);		/* "found", "not found", ... */
-/* "AF_INET", "AF_INET6", "AF_UNSPEC", "PTR", or the DNS type's mnemonic. */
+/* "AF_INET", "AF_INET6", "AF_UNSPEC", "PTR", the DNS type's mnemonic, or
+ * for nscd's other databases glibc's call: "getpwnam", "initgroups"... */
 const char *proto_kind_str(int question, int family, uint16_t type, char *buf,
 	    size_t len);
 

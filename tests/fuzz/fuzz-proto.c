@@ -413,7 +413,7 @@ do_event(const uint8_t *p, size_t n)
 	if (proto_event_decode(p, n, &ev) < 0)
 		return;
 	FUZZ_CHECK(ev.fe < PROTO_FE_COUNT && ev.cache < PROTO_CACHE_COUNT &&
-	    ev.question <= PROTO_Q_WIRE);
+	    ev.question <= PROTO_Q_DB);
 	proto_wr_init(&w, frame, sizeof(frame));
 	proto_event_body(&w, &ev);
 	FUZZ_CHECK(w.err == 0 && w.off == n && memcmp(frame, p, n) == 0);

@@ -603,6 +603,7 @@ def proto_seeds():
                                                         bytes(12)))
     s['event-rr'] = bytes([SEL_EVENT]) + event(1, 1, 2, 0, 15, 0, b'mx.test', recs,
                                                P_QUERY_RR | REPLY)
+    s['event-nscd-db'] = bytes([SEL_EVENT]) + event(2, 1, 4, 0, 1, 0, b'1000')
     s['event-lost'] = bytes([SEL_EVENT]) + event(0, 0, 0, 0, 0, 0, b'', lost=27402)
     s['event-short'] = bytes([SEL_EVENT]) + event(1, 0, 0, 0, 0, 0, b'web.test')[:40]
     s['event-bad-cache'] = bytes([SEL_EVENT]) + event(1, 9, 0, 0, 0, 0, b'web.test')

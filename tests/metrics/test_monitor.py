@@ -289,6 +289,41 @@ def nscd_and_dns_front_ends(env):
             assert "192.0.2.4" in ev["addresses"], ev
 
 
+def nscd_db_ask(path, req_type, key):
+    """One request of nscd's other databases (getpwnam 0, getpwuid 1, ...); found."""
+    key = key.encode() + b"\0"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(10)
+        s.connect(path)
+        s.sendall(struct.pack("=iii", 2, req_type, len(key)) + key)
+        head = s.recv(8)
+    return struct.unpack("=ii", head[:8])[1] if len(head) >= 8 else None
+
+
+@test
+def nscd_databases_are_shown_too(env):
+    # passwd through glibc's own files module (/etc/passwd: root is uid 0).
+    nscd = os.path.join(env.tmp, "nscd.sock")
+    d, fs = env.daemon(line="files dns\npasswd: files\ngroup: files",
+                       args=["--nscd-socket", nscd])
+    m = env.monitor(d)
+    me = open("/proc/self/comm").read().strip()
+    for cache in ("miss", "hit"):
+        assert nscd_db_ask(nscd, 0, "root") == 1          # GETPWBYNAME
+        ev = m.until(lambda e: e["frontend"] == "nscd" and e["name"] == "root")
+        check(ev, pid=os.getpid(), command=me, kind="getpwnam", cache=cache,
+              source="files" if cache == "miss" else "nscd-map", result="found",
+              addresses=[])
+    assert nscd_db_ask(nscd, 1, "0") == 1                 # GETPWBYUID
+    check(m.until(lambda e: e["kind"] == "getpwuid"), name="0", source="files",
+          cache="miss", result="found")
+    assert nscd_db_ask(nscd, 0, "no-such-user-nc") == 0
+    check(m.until(lambda e: e["name"] == "no-such-user-nc"), kind="getpwnam",
+          source="files", cache="miss", result="not found")
+    text = d.ctl("metrics").stdout
+    assert metric_sum(text, "namecache_lookups_total", frontend="nscd") == 4, text
+
+
 @test
 def non_admins_are_refused(env):
     os.chmod(env.tmp, 0o755)        # nobody may reach the socket, not monitor

@@ -209,14 +209,18 @@ struct got {
 	int	 n;
 	uint8_t	 reply[4096];
 	size_t	 len;
+	uint8_t	 cache;		/* how it came: PROTO_CACHE_* */
+	char	 source[32];	/* and from which module ("": the map) */
 };
 
 static void
-done(void *arg, const void *reply, size_t len)
+done(void *arg, const void *reply, size_t len, const struct nscddb_how *how)
 {
 	struct got *g = arg;
 
 	g->n++;
+	g->cache = how->cache;
+	snprintf(g->source, sizeof(g->source), "%s", how->source ? how->source : "");
 	assert_true(len <= sizeof(g->reply));
 	memcpy(g->reply, reply, len);
 	g->len = len;
@@ -292,9 +296,13 @@ test_ttls(void **state)
 	pump();
 	assert_int_equal(g.n, 1);
 	assert_int_equal(found_of(&g), 1);
+	assert_int_equal(g.cache, PROTO_CACHE_MISS);
+	assert_string_equal(g.source, "ldap");	/* whose say ended the walk */
 	assert_int_equal(calls[0] + calls[1], 2);
 	ask(ndb, NSCD_GETPWBYNAME, "alice", &g);
 	assert_int_equal(g.n, 1);		/* a hit, answered in the call */
+	assert_int_equal(g.cache, PROTO_CACHE_HIT);
+	assert_string_equal(g.source, "");
 	assert_int_equal(calls[0] + calls[1], 2);
 	now_ms += 599 * 1000;
 	ask(ndb, NSCD_GETPWBYNAME, "alice", &g);
@@ -498,6 +506,8 @@ test_coalesce_and_invalidate(void **state)
 	pump();
 	assert_int_equal(g1.n + g2.n, 2);
 	assert_int_equal(found_of(&g1), 1);
+	assert_int_equal(g1.cache, PROTO_CACHE_MISS);
+	assert_int_equal(g2.cache, PROTO_CACHE_COALESCED);
 	ask(ndb, NSCD_GETPWBYNAME, "alice", &g3);
 	assert_int_equal(g3.n, 0);		/* begun before: not kept */
 	pump();
