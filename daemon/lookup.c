@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "answer.h"
+#include "clock.h"
 #include "lookup.h"
 #include "nsswitch.h"
 #include "publish.h"
@@ -114,15 +115,6 @@ count_reply(struct lookup *lk, uint16_t status, uint8_t source)
 		lk->st.not_found++;
 	else
 		lk->st.errors++;
-}
-
-static uint64_t
-mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
 /* Tells the observer how the walk's answer came: source, cache, time. */

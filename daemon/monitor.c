@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "event.h"
 #include "log.h"
 #include "monitor.h"
@@ -217,15 +218,6 @@ send_all(struct monitor *m, const struct proto_event *ev)
 	}
 }
 
-static int64_t
-clock_us(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /*
  * Events are stamped with the engine's monotonic time of the reply, made
  * wall-clock time by an offset taken once a second: no clock read more.
@@ -233,7 +225,7 @@ clock_us(clockid_t id)
 static void
 wall_sync(struct monitor *m)
 {
-	m->wall_us = clock_us(CLOCK_REALTIME) - clock_us(CLOCK_MONOTONIC);
+	m->wall_us = (int64_t)(clock_us(CLOCK_REALTIME) - mono_us());
 }
 
 /* The event as the monitors get it: copies, no words (the client says them). */
@@ -398,7 +390,7 @@ monitor_tick(struct monitor *m)
 		return;
 	/* A report of losses alone, and the gone are let go. */
 	memset(&ev, 0, sizeof(ev));
-	ev.time_us = (uint64_t)clock_us(CLOCK_REALTIME);
+	ev.time_us = clock_us(CLOCK_REALTIME);
 	ev.pid = -1;
 	send_all(m, &ev);
 }

@@ -26,6 +26,7 @@
 
 #include <event2/event.h>
 
+#include "clock.h"
 #include "config.h"
 #include "daemon.h"
 #include "log.h"
@@ -215,15 +216,6 @@ struct db_ask {
 	size_t			 key_len;
 	uint8_t			 key[NSCD_KEY_MAX];
 };
-
-static uint64_t
-mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
 
 /* The monitor, the query log and the metrics are told as for hosts. */
 static void

@@ -32,6 +32,7 @@
 
 #include <event2/event.h>
 
+#include "clock.h"
 #include "hash.h"
 #include "log.h"
 #include "nssmods.h"
@@ -103,10 +104,7 @@ struct nsspool {
 static int64_t
 now_usec(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+	return (int64_t)mono_us();
 }
 
 /* --- on a worker thread ------------------------------------------------- */

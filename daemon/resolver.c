@@ -47,6 +47,7 @@
 #include <ares.h>
 #include <event2/event.h>
 
+#include "clock.h"
 #include "log.h"
 #include "resolvconf.h"
 #include "resolver.h"
@@ -232,15 +233,6 @@ sock_state_cb(void *data, ares_socket_t fd, int readable, int writable)
 		log_error("resolver: cannot watch socket %d", fd);
 }
 
-static uint64_t
-now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 /* The place of fd, or with fd -1 a free one. */
 static struct upsock *
 upsock_find(struct chan *ch, int fd)
@@ -293,7 +285,7 @@ sf_close(ares_socket_t fd, void *arg)
 	struct upsock	*u;
 
 	if ((u = upsock_find(ch, fd)) != NULL) {
-		upstat_close(ch->r->upstat, &u->st, now_us());
+		upstat_close(ch->r->upstat, &u->st, mono_us());
 		u->used = false;
 	}
 	if (ch->r->ra.fd == fd) {
@@ -393,7 +385,7 @@ sf_recvfrom(ares_socket_t fd, void *buf, size_t len, int flags,
 	ares_ssize_t	 rc = sock_read(fd, buf, len, flags, from, fromlen, ch);
 
 	if (rc > 0 && (u = upsock_find(ch, fd)) != NULL)
-		upstat_received(ch->r->upstat, &u->st, buf, (size_t)rc, now_us());
+		upstat_received(ch->r->upstat, &u->st, buf, (size_t)rc, mono_us());
 	return rc;
 }
 
@@ -423,7 +415,7 @@ sf_sendv(ares_socket_t fd, const struct iovec *iov, int n, void *arg)
 	else
 		rc = sendmsg(fd, &m, MSG_NOSIGNAL);
 	if (rc > 0 && (u = upsock_find(ch, fd)) != NULL)
-		upstat_sent(ch->r->upstat, &u->st, iov, n, (size_t)rc, now_us());
+		upstat_sent(ch->r->upstat, &u->st, iov, n, (size_t)rc, mono_us());
 	if (rc < 0 && errno == ECONNREFUSED) {
 		for (s = ch->socks; s && s->fd != fd; s = s->next)
 			;

@@ -22,6 +22,7 @@
 
 #include <event2/event.h>
 
+#include "clock.h"
 #include "listener.h"
 #include "log.h"
 #include "nscd.h"
@@ -631,7 +632,6 @@ static void
 conn_read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn	*c = arg;
-	struct timespec	 ts;
 	ssize_t		 n;
 
 	if (what & EV_TIMEOUT) {
@@ -665,8 +665,7 @@ conn_read_cb(evutil_socket_t fd, short what, void *arg)
 	}
 	c->in_len += (size_t)n;
 	/* One clock read for every frame of the read: their lookups' start. */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	c->read_us = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+	c->read_us = mono_us();
 	conn_process(c);
 }
 
