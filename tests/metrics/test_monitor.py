@@ -80,7 +80,7 @@ class Monitor:
         deadline = time.monotonic() + timeout
         while True:
             ev = self.next(max(deadline - time.monotonic(), 0.01))
-            if pred(ev):
+            if "frontend" in ev and pred(ev):     # not a report of losses alone
                 return ev
 
     def close(self):
@@ -432,7 +432,9 @@ def a_monitor_that_never_reads_loses_events_not_memory(env):
     while seen + lost < n:
         ev = reader.next(30)
         lost += ev["lost"]
-        seen += ev["frontend"] == "socket"
+        # A report of losses alone has no frontend (when this reader, too,
+        # falls behind: under ASan it can).
+        seen += ev.get("frontend") == "socket"
     # The idle one, read at last: its queue, then the count of what it lost.
     idle.settimeout(5)
     told = 0
