@@ -11,7 +11,7 @@
 
 struct config;
 struct event_base;
-struct hostsrc;
+struct hostsfile;
 struct lookup;
 struct resolver;
 struct shm;
@@ -28,7 +28,7 @@ struct daemon {
 	struct event_base	*base;
 	struct config		*config;
 	const char		*config_path;
-	struct hostsrc		*hosts;
+	struct hostsfile		*hosts;
 	struct resolver		*resolver;
 	struct nsspool		*nss;
 	struct watch		*nsswitch_watch;
@@ -51,9 +51,9 @@ struct daemon {
 	struct timespec		 started;	/* CLOCK_MONOTONIC */
 };
 
-/* The server's dispatcher: answers one request (daemon/dispatch.c). */
-void	dispatch_request(void *daemon, struct server_req *req);
+/* The server's dispatcher: answers one request (daemon/front/protocol.c). */
+void	protocol_request(void *daemon, struct server_req *req);
 /* Every counter `namecachectl statistics' shows (the metrics render them too). */
-void	dispatch_statistics(struct daemon *, struct proto_kv_wr *);
+void	protocol_statistics(struct daemon *, struct proto_kv_wr *);
 
 #endif

@@ -19,13 +19,13 @@
 #include "config.h"
 #include "daemon.h"
 #include "hash.h"
-#include "hostsrc.h"
+#include "hostsfile.h"
 #include "httpmetrics.h"
 #include "log.h"
 #include "lookup.h"
 #include "metrics.h"
 #include "monitor.h"
-#include "seams.h"
+#include "wiring.h"
 #include "nsspool.h"
 #include "nsswitch.h"
 #include "resolver.h"
@@ -118,7 +118,7 @@ static void
 notify_status(bool force)
 {
 	static char		 last[256];
-	struct hostsrc_status	 hs;
+	struct hostsfile_status	 hs;
 	struct lookup_stats	 ls;
 	const struct lookup_stats *st = &ls;
 	char			 msg[256];
@@ -126,7 +126,7 @@ notify_status(bool force)
 
 	if (!notify_enabled)
 		return;
-	hostsrc_get_status(daemon_ctx.hosts, &hs);
+	hostsfile_get_status(daemon_ctx.hosts, &hs);
 	lookup_get_stats(daemon_ctx.lookup, &ls);
 	answered = st->hosts_answers + st->cache_answers + st->dns_answers;
 	snprintf(msg, sizeof(msg), "STATUS=%zu hosts entries, %zu cached answers, "
@@ -565,9 +565,9 @@ reload(void)
 		server_set_max_clients(daemon_ctx.server, c->max_clients);
 		server_set_idle_timeout(daemon_ctx.server, c->idle_timeout);
 		if (strcmp(c->hosts_file, old->hosts_file) != 0)
-			hostsrc_open(daemon_ctx.hosts, c->hosts_file, HOST_CONF);
+			hostsfile_open(daemon_ctx.hosts, c->hosts_file, HOST_CONF);
 		else
-			hostsrc_reload(daemon_ctx.hosts);
+			hostsfile_reload(daemon_ctx.hosts);
 		nsspool_configure(daemon_ctx.nss, c->nss_workers, c->nss_timeout * 1000);
 		lookup_set_nss_ttls(daemon_ctx.lookup, c->nss_positive_ttl,
 		    c->nss_negative_ttl);
@@ -762,9 +762,9 @@ main(int argc, char **argv)
 	daemon_ctx.clock = clock_ms;
 	daemon_ctx.shared_reset = shared_reset;
 	daemon_ctx.flush = flush;
-	if ((daemon_ctx.hosts = hostsrc_new(daemon_ctx.base, &daemon_ctx.stats)) == NULL ||
+	if ((daemon_ctx.hosts = hostsfile_new(daemon_ctx.base, &daemon_ctx.stats)) == NULL ||
 	    (daemon_ctx.server = server_new(daemon_ctx.base, &daemon_ctx.stats,
-	    dispatch_request, &daemon_ctx)) == NULL ||
+	    protocol_request, &daemon_ctx)) == NULL ||
 	    (daemon_ctx.resolver = resolver_new(daemon_ctx.base,
 	    &daemon_ctx.stats)) == NULL ||
 	    (daemon_ctx.nss = nsspool_new(daemon_ctx.base,
@@ -777,7 +777,7 @@ main(int argc, char **argv)
 		struct lookup_env env;
 		struct cache_limits lim;
 
-		seams_lookup_env(&env, daemon_ctx.hosts, daemon_ctx.resolver,
+		wiring_lookup_env(&env, daemon_ctx.hosts, daemon_ctx.resolver,
 		    daemon_ctx.nss, clock_ms, NULL);
 		cache_limits_from(daemon_ctx.config, &lim);
 		if ((daemon_ctx.lookup = lookup_new(&env, &lim,
@@ -809,7 +809,7 @@ main(int argc, char **argv)
 	}
 	server_set_max_clients(daemon_ctx.server, daemon_ctx.config->max_clients);
 	server_set_idle_timeout(daemon_ctx.server, daemon_ctx.config->idle_timeout);
-	if ((r = hostsrc_open(daemon_ctx.hosts, daemon_ctx.config->hosts_file,
+	if ((r = hostsfile_open(daemon_ctx.hosts, daemon_ctx.config->hosts_file,
 	    HOST_CONF)) == -ENOMEM) {
 		log_error("out of memory loading %s", daemon_ctx.config->hosts_file);
 		goto done;
@@ -857,7 +857,7 @@ main(int argc, char **argv)
 	    (netwatch = netwatch_new(daemon_ctx.base, netlink_changed, NULL)) == NULL)
 		log_warning("no netlink socket (%s): clients redo their source "
 		    "address probes on every sort", strerror(errno));
-	hostsrc_on_change(daemon_ctx.hosts, hosts_changed, NULL);
+	hostsfile_on_change(daemon_ctx.hosts, hosts_changed, NULL);
 	notify_start();
 	log_info("namecached %s ready", NAMECACHE_VERSION);
 	sd_notify(0, "READY=1");
@@ -901,7 +901,7 @@ done:
 	    SHM_LEAVE_LIVE : SHM_LEAVE_GONE);
 	server_free(daemon_ctx.server);
 	metrics_free(daemon_ctx.metrics);
-	hostsrc_free(daemon_ctx.hosts);
+	hostsfile_free(daemon_ctx.hosts);
 	for (i = 0; i < 3; i++)
 		if (sigev[i])
 			event_free(sigev[i]);

@@ -335,7 +335,7 @@ int	 proto_records_next(const struct proto_records *, size_t *cursor,
  * DNS records in wire form, for the DNS listener (no client of the socket
  * sees them).  Body of a PROTO_OK, PROTO_NOTFOUND (NXDOMAIN) or
  * PROTO_NODATA reply: u32 cap, u32 age, u8 source, u8 0, u16 0, then the
- * records as daemon/dnswire.c keeps them (section, owner, type, class,
+ * records as daemon/front/dnswire.c keeps them (section, owner, type, class,
  * TTL, rdata; a negative answer's SOA in the authority section).  Each
  * record is told with its TTL less age, at most cap.
  */

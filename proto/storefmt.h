@@ -9,7 +9,7 @@
 
 /*
  * The daemon keeps its cache of answers in one file, mapped, beside its
- * socket (daemon/store.c writes it).  The file outlives the daemon: a
+ * socket (daemon/engine/store.c writes it).  The file outlives the daemon: a
  * daemon that starts and finds one checks it here, record by record, and
  * takes over what passes (cache.c: cache_adopt).  Nothing found on disk
  * is trusted: every size, offset and record is checked, and a record that

@@ -20,18 +20,18 @@ trap 'rm -rf "$tmp"' EXIT
 
 # name: files under test (first) and the files they need to link.
 declare -A src=(
-	[dnsmsg]="daemon/dnsmsg.c proto/name.c"
-	[dnswire]="daemon/dnswire.c daemon/dnsmsg.c proto/name.c"
+	[dnsmsg]="daemon/sources/dnsmsg.c proto/name.c"
+	[dnswire]="daemon/front/dnswire.c daemon/sources/dnsmsg.c proto/name.c"
 	[proto]="proto/proto.c proto/nscd.c"
-	[hosts]="daemon/hosts.c proto/proto.c proto/shmfmt.c proto/name.c proto/hash.c"
+	[hosts]="daemon/sources/hosts.c proto/proto.c proto/shmfmt.c proto/name.c proto/hash.c"
 	[config]="daemon/config.c daemon/log.c"
-	[answer]="daemon/answer.c daemon/dnsmsg.c proto/proto.c proto/name.c"
+	[dnsanswer]="daemon/sources/dnsanswer.c daemon/sources/dnsmsg.c proto/proto.c proto/name.c"
 	[shm]="proto/shmfmt.c proto/name.c proto/hash.c"
 	[client]="client-lib/decode.c proto/proto.c"
 )
 under_test() {
 	case $1 in
-	answer) echo daemon/answer.c daemon/dnsmsg.c ;;
+	dnsanswer) echo daemon/sources/dnsanswer.c daemon/sources/dnsmsg.c ;;
 	*) echo "${src[$1]}" | cut -d' ' -f1 ;;
 	esac
 }
@@ -41,7 +41,7 @@ grep -h '#define' build*/buildinfo.h 2>/dev/null | sort -u >> "$tmp/buildinfo.h"
 
 printf '| target | inputs | files | lines | branches | functions |\n'
 printf '|---|---|---|---|---|---|\n'
-for t in dnsmsg dnswire proto hosts config answer shm client; do
+for t in dnsmsg dnswire proto hosts config dnsanswer shm client; do
 	files=()
 	for f in ${src[$t]}; do files+=("$top/$f"); done
 	clang -std=gnu17 -D_GNU_SOURCE -O1 -g -fprofile-instr-generate -fcoverage-mapping \

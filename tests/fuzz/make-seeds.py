@@ -755,9 +755,9 @@ def config_seeds():
     return s
 
 
-# ---- DNS replies for the cache (fuzz-answer) ----------------------------
+# ---- DNS replies for the cache (fuzz-dnsanswer) ----------------------------
 
-# The control byte before each reply: see tests/fuzz/fuzz-answer.c.
+# The control byte before each reply: see tests/fuzz/fuzz-dnsanswer.c.
 A_ADDR, A_PTR, A_RR = 0, 1, 2
 A_V6, A_UPPER, A_QTYPE = 4, 8, 16
 
@@ -972,7 +972,7 @@ def client_seeds():
 # ---- shared answer segments (fuzz-shm) -----------------------------------
 #
 # The layout of proto/shmfmt.h, little-endian as on the machines it runs
-# on, written the way daemon/shm.c writes it (SipHash-1-3 of kind, family
+# on, written the way daemon/engine/shm.c writes it (SipHash-1-3 of kind, family
 # and the case-folded key; linear probing; a replaced key takes its slot).
 
 SHM_MAGIC = 0x3130484d53434e00
@@ -1037,7 +1037,7 @@ def shm_rec_size(klen, blen):
 
 
 class Segment:
-    """A segment image as daemon/shm.c writes one."""
+    """A segment image as daemon/engine/shm.c writes one."""
 
     def __init__(self, nslots=16, data_size=2048, key=(0x0706050403020100, 0x0f0e0d0c0b0a0908),
                  generation=1, state=SHM_LIVE, heartbeat=10 ** 12):
@@ -1284,7 +1284,7 @@ def main():
     for target, seeds in (('dnsmsg', dns_seeds()), ('dnswire', dnswire_seeds()),
                           ('proto', proto_seeds()),
                           ('hosts', hosts_seeds()), ('config', config_seeds()),
-                          ('answer', answer_seeds()), ('shm', shm_seeds()),
+                          ('dnsanswer', answer_seeds()), ('shm', shm_seeds()),
                           ('client', client_seeds()), ('nsswitch', nsswitch_seeds()),
                           ('nscdent', nscdent_seeds())):
         n = write_corpus(root, target, seeds)

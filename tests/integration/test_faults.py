@@ -66,7 +66,7 @@ def test(fn):
 
 
 def server_limit(name):
-    """A limit from daemon/server.h, so the test follows the source."""
+    """A limit from daemon/front/server.h, so the test follows the source."""
     with open(os.path.join(SRC, "daemon", "server.h")) as f:
         m = re.search(r"#define\s+%s\s+(\d+)" % name, f.read())
     assert m, name

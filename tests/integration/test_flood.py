@@ -62,7 +62,7 @@ CACHE_SIZE = 20000
 RSS_PER_ENTRY = 200
 CACHE_BYTES_PER_ENTRY = 200
 # The shared segment (cache_size x 512 B + 1 MiB of records and 32 B of
-# slots per entry, daemon/shm.c) is mapped by the daemon and counts in its
+# slots per entry, daemon/engine/shm.c) is mapped by the daemon and counts in its
 # RSS once written: its size comes from `status`.  Besides, what does not
 # grow with the cache: c-ares, the fetches in flight (at most the flood's
 # 256), connection buffers, malloc's arenas.  The flood without the cache's

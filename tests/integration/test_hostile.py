@@ -117,7 +117,7 @@ def oversized_and_truncated_replies(env):
     assert fs.count("tc.fault.example", transport="tcp") == 1, fs.counts()
     print("  TC over UDP                    -> TCP retry, answered")
     # Over UDP without TC, beyond the 1232 bytes we offered: read whole;
-    # the daemon keeps at most 512 addresses of a reply (ANSWER_ADDRS_MAX).
+    # the daemon keeps at most 512 addresses of a reply (DNSANSWER_ADDRS_MAX).
     for count in (60, 300, 2000):
         name = "big%d.fault.example" % count
         fs.set(name, "oversized", count=count)
@@ -303,7 +303,7 @@ def flood_does_not_stall_other_clients(env):
     print("  fresh DNS lookups that shared the flooded socket and lost their reply: %d" %
           len(dns_lost))
     assert fs.flooded > 1000
-    # A channel carries 16 queries (daemon/resolver.c CHAN_QUERIES): later ones
+    # A channel carries 16 queries (daemon/sources/resolver.c CHAN_QUERIES): later ones
     # leave from other sockets, which the flood does not reach.
     assert len(dns_lost) <= 16, dns_lost
     no_poison(d)

@@ -248,7 +248,7 @@ SHM_MAGIC = 0x3130484d53434e00      # proto/shmfmt.h
 
 def spare_ready(run):
     """Whether the daemon's helper has a spare segment ready: a cache.XXXXXX
-    beside the segment (daemon/shm.c prepare()) whose header is written to
+    beside the segment (daemon/engine/shm.c prepare()) whose header is written to
     its last store, the generation (proto/shmfmt.h's struct shm_header)."""
     for f in os.listdir(run):
         if not re.fullmatch(r"cache\.\w{6}", f):

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """tests/metrics/test_metrics_http.py - GET /metrics on metrics_listen (issue 23).
 
-libevent's evhttp serves it (daemon/httpmetrics.c); these are its answers
+libevent's evhttp serves it (daemon/observe/httpmetrics.c); these are its answers
 and its limits, with lookups answered all along:
 
   * GET /metrics: 200, Prometheus' content type, a body that
@@ -44,7 +44,7 @@ TESTS = []
 PROMTOOL = "/usr/bin/promtool"
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 HOSTS = "127.0.0.1 localhost\n192.0.2.7 web.metrics.test\n"
-# daemon/httpmetrics.h
+# daemon/observe/httpmetrics.h
 CONNS = 16
 DEADLINE = 5
 # A liveness bound on one exchange: past it, the server hung.

@@ -4,7 +4,7 @@
  *
  * Usage: remap-race SECONDS READERS
  *
- * A segment made with daemon/shm.c (in this process) holds one name; READERS
+ * A segment made with daemon/engine/shm.c (in this process) holds one name; READERS
  * threads look it up as the NSS module does, read the answer while
  * holding it, and let it go, while the main thread maps the segment anew
  * in a loop (ncc_shared_test_remap: what a reader does when the daemon

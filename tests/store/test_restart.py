@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """tests/store/test_restart.py - a restart costs no upstream query (issue 22).
 
-The cache lives in a file beside the socket (daemon/store.c), and a daemon
+The cache lives in a file beside the socket (daemon/engine/store.c), and a daemon
 that starts takes over what the one before left (cache_open_file):
 
   * 2,000 names through every front end: the NSS module (getaddrinfo,

@@ -3,7 +3,7 @@
 
 /*
  * Each scenario (tests/unit/scenarios/, one .scn file a subject) runs the real engine
- * (daemon/lookup.c and the modules behind it) against fakes at every
+ * (daemon/engine/lookup.c and the modules behind it) against fakes at every
  * seam: a scripted upstream, scripted NSS modules, a front end that
  * records each client's reply, and a clock that moves only when the
  * script says "time".  Between commands the harness turns the "event

@@ -36,7 +36,7 @@ static const char *const mod_names[MODS] = {
 	"files", "ldap", "systemd", "gone", "extra", NULL,
 };
 
-struct answer {
+struct dnsanswer {
 	const char	*mod;
 	int		 op;
 	const char	*key;		/* NULL: any */
@@ -53,7 +53,7 @@ struct call {
 	void		*arg;
 };
 
-static struct answer	 answers[32];
+static struct dnsanswer	 answers[32];
 static unsigned		 nanswers;
 static struct call	 queue[64];
 static unsigned		 nqueue;
@@ -139,10 +139,10 @@ pump(void)
 	}
 }
 
-static struct answer *
+static struct dnsanswer *
 script(const char *mod, int op, const char *key, int status)
 {
-	struct answer *a = &answers[nanswers++];
+	struct dnsanswer *a = &answers[nanswers++];
 
 	memset(a, 0, sizeof(*a));
 	a->mod = mod;
@@ -157,7 +157,7 @@ script_pw(const char *mod, const char *key, int op, const char *name, uint32_t u
 {
 	char		 x[] = "x", empty[] = "", root[] = "/", sh[] = "/bin/sh";
 	struct passwd	 pw = { (char *)name, x, uid, 100, empty, root, sh };
-	struct answer	*a = script(mod, op, key, NSW_SUCCESS);
+	struct dnsanswer	*a = script(mod, op, key, NSW_SUCCESS);
 	int		 n = nscd_build_pw(&pw, a->body, sizeof(a->body));
 
 	assert_true(n > 0);
@@ -170,7 +170,7 @@ script_gr(const char *mod, const char *key, const char *name, uint32_t gid,
 {
 	char		 x[] = "x";
 	struct group	 gr = { (char *)name, x, gid, members };
-	struct answer	*a = script(mod, NSSPOOL_GRNAM, key, NSW_SUCCESS);
+	struct dnsanswer	*a = script(mod, NSSPOOL_GRNAM, key, NSW_SUCCESS);
 	int		 n = nscd_build_gr(&gr, a->body, sizeof(a->body));
 
 	assert_true(n > 0);
@@ -181,7 +181,7 @@ static void
 script_initgr(const char *mod, const char *user, uint32_t how, const uint32_t *g,
     size_t n)
 {
-	struct answer *a = script(mod, NSSPOOL_INITGR, user, NSW_SUCCESS);
+	struct dnsanswer *a = script(mod, NSSPOOL_INITGR, user, NSW_SUCCESS);
 
 	memcpy(a->body, &how, 4);
 	memcpy(a->body + 4, g, n * 4);
@@ -192,7 +192,7 @@ script_initgr(const char *mod, const char *user, uint32_t how, const uint32_t *g
 static void
 script_netgr(const char *mod, const char *group, const char *const *ents)
 {
-	struct answer	*a = script(mod, NSSPOOL_NETGR, group, NSW_SUCCESS);
+	struct dnsanswer	*a = script(mod, NSSPOOL_NETGR, group, NSW_SUCCESS);
 	size_t		 off = 0, n;
 
 	for (; *ents; ents++) {

@@ -2,7 +2,7 @@
 /* tests/unit/test-shm.c - the shared answer segment: writer, reader, format checks. */
 
 /*
- * The writer (daemon/shm.c) and the reader (client-lib/shared.c) meet in a
+ * The writer (daemon/engine/shm.c) and the reader (client-lib/shared.c) meet in a
  * temporary folder, as the daemon and a client meet beside the socket: the
  * writer makes "<tmp>/cache" and the reader is given "<tmp>/sock".  The
  * reader keeps its mapping in static state, so every test starts and ends

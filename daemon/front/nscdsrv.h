@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* daemon/front/nscdsrv.h - glibc's nscd protocol on its own socket: hosts, passwd, group, services, netgroup. */
+#ifndef NAMECACHE_NSCDSRV_H
+#define NAMECACHE_NSCDSRV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct config;
+struct daemon;
+struct nscddb;
+struct nscdmap;
+struct proto_kv_wr;
+
+struct nscdsrv_stats {
+	uint64_t	requests[23];	/* by glibc's request type; [22]: any other */
+	uint64_t	refused;	/* found = -1 replies */
+	uint64_t	refused_hosts;	/* of them, hosts lookups */
+	uint64_t	fds_sent;	/* mappings handed out */
+	uint64_t	denied;		/* INVALIDATE by a non-admin */
+	uint64_t	netlink_changes;
+};
+
+struct nscdsrv;
+
+/*
+ * Listens on path (or the socket systemd passed as "nscd"), and keeps the
+ * mapped hosts database at map_path.  Returns NULL with a message in
+ * *ret_err (caller frees).
+ */
+struct nscdsrv *nscdsrv_new(struct daemon *, const char *path,
+	    const char *map_path, char **ret_err);
+/* Readers stop using the mapping at once; the file stays, for the next daemon. */
+void	 nscdsrv_free(struct nscdsrv *);
+struct nscdmap *nscdsrv_map(struct nscdsrv *);
+/* Once a second, on the daemon's clock (ms). */
+void	 nscdsrv_tick(struct nscdsrv *, int64_t now);
+/* An address or route changed: bumps the mapping's netlink counter. */
+void	 nscdsrv_netlink_changed(struct nscdsrv *);
+/* A reload's nscd_* keys; NULL is a no-op. */
+void	 nscdsrv_configure(struct nscdsrv *, const struct config *);
+/* nsswitch.conf changed: the other databases' lines again. */
+void	 nscdsrv_load_lines(struct nscdsrv *);
+/* Drops one database's answers (CONFIG_DB_PASSWD, ...): how many went. */
+size_t	 nscdsrv_flush_db(struct nscdsrv *, int db, const char *why);
+struct nscddb *nscdsrv_db(struct nscdsrv *);
+void	 nscdsrv_status(struct nscdsrv *, struct proto_kv_wr *);
+void	 nscdsrv_statistics(struct nscdsrv *, struct proto_kv_wr *);
+void	 nscdsrv_reset_stats(struct nscdsrv *);
+
+#endif

@@ -1,0 +1,723 @@
+/* SPDX-License-Identifier: MIT */
+/* daemon/sources/dnsmsg.c - a bounds-checked reader of DNS messages (RFC 1035), fuzzed. */
+
+/*
+ * Design.  Every byte of a message comes from the network, so every read
+ * goes through struct rd, whose error is sticky: a reader takes all its
+ * fields and checks err once.  Output strings go through struct wr, which
+ * never writes past its buffer, always NUL-terminates, and keeps a sticky
+ * -ENOSPC; a malformed message (-EBADMSG) wins over a short buffer, so the
+ * answer does not depend on the buffer's size.
+ *
+ * Compression (RFC 1035 4.1.4): a pointer must point strictly before the
+ * start of the run of labels it ends, that is before the name's own start
+ * or before the previous pointer's target.  Offsets then strictly decrease
+ * from jump to jump, so no loop can exist; DNSMSG_MAX_POINTERS and the
+ * 255-byte limit on the decoded name bound the work besides.  Every valid
+ * encoder points at a name written earlier, so this rejects only loops and
+ * pointers into the middle of the name being read.
+ *
+ * Names inside rdata are read with the message cut at the end of the rdata:
+ * pointers only go backwards, so this still lets them point anywhere
+ * earlier in the message, and keeps a name from running into the next RR.
+ *
+ * Nothing here allocates, logs or touches errno.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "dnsmsg.h"
+#include "name.h"
+
+#define DNS_HDR_LEN	12
+
+/* A bounds-checked cursor over [p, p + len) with a sticky error. */
+struct rd {
+	const uint8_t	*p;
+	size_t		 len;
+	size_t		 off;
+	int		 err;		/* 0 or -EBADMSG */
+};
+
+/* A string writer: never past cap, always NUL-terminated, sticky -ENOSPC. */
+struct wr {
+	char		*p;		/* NULL: only count */
+	size_t		 cap;
+	size_t		 off;		/* length of the whole string, written or not */
+	int		 err;		/* 0 or -ENOSPC */
+};
+
+static void
+rd_init(struct rd *rd, const uint8_t *p, size_t len, size_t off)
+{
+	rd->p = p;
+	rd->len = len;
+	rd->off = off;
+	rd->err = off > len ? -EBADMSG : 0;
+}
+
+static const uint8_t *
+rd_take(struct rd *rd, size_t n)
+{
+	const uint8_t *p;
+
+	if (rd->err || n > rd->len - rd->off) {
+		rd->err = -EBADMSG;
+		return NULL;
+	}
+	p = rd->p + rd->off;
+	rd->off += n;
+	return p;
+}
+
+static uint8_t
+rd_u8(struct rd *rd)
+{
+	const uint8_t *p = rd_take(rd, 1);
+
+	return p ? p[0] : 0;
+}
+
+static uint16_t
+rd_u16(struct rd *rd)
+{
+	const uint8_t *p = rd_take(rd, 2);
+
+	return p ? (uint16_t)(p[0] << 8 | p[1]) : 0;
+}
+
+static uint32_t
+rd_u32(struct rd *rd)
+{
+	const uint8_t *p = rd_take(rd, 4);
+
+	return p ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	    (uint32_t)p[2] << 8 | p[3] : 0;
+}
+
+static void
+wr_init(struct wr *w, char *p, size_t cap)
+{
+	w->p = p;
+	w->cap = cap;
+	w->off = 0;
+	w->err = 0;
+	if (p == NULL)
+		w->cap = 0;
+	else if (cap == 0)
+		w->err = -ENOSPC;
+	else
+		p[0] = '\0';
+}
+
+static void
+wr_char(struct wr *w, char c)
+{
+	if (w->p != NULL) {
+		if (w->off + 1 < w->cap) {
+			w->p[w->off] = c;
+			w->p[w->off + 1] = '\0';
+		} else
+			w->err = -ENOSPC;
+	}
+	w->off++;
+}
+
+static void
+wr_str(struct wr *w, const char *s)
+{
+	while (*s)
+		wr_char(w, *s++);
+}
+
+static void
+wr_uint(struct wr *w, uint32_t v)
+{
+	char	tmp[10];
+	size_t	n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		wr_char(w, tmp[--n]);
+}
+
+/* \DDD, three decimal digits as RFC 1035 5.1 writes them. */
+static void
+wr_ddd(struct wr *w, uint8_t c)
+{
+	wr_char(w, '\\');
+	wr_char(w, (char)('0' + c / 100));
+	wr_char(w, (char)('0' + c / 10 % 10));
+	wr_char(w, (char)('0' + c % 10));
+}
+
+static int
+wr_end(const struct wr *w)
+{
+	return w->err ? w->err : (int)w->off;
+}
+
+/*
+ * As glibc's ns_name_ntop writes a label, so that names reach programs
+ * spelled as glibc's own dns module would spell them: the zone-file
+ * specials get a backslash, other printable bytes pass, the rest is \DDD.
+ */
+static bool
+name_special(uint8_t c)
+{
+	return c == '"' || c == '.' || c == ';' || c == '\\' || c == '(' ||
+	    c == ')' || c == '@' || c == '$';
+}
+
+static void
+wr_label_byte(struct wr *w, uint8_t c)
+{
+	if (name_special(c)) {
+		wr_char(w, '\\');
+		wr_char(w, (char)c);
+	} else if (c > 0x20 && c < 0x7f)
+		wr_char(w, (char)c);
+	else
+		wr_ddd(w, c);
+}
+
+/* A character-string's bytes inside quotes, as for TXT and CAA values. */
+static void
+wr_quoted(struct wr *w, const uint8_t *s, size_t n)
+{
+	size_t i;
+
+	wr_char(w, '"');
+	for (i = 0; i < n; i++) {
+		if (s[i] == '"' || s[i] == '\\') {
+			wr_char(w, '\\');
+			wr_char(w, (char)s[i]);
+		} else if (s[i] >= 0x20 && s[i] < 0x7f)
+			wr_char(w, (char)s[i]);
+		else
+			wr_ddd(w, s[i]);
+	}
+	wr_char(w, '"');
+}
+
+/*
+ * Reads the name at off in buf[0..len) into w: labels joined by '.', the
+ * root as "."; with absolute, every label is followed by a '.'.  With wire
+ * set, also the name in wire form, expanded (DNSMSG_NAME_MAX bytes fit).
+ * *ret_next gets the offset just past the name's encoding at off.  Returns
+ * the length of the wire form, or -EBADMSG.
+ */
+static int
+name_read(const uint8_t *buf, size_t len, size_t off, struct wr *w,
+    bool absolute, uint8_t *wire_out, size_t *ret_next)
+{
+	size_t		 pos = off, seg = off, next = 0, wire = 0, target, i;
+	unsigned	 ptrs = 0, labels = 0;
+	uint8_t		 c;
+
+	for (;;) {
+		if (pos >= len)
+			return -EBADMSG;
+		c = buf[pos];
+		if ((c & 0xc0) == 0xc0) {
+			if (len - pos < 2)
+				return -EBADMSG;
+			target = (size_t)(c & 0x3f) << 8 | buf[pos + 1];
+			if (target >= seg || ++ptrs > DNSMSG_MAX_POINTERS)
+				return -EBADMSG;
+			if (next == 0)
+				next = pos + 2;
+			pos = seg = target;
+			continue;
+		}
+		if (c & 0xc0)
+			return -EBADMSG;	/* 0x40 extended, 0x80 reserved */
+		if (c == 0)
+			break;
+		if (c > len - pos - 1)
+			return -EBADMSG;
+		/* With the root label still to come, at most 254 so far. */
+		if (wire + 1 + c > DNSMSG_NAME_MAX - 1)
+			return -EBADMSG;
+		if (wire_out)
+			memcpy(wire_out + wire, buf + pos, 1 + (size_t)c);
+		wire += 1 + (size_t)c;
+		if (labels++ > 0 && !absolute)
+			wr_char(w, '.');
+		for (i = 1; i <= c; i++)
+			wr_label_byte(w, buf[pos + i]);
+		if (absolute)
+			wr_char(w, '.');
+		pos += 1 + (size_t)c;
+	}
+	if (labels == 0)
+		wr_char(w, '.');
+	if (wire_out)
+		wire_out[wire] = 0;
+	if (ret_next)
+		*ret_next = next ? next : pos + 1;
+	return (int)wire + 1;
+}
+
+int
+dnsmsg_name(const uint8_t *buf, size_t len, size_t off, char *out,
+    size_t outlen, size_t *ret_next)
+{
+	struct wr	w;
+	size_t		next;
+	int		r;
+
+	wr_init(&w, out, outlen);
+	if ((r = name_read(buf, len, off, &w, false, NULL, &next)) < 0)
+		return r;
+	if (w.err)
+		return w.err;
+	if (ret_next)
+		*ret_next = next;
+	return (int)w.off;
+}
+
+int
+dnsmsg_name_wire(const uint8_t *buf, size_t len, size_t off, uint8_t *out,
+    size_t *ret_next)
+{
+	struct wr	w;
+	size_t		next;
+	int		r;
+
+	wr_init(&w, NULL, 0);
+	if ((r = name_read(buf, len, off, &w, false, out, &next)) < 0)
+		return r;
+	if (ret_next)
+		*ret_next = next;
+	return r;
+}
+
+int
+dnsmsg_name_normalize(const char *in, char *out, size_t outlen)
+{
+	struct wr	w;
+	const char	*p;
+	bool		 first = true;
+
+	/*
+	 * Labels as c-ares 1.18 puts them on the wire: split at unescaped
+	 * dots, a backslash takes the next byte as it is.  Then written back
+	 * as dnsmsg_name writes names read from a message.
+	 */
+	wr_init(&w, out, outlen);
+	for (p = in; *p; ) {
+		if (*p == '.') {
+			p++;
+			if (*p == '\0')
+				break;		/* the trailing dot of an absolute name */
+			wr_char(&w, '.');
+			continue;
+		}
+		if (*p == '\\' && p[1] != '\0')
+			p++;
+		wr_label_byte(&w, (uint8_t)*p++);
+		first = false;
+	}
+	if (first)
+		wr_char(&w, '.');
+	return w.err ? w.err : (int)w.off;
+}
+
+/* A name through rd: read in place, rd moves past its encoding. */
+static void
+rd_name(struct rd *rd, struct wr *w, bool absolute)
+{
+	size_t next;
+
+	if (rd->err)
+		return;
+	if (name_read(rd->p, rd->len, rd->off, w, absolute, NULL, &next) < 0)
+		rd->err = -EBADMSG;
+	else
+		rd->off = next;
+}
+
+/* The length of s without one trailing, unescaped dot. */
+static size_t
+name_len_nodot(const char *s)
+{
+	size_t n = strlen(s), bs = 0;
+
+	if (n == 0 || s[n - 1] != '.')
+		return n;
+	/* An odd run of backslashes before it makes the dot part of a label. */
+	while (bs < n - 1 && s[n - 2 - bs] == '\\')
+		bs++;
+	return bs % 2 ? n : n - 1;
+}
+
+int
+dnsmsg_name_cmp(const char *a, const char *b)
+{
+	return name_cmp_fold(a, name_len_nodot(a), b, name_len_nodot(b));
+}
+
+/*
+ * One RR at rd's offset: the owner name (into rr->name when with_name,
+ * else only checked), the fixed fields, the rdata.
+ */
+static void
+rd_rr(struct rd *rd, struct dnsmsg_rr *rr, bool with_name)
+{
+	struct wr w;
+
+	wr_init(&w, with_name ? rr->name : NULL, sizeof(rr->name));
+	rd_name(rd, &w, false);
+	if (w.err)
+		rd->err = -EBADMSG;	/* cannot happen: the buffer fits any name */
+	rr->type = rd_u16(rd);
+	rr->rclass = rd_u16(rd);
+	rr->ttl = rd_u32(rd);
+	rr->rdlen = rd_u16(rd);
+	rr->rdata_off = rd->off;
+	rd_take(rd, rr->rdlen);
+}
+
+int
+dnsmsg_parse(const uint8_t *buf, size_t len, struct dnsmsg *ret_msg)
+{
+	struct dnsmsg	 m;
+	struct dnsmsg_rr rr;
+	struct rd	 rd;
+	struct wr	 w;
+	unsigned	 i, total;
+
+	memset(&m, 0, sizeof(m));
+	rd_init(&rd, buf, len, 0);
+	m.buf = buf;
+	m.len = len;
+	m.id = rd_u16(&rd);
+	m.flags = rd_u16(&rd);
+	m.rcode = m.flags & 0x0f;
+	m.qdcount = rd_u16(&rd);
+	m.ancount = rd_u16(&rd);
+	m.nscount = rd_u16(&rd);
+	m.arcount = rd_u16(&rd);
+	total = (unsigned)m.ancount + m.nscount + m.arcount;
+	if (rd.err || m.qdcount > 1 || total > DNSMSG_MAX_RRS)
+		return -EBADMSG;
+	if (m.qdcount == 1) {
+		wr_init(&w, m.qname, sizeof(m.qname));
+		rd_name(&rd, &w, false);
+		m.qtype = rd_u16(&rd);
+		m.qclass = rd_u16(&rd);
+		if (w.err)
+			rd.err = -EBADMSG;
+	}
+	m.rr_off = rd.off;
+	for (i = 0; i < total && rd.err == 0; i++)
+		rd_rr(&rd, &rr, false);
+	if (rd.err)
+		return -EBADMSG;
+	*ret_msg = m;
+	return 0;
+}
+
+int
+dnsmsg_next_rr(const struct dnsmsg *msg, struct dnsmsg_iter *it,
+    struct dnsmsg_rr *ret_rr)
+{
+	struct dnsmsg_rr rr;
+	struct rd	 rd;
+	unsigned	 an = msg->ancount, ns = msg->nscount;
+	unsigned	 total = an + ns + msg->arcount;
+
+	if (it->index >= total)
+		return 0;
+	rd_init(&rd, msg->buf, msg->len, it->off ? it->off : msg->rr_off);
+	rd_rr(&rd, &rr, true);
+	if (rd.err)
+		return -EBADMSG;
+	if (it->index < an)
+		rr.section = DNS_S_ANSWER;
+	else if (it->index < an + ns)
+		rr.section = DNS_S_AUTHORITY;
+	else
+		rr.section = DNS_S_ADDITIONAL;
+	it->off = rd.off;
+	it->index++;
+	*ret_rr = rr;
+	return 1;
+}
+
+/* A reader over rr's rdata, the message cut at its end (see the top). */
+static void
+rd_rdata(struct rd *rd, const struct dnsmsg *msg, const struct dnsmsg_rr *rr)
+{
+	if (rr->rdata_off > msg->len || rr->rdlen > msg->len - rr->rdata_off) {
+		rd_init(rd, msg->buf, 0, 0);
+		rd->err = -EBADMSG;
+		return;
+	}
+	rd_init(rd, msg->buf, rr->rdata_off + rr->rdlen, rr->rdata_off);
+}
+
+/* The rdata was read exactly, to its last byte. */
+static bool
+rd_done(const struct rd *rd)
+{
+	return rd->err == 0 && rd->off == rd->len;
+}
+
+static void
+wr_addr(struct wr *w, int af, const uint8_t *a)
+{
+	char	text[INET6_ADDRSTRLEN];
+	int	saved = errno;
+
+	/* inet_ntop cannot fail with this buffer; errno stays as it was. */
+	if (inet_ntop(af, a, text, sizeof(text)) == NULL)
+		text[0] = '\0';
+	errno = saved;
+	wr_str(w, text);
+}
+
+/* RFC 3597: "\# LEN HEX", lowercase, "\# 0" for empty rdata. */
+static void
+wr_unknown(struct wr *w, struct rd *rd)
+{
+	static const char	 hex[] = "0123456789abcdef";
+	size_t			 n = rd->len - rd->off, i;
+	const uint8_t		*p = rd_take(rd, n);
+
+	wr_str(w, "\\# ");
+	wr_uint(w, (uint32_t)n);
+	if (n)
+		wr_char(w, ' ');
+	for (i = 0; p && i < n; i++) {
+		wr_char(w, hex[p[i] >> 4]);
+		wr_char(w, hex[p[i] & 0xf]);
+	}
+}
+
+static void
+wr_caa(struct wr *w, struct rd *rd)
+{
+	const uint8_t	*tag, *val;
+	uint8_t		 flags, taglen, i;
+
+	flags = rd_u8(rd);
+	taglen = rd_u8(rd);
+	/* RFC 8659 4.1.1: a tag is 1 to 15 letters and digits. */
+	if (taglen < 1 || taglen > 15)
+		rd->err = -EBADMSG;
+	tag = rd_take(rd, taglen);
+	val = rd_take(rd, rd->len - rd->off);
+	if (rd->err)
+		return;
+	wr_uint(w, flags);
+	wr_char(w, ' ');
+	for (i = 0; i < taglen; i++) {
+		if (!((tag[i] >= 'a' && tag[i] <= 'z') ||
+		    (tag[i] >= 'A' && tag[i] <= 'Z') ||
+		    (tag[i] >= '0' && tag[i] <= '9'))) {
+			rd->err = -EBADMSG;
+			return;
+		}
+		wr_char(w, (char)tag[i]);
+	}
+	wr_char(w, ' ');
+	wr_quoted(w, val, rd->len - (size_t)(val - rd->p));
+}
+
+int
+dnsmsg_rdata_str(const struct dnsmsg *msg, const struct dnsmsg_rr *rr,
+    char *out, size_t outlen)
+{
+	struct rd	 rd;
+	struct wr	 w;
+	const uint8_t	*p;
+	uint8_t		 n;
+	int		 i;
+
+	rd_rdata(&rd, msg, rr);
+	wr_init(&w, out, outlen);
+	switch (rr->type) {
+	case DNS_T_A:
+		if ((p = rd_take(&rd, 4)) != NULL)
+			wr_addr(&w, AF_INET, p);
+		break;
+	case DNS_T_AAAA:
+		if ((p = rd_take(&rd, 16)) != NULL)
+			wr_addr(&w, AF_INET6, p);
+		break;
+	case DNS_T_NS:
+	case DNS_T_CNAME:
+	case DNS_T_PTR:
+		rd_name(&rd, &w, true);
+		break;
+	case DNS_T_MX:
+		wr_uint(&w, rd_u16(&rd));
+		wr_char(&w, ' ');
+		rd_name(&rd, &w, true);
+		break;
+	case DNS_T_SOA:
+		rd_name(&rd, &w, true);
+		wr_char(&w, ' ');
+		rd_name(&rd, &w, true);
+		for (i = 0; i < 5; i++) {
+			wr_char(&w, ' ');
+			wr_uint(&w, rd_u32(&rd));
+		}
+		break;
+	case DNS_T_TXT:
+		/* One or more character-strings (RFC 1035 3.3.14). */
+		if (rd.off == rd.len)
+			rd.err = -EBADMSG;
+		while (rd.err == 0 && rd.off < rd.len) {
+			n = rd_u8(&rd);
+			if ((p = rd_take(&rd, n)) == NULL)
+				break;
+			if (w.off)
+				wr_char(&w, ' ');
+			wr_quoted(&w, p, n);
+		}
+		break;
+	case DNS_T_SRV:
+		/* RFC 2782 forbids compressing the target; accepted anyway. */
+		for (i = 0; i < 3; i++) {
+			wr_uint(&w, rd_u16(&rd));
+			wr_char(&w, ' ');
+		}
+		rd_name(&rd, &w, true);
+		break;
+	case DNS_T_CAA:
+		wr_caa(&w, &rd);
+		break;
+	default:
+		wr_unknown(&w, &rd);
+		break;
+	}
+	if (!rd_done(&rd))
+		return -EBADMSG;
+	return wr_end(&w);
+}
+
+int
+dnsmsg_rdata_addr(const struct dnsmsg *msg, const struct dnsmsg_rr *rr,
+    uint8_t *out)
+{
+	struct rd	 rd;
+	const uint8_t	*p;
+	size_t		 n;
+
+	if (rr->type == DNS_T_A)
+		n = 4;
+	else if (rr->type == DNS_T_AAAA)
+		n = 16;
+	else
+		return -EINVAL;
+	rd_rdata(&rd, msg, rr);
+	p = rd_take(&rd, n);
+	if (!rd_done(&rd))
+		return -EBADMSG;
+	memcpy(out, p, n);
+	return (int)n;
+}
+
+int
+dnsmsg_rdata_name(const struct dnsmsg *msg, const struct dnsmsg_rr *rr,
+    char *out, size_t outlen)
+{
+	struct rd	rd;
+	struct wr	w;
+
+	if (rr->type != DNS_T_CNAME && rr->type != DNS_T_PTR &&
+	    rr->type != DNS_T_NS)
+		return -EINVAL;
+	rd_rdata(&rd, msg, rr);
+	wr_init(&w, out, outlen);
+	rd_name(&rd, &w, false);
+	if (!rd_done(&rd))
+		return -EBADMSG;
+	return wr_end(&w);
+}
+
+int
+dnsmsg_rdata_soa_minimum(const struct dnsmsg *msg, const struct dnsmsg_rr *rr,
+    uint32_t *ret_minimum)
+{
+	struct rd	rd;
+	struct wr	w;
+	uint32_t	minimum;
+
+	if (rr->type != DNS_T_SOA)
+		return -EINVAL;
+	rd_rdata(&rd, msg, rr);
+	wr_init(&w, NULL, 0);
+	rd_name(&rd, &w, false);	/* MNAME */
+	rd_name(&rd, &w, false);	/* RNAME */
+	rd_take(&rd, 16);		/* SERIAL REFRESH RETRY EXPIRE */
+	minimum = rd_u32(&rd);
+	if (!rd_done(&rd))
+		return -EBADMSG;
+	*ret_minimum = minimum;
+	return 0;
+}
+
+static const struct {
+	uint16_t	 type;
+	const char	*name;
+} types[] = {
+	{ DNS_T_A,	"A" },
+	{ DNS_T_NS,	"NS" },
+	{ DNS_T_CNAME,	"CNAME" },
+	{ DNS_T_SOA,	"SOA" },
+	{ DNS_T_PTR,	"PTR" },
+	{ DNS_T_MX,	"MX" },
+	{ DNS_T_TXT,	"TXT" },
+	{ DNS_T_AAAA,	"AAAA" },
+	{ DNS_T_SRV,	"SRV" },
+	{ DNS_T_OPT,	"OPT" },
+	{ DNS_T_CAA,	"CAA" },
+};
+
+const char *
+dnsmsg_type_str(uint16_t type, char *buf, size_t len)
+{
+	size_t	i;
+	int	saved = errno;
+
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (types[i].type == type)
+			return types[i].name;
+	if (buf == NULL || len == 0)
+		return "TYPE";
+	snprintf(buf, len, "TYPE%u", (unsigned)type);
+	errno = saved;
+	return buf;
+}
+
+int
+dnsmsg_type_from_str(const char *s)
+{
+	size_t		i;
+	uint32_t	v = 0;
+
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (strcasecmp(s, types[i].name) == 0)
+			return types[i].type;
+	if (strncasecmp(s, "TYPE", 4) != 0 || s[4] == '\0')
+		return -1;
+	for (s += 4; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (uint32_t)(*s - '0');
+		if (v > UINT16_MAX)
+			return -1;
+	}
+	return (int)v;
+}

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/* daemon/wiring.c - the real parts behind the lookup engine's seams. */
+#include <string.h>
+
+#include "hostsfile.h"
+#include "nsspool.h"
+#include "resolver.h"
+#include "wiring.h"
+#include "server.h"
+
+static void *
+front_hold(void *ctx)
+{
+	return server_hold(ctx);
+}
+
+static void
+front_reply(void *ctx, const void *frame, size_t len)
+{
+	server_reply(ctx, frame, len);
+}
+
+static void
+front_hold_reply(void *hold, const void *frame, size_t len)
+{
+	server_hold_reply(hold, frame, len);
+}
+
+static void
+front_hold_release(void *hold)
+{
+	server_hold_release(hold);
+}
+
+static const struct lookup_frontend server_front = {
+	.hold = front_hold,
+	.reply = front_reply,
+	.hold_reply = front_hold_reply,
+	.hold_release = front_hold_release,
+};
+
+void
+wiring_server_req(struct lookup_req *ret, struct lookup_client *who,
+    struct server_req *req, uint8_t fe)
+{
+	ret->fe = &server_front;
+	ret->ctx = req;
+	ret->type = req->hdr.type;
+	ret->id = req->hdr.id;
+	ret->flags = 0;
+	ret->at_us = req->at_us;
+	memset(who, 0, sizeof(*who));
+	who->fe = fe;
+	who->pid = req->cred.pid;
+	who->uid = req->cred.uid;
+	ret->client = who;
+}
+
+static const struct hosts *
+hosts_get(void *arg)
+{
+	return hostsfile_get(arg);
+}
+
+static int
+hosts_error(void *arg)
+{
+	return hostsfile_error(arg);
+}
+
+static int
+upstream_query(void *arg, const char *name, uint16_t type, resolver_cb *cb,
+    void *cb_arg)
+{
+	return resolver_query(arg, name, type, cb, cb_arg);
+}
+
+static int
+upstream_search(void *arg, const char *const **ret_domains, int *ret_ndots)
+{
+	return resolver_search(arg, ret_domains, ret_ndots);
+}
+
+static int
+module_call(void *arg, int id, int op, uint8_t family, const void *key,
+    size_t key_len, nsspool_fn *fn, void *fn_arg)
+{
+	return nsspool_call(arg, id, op, family, key, key_len, fn, fn_arg);
+}
+
+static bool
+module_missing(void *arg, int id)
+{
+	return nsspool_missing(arg, id);
+}
+
+static int
+module_id(void *arg, const char *name)
+{
+	return nsspool_module(arg, name);
+}
+
+void
+wiring_modules(struct modsrc_modules *ret, struct nsspool *nss)
+{
+	*ret = (struct modsrc_modules){ module_call, module_missing, module_id, nss };
+}
+
+void
+wiring_lookup_env(struct lookup_env *env, struct hostsfile *hosts,
+    struct resolver *resolver, struct nsspool *nss, cache_clock_fn *now,
+    void *now_arg)
+{
+	memset(env, 0, sizeof(*env));
+	env->hosts = (struct lookup_hosts){ hosts_get, hosts_error, hosts };
+	env->upstream = (struct dnssrc_upstream){ upstream_query, upstream_search,
+	    resolver };
+	wiring_modules(&env->modules, nss);
+	env->now = now;
+	env->now_arg = now_arg;
+}
