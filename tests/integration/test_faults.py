@@ -67,7 +67,7 @@ def test(fn):
 
 def server_limit(name):
     """A limit from daemon/front/server.h, so the test follows the source."""
-    with open(os.path.join(SRC, "daemon", "server.h")) as f:
+    with open(os.path.join(SRC, "daemon", "front", "server.h")) as f:
         m = re.search(r"#define\s+%s\s+(\d+)" % name, f.read())
     assert m, name
     return int(m.group(1))
