@@ -440,8 +440,9 @@ rdata_copy(struct dnswire_wr *w, const char *layout, const uint8_t *base,
 }
 
 /*
- * One record, owner uncompressed and trusted, rdata as kept (names
- * expanded).  On any failure the reply is left as it was.
+ * One record, owner uncompressed and trusted (NULL: the question's name,
+ * a pointer to it), rdata as kept (names expanded).  On any failure the
+ * reply is left as it was.
  */
 static int
 rr_write(struct dnswire_wr *w, int section, const uint8_t *owner,
@@ -460,7 +461,14 @@ rr_write(struct dnswire_wr *w, int section, const uint8_t *owner,
 	if (w->tc)
 		return -ENOSPC;
 	w->full = false;
-	put_name(w, owner, owner_len, true);
+	/* The question is written whole right after the header: a pointer
+	 * to it is what put_name would find, without the search. */
+	if (owner == NULL && w->buf[HDR_LEN] == 0)
+		put(w, "", 1);		/* the root: shorter than a pointer */
+	else if (owner == NULL)
+		put_u16(w, 0xc000 | HDR_LEN);
+	else
+		put_name(w, owner, owner_len, true);
 	put_u16(w, type);
 	put_u16(w, rclass);
 	put_u32(w, ttl > TTL_MAX ? TTL_MAX : ttl);
@@ -578,11 +586,9 @@ add(struct dnswire_wr *w, int section, const char *owner, uint16_t type,
 	uint8_t	wire[DNSMSG_NAME_MAX];
 	int	n;
 
-	if (owner == NULL) {
-		/* The question, written uncompressed right after the header. */
-		n = dnsmsg_name_wire(w->buf, w->qend, HDR_LEN, wire, NULL);
-		assert(n > 0);
-	} else if ((n = name_from_str(owner, wire)) < 0)
+	if (owner == NULL)
+		return rr_write(w, section, NULL, 0, type, CLASS_IN, ttl, rdata, rdlen);
+	if ((n = name_from_str(owner, wire)) < 0)
 		return n;
 	return rr_write(w, section, wire, (size_t)n, type, CLASS_IN, ttl, rdata,
 	    rdlen);
