@@ -8,52 +8,13 @@
 #include "wiring.h"
 #include "server.h"
 
-static void *
-front_hold(void *ctx)
-{
-	return server_hold(ctx);
-}
-
-static void
-front_reply(void *ctx, const void *frame, size_t len)
-{
-	server_reply(ctx, frame, len);
-}
-
-static void
-front_hold_reply(void *hold, const void *frame, size_t len)
-{
-	server_hold_reply(hold, frame, len);
-}
-
-static void
-front_hold_release(void *hold)
-{
-	server_hold_release(hold);
-}
-
-static const struct lookup_frontend server_front = {
-	.hold = front_hold,
-	.reply = front_reply,
-	.hold_reply = front_hold_reply,
-	.hold_release = front_hold_release,
-};
-
 void
-wiring_server_req(struct lookup_req *ret, struct lookup_client *who,
-    struct server_req *req, uint8_t fe)
+wiring_client(struct lookup_client *ret, const struct server_req *req, uint8_t fe)
 {
-	ret->fe = &server_front;
-	ret->ctx = req;
-	ret->type = req->hdr.type;
-	ret->id = req->hdr.id;
-	ret->flags = 0;
-	ret->at_us = req->at_us;
-	memset(who, 0, sizeof(*who));
-	who->fe = fe;
-	who->pid = req->cred.pid;
-	who->uid = req->cred.uid;
-	ret->client = who;
+	memset(ret, 0, sizeof(*ret));
+	ret->fe = fe;
+	ret->pid = req->cred.pid;
+	ret->uid = req->cred.uid;
 }
 
 static const struct hosts *

@@ -18,11 +18,10 @@ void	wiring_lookup_env(struct lookup_env *ret, struct hostsfile *, struct resolv
 void	wiring_modules(struct modsrc_modules *ret, struct nsspool *);
 
 /*
- * A request of the Unix socket's (namecache's or nscd's protocol: fe is
- * LOOKUP_FE_SOCKET or _NSCD), for the engine; *who is its client, and
- * must live as long as *ret.
+ * The client of a request on a Unix socket (namecache's or nscd's
+ * protocol: fe is LOOKUP_FE_SOCKET or _NSCD), as the engine shows it.
  */
-void	wiring_server_req(struct lookup_req *ret, struct lookup_client *who,
-	    struct server_req *req, uint8_t fe);
+void	wiring_client(struct lookup_client *ret, const struct server_req *req,
+	    uint8_t fe);
 
 #endif

@@ -219,18 +219,17 @@ nscd_build_hst(int32_t type, const struct proto_answer *a, void *out, size_t cap
 }
 
 int
-nscd_reply_from(int32_t type, uint16_t status, const void *body, size_t len,
+nscd_reply_from(int32_t type, uint16_t status, const struct proto_answer *a,
     void *out, size_t cap)
 {
-	struct proto_answer	a;
-	int			n;
+	int n;
 
 	switch (status) {
 	case PROTO_OK:
-		if (proto_answer_decode(body, len, &a) < 0)
+		if (a == NULL)
 			return 0;
-		n = type == NSCD_GETAI ? nscd_build_ai(&a, out, cap) :
-		    nscd_build_hst(type, &a, out, cap);
+		n = type == NSCD_GETAI ? nscd_build_ai(a, out, cap) :
+		    nscd_build_hst(type, a, out, cap);
 		return n > 0 ? n : 0;
 	case PROTO_NOTFOUND:
 		n = nscd_build_negative(type, HOST_NOT_FOUND, out, cap);

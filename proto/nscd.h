@@ -181,12 +181,13 @@ int	 nscd_build_hst(int32_t type, const struct proto_answer *, void *out,
 int	 nscd_build_negative(int32_t type, int herrno, void *out, size_t cap);
 
 /*
- * glibc's reply to a request of nscd type `type' from a namecache reply
- * (status and answer body), into out: its length, or 0 when glibc must
- * be refused (a temporary failure, an answer the format cannot carry).
+ * glibc's reply to a request of nscd type `type' from a namecache answer
+ * (status, and for PROTO_OK the answer, else NULL), into out: its length,
+ * or 0 when glibc must be refused (a temporary failure, an answer the
+ * format cannot carry).
  */
-int	 nscd_reply_from(int32_t type, uint16_t status, const void *body,
-	    size_t len, void *out, size_t cap);
+int	 nscd_reply_from(int32_t type, uint16_t status, const struct proto_answer *a,
+	    void *out, size_t cap);
 
 /* Offset of the data area from the start of the mapping. */
 size_t	 nscd_data_offset(uint32_t module);

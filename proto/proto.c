@@ -512,6 +512,7 @@ proto_answer_decode(const void *body, size_t len, struct proto_answer *ret_ans)
 			a.naddr6++;
 		proto_get_bytes(&rd, addr_len(family));
 	}
+	a.addrs_len = (size_t)(rd.p + rd.off - a.addrs);
 	a.aliases = rd.p + rd.off;
 	for (i = 0; i < a.nalias && rd.err == 0; i++) {
 		proto_get_str(&rd, &n);
@@ -541,7 +542,7 @@ proto_answer_next_addr(const struct proto_answer *a, size_t *cursor,
 	const uint8_t *p = a->addrs + *cursor;
 
 	/* The decoder walked these bytes, so they are in bounds. */
-	if (p >= a->aliases)
+	if (*cursor >= a->addrs_len)
 		return 0;
 	*ret_family = p[0];
 	*ret_addr = p + 1;

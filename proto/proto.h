@@ -201,7 +201,11 @@ void	 proto_answer_addr(struct proto_answer_wr *, uint8_t family, const void *ad
 void	 proto_answer_alias(struct proto_answer_wr *, const char *, size_t);
 int	 proto_answer_end(struct proto_answer_wr *);
 
-/* A decoded answer: pointers borrowed from the body, valid while it is. */
+/*
+ * A decoded answer: pointers borrowed from the body, valid while it is.
+ * The parts need not be contiguous (the daemon's typed answers point
+ * them at different records): a walk reads each by its own length.
+ */
 struct proto_answer {
 	uint32_t	 ttl;
 	uint8_t		 source;
@@ -213,6 +217,7 @@ struct proto_answer {
 	const char	*canon;		/* not NUL-terminated */
 	size_t		 canon_len;
 	const uint8_t	*addrs;
+	size_t		 addrs_len;	/* bytes */
 	const uint8_t	*aliases;
 	size_t		 aliases_len;	/* bytes */
 	size_t		 strings_size;	/* canon and aliases, each with a NUL */

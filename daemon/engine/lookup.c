@@ -7,14 +7,16 @@
  * gethostbyname2_r and gethostbyaddr_r walk it.  This file asks each
  * source in turn and carries the walk across the waits:
  *
- *   files   the hosts index, at once                       (reply_files)
- *   dns     the cache, else a fetch upstream      (dnssrc.c, reply_dns)
- *   other   the cache, else the module on a worker (modsrc.c, reply_module)
+ *   files   the hosts index, at once                       (result_files)
+ *   dns     the cache, else a fetch upstream      (dnssrc.c, result_dns)
+ *   other   the cache, else the module on a worker (modsrc.c, result_module)
  *
  * A walk starts on its caller's stack, so that a hit allocates nothing;
  * one that must wait moves to the heap (walk_hold), holds its request
- * (the front end's hold), and goes on from the source's callback.  Its end is replied, counted, and published
- * (publish.c) until the first of the answers it rests on expires.
+ * (the front end's hold), and goes on from the source's callback.  Its
+ * end is a typed answer (answer.h, built by result.c), handed to the
+ * front end to write in its own wire, counted, and published (publish.c)
+ * until the first of the answers it rests on expires.
  *
  * The engine touches the world only through its seams (lookup.h): the
  * front end's replies, the hosts index, upstream DNS, the NSS modules and
@@ -31,7 +33,7 @@
 #include "lookup.h"
 #include "nsswitch.h"
 #include "publish.h"
-#include "reply.h"
+#include "result.h"
 #include "shmfmt.h"
 #include "store.h"
 #include "walk.h"
@@ -42,9 +44,9 @@ struct lookup {
 	struct dnssrc		*dns;
 	struct modsrc		*mods;
 	struct publish		*pub;
-	/* Replies are built here, one at a time; each is sent, published
+	/* Answers are built here, one at a time; each is sent, published
 	 * and done with before the next is built. */
-	struct reply		*reply;
+	struct result		*result;
 	struct walk_line	 line;		/* what new walks walk */
 	struct lookup_stats	 st;		/* the replies' counts */
 	lookup_observe_fn	*observe;	/* told of every lookup answered */
@@ -57,13 +59,13 @@ struct walk {
 	const struct lookup_frontend *fe;	/* NULL: the engine's own walk */
 	void			*ctx;		/* the front end's request, until it waits */
 	void			*hold;		/* once it waits */
-	struct reply_to		 to;		/* names and addr point below */
+	struct result_to	 to;		/* names and addr point below */
 	char			 name[PROTO_NAME_MAX + 2];
 	size_t			 name_len;
 	uint8_t			 addr[16];
 	struct publish_key	 pk;
 	struct walk_state	 ws;
-	uint16_t		 rr_type;	/* REPLY_RR: the type asked */
+	uint16_t		 rr_type;	/* RESULT_RR: the type asked */
 	struct lookup_client	 client;	/* who asked (fe 0: not known) */
 	uint64_t		 t0;		/* µs, CLOCK_MONOTONIC: asked then */
 	unsigned		 at;		/* the source asked last */
@@ -76,12 +78,12 @@ struct walk {
 static void walk_run(struct walk *);
 
 static void
-walk_send(struct walk *wk, size_t len)
+walk_send(struct walk *wk, const struct answer *a)
 {
 	if (wk->hold)
-		wk->fe->hold_reply(wk->hold, reply_frame(wk->lk->reply), len);
+		wk->fe->hold_reply(wk->hold, a);
 	else if (wk->ctx)
-		wk->fe->reply(wk->ctx, reply_frame(wk->lk->reply), len);
+		wk->fe->reply(wk->ctx, a);
 	/* else: a walk of the engine's own, to publish */
 	if (wk->heap)
 		free(wk);
@@ -117,9 +119,25 @@ count_reply(struct lookup *lk, uint16_t status, uint8_t source)
 		lk->st.errors++;
 }
 
+/* How the cache took part in the walk's answer (st: its last stage). */
+static uint8_t
+walk_cache(const struct walk *wk, const struct stage *st)
+{
+	/* Stale first: it is what the client was told, however it came. */
+	if (st->source == PROTO_SRC_STALE)
+		return LOOKUP_STALE;
+	if (wk->notes & DNSSRC_NOTE_COALESCED)
+		return LOOKUP_COALESCED;
+	if (wk->heap)
+		return LOOKUP_MISS;
+	if (wk->notes & DNSSRC_NOTE_PREFETCH)
+		return LOOKUP_PREFETCH;
+	return LOOKUP_HIT;
+}
+
 /* Tells the observer how the walk's answer came: source, cache, time. */
 static void
-walk_observe(struct walk *wk, const struct stage *st)
+walk_observe(struct walk *wk, const struct stage *st, const struct answer *a)
 {
 	struct lookup		*lk = wk->lk;
 	struct lookup_done	 d;
@@ -129,53 +147,44 @@ walk_observe(struct walk *wk, const struct stage *st)
 
 	memset(&d, 0, sizeof(d));
 	d.client = wk->client.fe ? &wk->client : NULL;
-	d.question = wk->to.what == REPLY_NAME ? LOOKUP_Q_NAME :
-	    wk->to.what == REPLY_ADDR ? LOOKUP_Q_ADDR : LOOKUP_Q_RR;
+	d.question = wk->to.what == RESULT_NAME ? LOOKUP_Q_NAME :
+	    wk->to.what == RESULT_ADDR ? LOOKUP_Q_ADDR : LOOKUP_Q_RR;
 	d.family = wk->to.family;
 	d.rr_type = wk->rr_type;
-	d.wire = wk->to.what == REPLY_WIRE;
+	d.wire = wk->to.what == RESULT_WIRE;
 	d.name = wk->name;
 	d.addr = wk->addr;
 	d.source = kind == WALK_FILES ? LOOKUP_SRC_FILES : kind == WALK_DNS ?
 	    LOOKUP_SRC_DNS : kind == WALK_MODULE ? LOOKUP_SRC_MODULE :
 	    LOOKUP_SRC_NONE;
 	d.mod = kind == WALK_MODULE ? wk->ws.line.src[wk->at].mod : -1;
-	/* Stale first: it is what the client was told, however it came. */
-	if (st->source == PROTO_SRC_STALE)
-		d.cache = LOOKUP_STALE;
-	else if (wk->notes & DNSSRC_NOTE_COALESCED)
-		d.cache = LOOKUP_COALESCED;
-	else if (wk->heap)
-		d.cache = LOOKUP_MISS;
-	else if (wk->notes & DNSSRC_NOTE_PREFETCH)
-		d.cache = LOOKUP_PREFETCH;
-	else
-		d.cache = LOOKUP_HIT;
+	d.cache = a->cache;
 	d.status = st->status;
 	d.usec = now > wk->t0 ? now - wk->t0 : 0;
 	d.end_us = now;
-	d.frame = reply_frame(lk->reply);
-	d.len = st->len;
+	d.answer = a;
 	lk->observe(lk->observe_arg, &d);
 }
 
-/* The walk ends on st, whose frame is the reply's. */
+/* The walk ends on st, whose answer is the result's. */
 static void
 walk_finish(struct walk *wk, struct stage *st, const struct walk_end *end)
 {
-	struct lookup *lk = wk->lk;
-	bool asked = wk->hold || wk->ctx;
+	struct lookup	*lk = wk->lk;
+	struct answer	*a = result_answer(lk->result);
+	bool		 asked = wk->hold || wk->ctx;
 
-	reply_end_unavail(lk->reply, &wk->to, st);
+	result_end_unavail(lk->result, st);
+	a->cache = walk_cache(wk, st);
 	if (end->publish)
-		publish_reply(lk->pub, &wk->pk, st->status, end->exact, end->expires,
-		    end->ttl, reply_frame(lk->reply), st->len, asked);
+		publish_answer(lk->pub, &wk->pk, a, end->exact, end->expires,
+		    end->ttl, asked);
 	if (asked) {
 		count_reply(lk, st->status, st->source);
 		if (lk->observe)
-			walk_observe(wk, st);
+			walk_observe(wk, st, a);
 	}
-	walk_send(wk, st->len);
+	walk_send(wk, a);
 }
 
 /* A step is done: its action says whether the walk returns or goes on. */
@@ -195,7 +204,7 @@ walk_fail(struct walk *wk, uint16_t status, const char *why)
 {
 	struct stage st;
 
-	reply_error(wk->lk->reply, &wk->to, status, why, &st);
+	result_error(wk->lk->result, status, why, &st);
 	walk_step_done(wk, &st);
 }
 
@@ -235,7 +244,7 @@ step_files(struct walk *wk)
 	const struct lookup_hosts *h = &lk->env.hosts;
 	struct stage		 st;
 
-	reply_files(lk->reply, &wk->to, h->get(h->arg), h->error(h->arg), &st);
+	result_files(lk->result, &wk->to, h->get(h->arg), h->error(h->arg), &st);
 	walk_step_done(wk, &st);
 }
 
@@ -276,9 +285,9 @@ dns_done(void *arg, int status, const struct dns_result *r, unsigned n)
 	for (unsigned i = 0; i < n; i++)
 		if (r[i].coalesced)
 			wk->notes |= DNSSRC_NOTE_COALESCED;
-	if (wk->to.what == REPLY_NAME)
+	if (wk->to.what == RESULT_NAME)
 		ncand = dnssrc_candidates(lk->dns, dns_name(wk, dotted), cand, &asis);
-	reply_dns(lk->reply, &wk->to, cand, ncand, r, n, &st);
+	result_dns(lk->result, &wk->to, cand, ncand, r, n, &st);
 	walk_step_done(wk, &st);
 }
 
@@ -293,11 +302,11 @@ step_dns(struct walk *wk)
 	/* The key is copied by dnssrc_wait: the buffer may go with the call. */
 	char			 dotted[PROTO_NAME_MAX + 2];
 
-	if (wk->to.what == REPLY_NAME)
+	if (wk->to.what == RESULT_NAME)
 		dnssrc_ask_name(lk->dns, &a, dns_name(wk, dotted), wk->to.family);
-	else if (wk->to.what == REPLY_ADDR)
+	else if (wk->to.what == RESULT_ADDR)
 		dnssrc_ask_addr(&a, wk->to.family, wk->addr);
-	else if (wk->to.what == REPLY_WIRE)
+	else if (wk->to.what == RESULT_WIRE)
 		dnssrc_ask_wire(&a, wk->name, wk->rr_type);
 	else
 		dnssrc_ask_rr(&a, wk->name, wk->rr_type);
@@ -311,7 +320,7 @@ step_dns(struct walk *wk)
 	if (!walk_hold(&wk) || dnssrc_wait(lk->dns, &a, now, wants, dns_done, wk) < 0) {
 		struct stage st;
 
-		reply_dns(lk->reply, &wk->to, NULL, 0,
+		result_dns(lk->result, &wk->to, NULL, 0,
 		    &(struct dns_result){ .status = CACHE_FAILED }, 1, &st);
 		st.expires = 0;
 		walk_step_done(wk, &st);
@@ -331,7 +340,7 @@ module_done(void *arg, int status, const struct modsrc_answer *a)
 		walk_cancel(wk);
 		return;
 	}
-	reply_module(wk->lk->reply, &wk->to, a, &st);
+	result_module(wk->lk->result, &wk->to, a, &st);
 	walk_step_done(wk, &st);
 }
 
@@ -343,7 +352,7 @@ step_module(struct walk *wk, int mod)
 	struct stage		 st;
 	struct modsrc_ask	 q = {
 		.mod = mod,
-		.op = wk->to.what == REPLY_ADDR ? NSSPOOL_ADDR : NSSPOOL_NAME,
+		.op = wk->to.what == RESULT_ADDR ? NSSPOOL_ADDR : NSSPOOL_NAME,
 		.family = wk->to.family,
 		.name = wk->name,
 		.name_len = wk->name_len,
@@ -357,7 +366,7 @@ step_module(struct walk *wk, int mod)
 		return;
 	}
 	if (modsrc_peek(lk->mods, &q, &a)) {
-		reply_module(lk->reply, &wk->to, &a, &st);
+		result_module(lk->result, &wk->to, &a, &st);
 		walk_step_done(wk, &st);
 		return;
 	}
@@ -439,9 +448,6 @@ walk_new(struct walk *wk, struct lookup *lk, const struct lookup_req *req, int w
 		if (lk->observe)
 			wk->t0 = req->at_us ? req->at_us : mono_us();
 	}
-	wk->to.type = req ? req->type : (what == REPLY_ADDR ? PROTO_LOOKUP_ADDR :
-	    PROTO_LOOKUP_NAME);
-	wk->to.id = req ? req->id : 0;
 	wk->to.what = what;
 	wk->to.family = family;
 	wk->to.name = wk->name;
@@ -457,7 +463,7 @@ walk_name(struct walk *wk, struct lookup *lk, const struct lookup_req *req,
 {
 	if (len == 0 || len > PROTO_NAME_MAX + 1)
 		return NULL;
-	walk_new(wk, lk, req, REPLY_NAME, family);
+	walk_new(wk, lk, req, RESULT_NAME, family);
 	memcpy(wk->name, name, len);
 	wk->name[len] = '\0';
 	wk->name_len = len;
@@ -474,7 +480,7 @@ static struct walk *
 walk_addr(struct walk *wk, struct lookup *lk, const struct lookup_req *req,
     uint8_t family, const void *addr)
 {
-	walk_new(wk, lk, req, REPLY_ADDR, family);
+	walk_new(wk, lk, req, RESULT_ADDR, family);
 	wk->pk.len = family == PROTO_AF_INET ? 4 : 16;
 	memcpy(wk->addr, addr, wk->pk.len);
 	wk->pk.kind = SHM_ADDR;
@@ -541,7 +547,7 @@ lookup_rr(struct lookup *lk, const struct lookup_req *req, const struct proto_qu
 	struct walk		 w, *wk = &w;
 	size_t			 len = strnlen(q->name, PROTO_NAME_MAX + 1);
 
-	walk_new(wk, lk, req, req->flags & LOOKUP_WIRE ? REPLY_WIRE : REPLY_RR,
+	walk_new(wk, lk, req, req->flags & LOOKUP_WIRE ? RESULT_WIRE : RESULT_RR,
 	    PROTO_AF_UNSPEC);
 	memcpy(wk->name, q->name, len);
 	wk->name[len] = '\0';
@@ -647,7 +653,7 @@ lookup_new(const struct lookup_env *env, const struct cache_limits *lim,
 	    (lk->mods = modsrc_new(&env->modules, lk->cache, env->now,
 	    env->now_arg)) == NULL ||
 	    (lk->pub = publish_new(env->now, env->now_arg)) == NULL ||
-	    (lk->reply = reply_new()) == NULL) {
+	    (lk->result = result_new()) == NULL) {
 		lookup_free(lk);
 		return NULL;
 	}
@@ -669,7 +675,7 @@ lookup_free(struct lookup *lk)
 	if (lk == NULL)
 		return;
 	/* Fetches still in flight end when upstream is freed (ECANCELED). */
-	reply_free(lk->reply);
+	result_free(lk->result);
 	publish_free(lk->pub);
 	modsrc_free(lk->mods);
 	dnssrc_free(lk->dns);

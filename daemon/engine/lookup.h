@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "answer.h"
 #include "cache.h"
 #include "dnssrc.h"
 #include "modsrc.h"
@@ -22,15 +23,16 @@ struct shm;
 /*
  * The engine's seams.  Every front end (the namecache protocol, glibc's
  * nscd protocol, the DNS listener) hands the engine a request as a
- * struct lookup_req naming its own functions, and gets its reply frame
- * back through them; the daemon passes the real parts (wiring.c), the
- * scenario tests (tests/unit/test-engine.c) fakes.
+ * struct lookup_req naming its own functions, and gets its answer back
+ * through them, typed (answer.h), to write in its own wire format; the
+ * daemon passes the real parts (wiring.c), the scenario tests
+ * (tests/unit/test-engine.c) fakes.  An answer is borrowed for the call.
  */
 struct lookup_frontend {
 	/* The walk must wait: keep the request past the call.  NULL: no memory. */
 	void	*(*hold)(void *ctx);
-	void	(*reply)(void *ctx, const void *frame, size_t len);
-	void	(*hold_reply)(void *hold, const void *frame, size_t len);
+	void	(*reply)(void *ctx, const struct answer *);
+	void	(*hold_reply)(void *hold, const struct answer *);
 	/* At shutdown: the held request ends with no reply. */
 	void	(*hold_release)(void *hold);
 };
@@ -39,8 +41,8 @@ struct lookup_frontend {
 #define LOOKUP_ABSOLUTE	0x1u
 /*
  * LOOKUP_WIRE, for lookup_rr: the DNS listener's question.  The name is
- * absolute, and the reply's body is a proto_wire (proto.h): the records
- * in wire form, a negative answer's SOA included.
+ * absolute, and the answer is ANSWER_WIRE: the records in wire form, a
+ * negative answer's SOA included.
  */
 #define LOOKUP_WIRE	0x2u
 
@@ -68,8 +70,6 @@ struct lookup_client {
 struct lookup_req {
 	const struct lookup_frontend *fe;
 	void		*ctx;		/* the front end's own, given back to fe */
-	uint8_t		 type;		/* PROTO_* request type the reply frame answers */
-	uint32_t	 id;		/* and its id */
 	unsigned	 flags;		/* LOOKUP_* */
 	const struct lookup_client *client;	/* NULL: not known */
 	uint64_t	 at_us;		/* asked then (µs, CLOCK_MONOTONIC); 0: now */
@@ -108,11 +108,10 @@ struct lookup_done {
 	uint8_t		 source;	/* enum lookup_source */
 	int		 mod;		/* LOOKUP_SRC_MODULE: nsspool's id */
 	uint8_t		 cache;		/* enum lookup_cache */
-	uint16_t	 status;	/* PROTO_* of the reply */
+	uint16_t	 status;	/* PROTO_* of the answer */
 	uint64_t	 usec;		/* from the request to the reply */
 	uint64_t	 end_us;	/* the reply's time: µs, CLOCK_MONOTONIC */
-	const void	*frame;		/* the reply frame */
-	size_t		 len;
+	const struct answer *answer;
 };
 
 typedef void lookup_observe_fn(void *arg, const struct lookup_done *);

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dnsanswer.h"
 #include "nscd.h"
 #include "nscdmap.h"
 #include "publish.h"
@@ -69,28 +68,27 @@ nscd_type_of(const struct publish_key *pk)
 }
 
 void
-publish_reply(struct publish *p, const struct publish_key *pk, uint16_t status,
-    bool exact, int64_t expires, uint32_t ttl, const uint8_t *frame, size_t len,
-    bool asked)
+publish_answer(struct publish *p, const struct publish_key *pk,
+    const struct answer *a, bool exact, int64_t expires, uint32_t ttl, bool asked)
 {
-	int64_t		 now = p->now(p->now_arg);
-	const uint8_t	*body = frame + PROTO_HDR_LEN;
+	int64_t		now = p->now(p->now_arg);
+	uint16_t	status = a->status;
+	struct proto_wr	w;
 
 	if (!publish_enabled(p) || pk == NULL || pk->kind == 0 ||
-	    len < PROTO_HDR_LEN || (status != PROTO_OK &&
-	    status != PROTO_NOTFOUND && status != PROTO_NODATA))
+	    (status != PROTO_OK && status != PROTO_NOTFOUND && status != PROTO_NODATA) ||
+	    (status == PROTO_OK && a->form != ANSWER_HOST))
 		return;
 	if (expires != WALK_FOREVER && expires <= now)
 		return;
-	len -= PROTO_HDR_LEN;
 	p->st.published++;
 	if (p->nmap) {
 		uint8_t	key[PROTO_NAME_MAX + 2];
 		int	n;
 		int32_t	type = nscd_type_of(pk);
 
-		n = nscd_reply_from(type, status, body, len, p->buf,
-		    sizeof(p->buf));
+		n = nscd_reply_from(type, status, status == PROTO_OK ? &a->host :
+		    NULL, p->buf, sizeof(p->buf));
 		memcpy(key, pk->key, pk->len);
 		key[pk->len] = '\0';
 		if (n > 0)
@@ -101,16 +99,20 @@ publish_reply(struct publish *p, const struct publish_key *pk, uint16_t status,
 	if (p->shm == NULL)
 		return;
 	/*
-	 * Stamped alike every time (readers count the TTL down from the
+	 * Written alike every time (readers count the TTL down from the
 	 * record's expiry), so asking again finds the same bytes and the
-	 * writer appends nothing.
+	 * writer appends nothing: a hosts answer as the file gives it, any
+	 * other with TTL 0 from the cache.
 	 */
-	memcpy(p->buf, body, len);
-	if (status == PROTO_OK && expires != WALK_FOREVER)
-		dnsanswer_stamp(p->buf, len, 0, PROTO_SRC_CACHE);
+	proto_wr_init(&w, p->buf, sizeof(p->buf));
+	if (status == PROTO_OK)
+		answer_put_body(a, expires == WALK_FOREVER ? a->ttl : 0,
+		    expires == WALK_FOREVER ? a->source : PROTO_SRC_CACHE, &w);
+	if (w.err)
+		return;
 	shm_put(p->shm, pk->kind, pk->family, pk->key, pk->len, exact,
 	    (uint8_t)status, expires == WALK_FOREVER ? SHM_FOREVER :
-	    expires * 1000000, ttl, p->buf, len);
+	    expires * 1000000, ttl, p->buf, w.off);
 }
 
 void

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "answer.h"
 #include "cache.h"
 #include "proto.h"
 
@@ -35,17 +36,17 @@ void	 publish_set_nscdmap(struct publish *, struct nscdmap *);
 bool	 publish_enabled(const struct publish *);
 
 /*
- * Publishes a reply frame (frame, len, whose status is status) for readers that do not ask, until
- * expires (ms on the engine's clock, or WALK_FOREVER): answers and negative
- * answers; never a failure, nor what has expired already.  Both stores
- * take it from here: the shared segment (the NSS module and libnamecache
- * read it), where exact says the key matches that spelling only, and
- * glibc's nscd database, in glibc's format, under the key as asked.
+ * Publishes an answer for readers that do not ask, until expires (ms on
+ * the engine's clock, or WALK_FOREVER): answers and negative answers;
+ * never a failure, nor what has expired already.  Both stores take it
+ * from here, each written in its own format: the shared segment (the NSS
+ * module and libnamecache read it), where exact says the key matches that
+ * spelling only, and glibc's nscd database, under the key as asked.
  * asked: a client is waiting for it (not a refresh of the daemon's own).
  */
-void	 publish_reply(struct publish *, const struct publish_key *,
-	    uint16_t status, bool exact, int64_t expires, uint32_t ttl,
-	    const uint8_t *frame, size_t len, bool asked);
+void	 publish_answer(struct publish *, const struct publish_key *,
+	    const struct answer *, bool exact, int64_t expires, uint32_t ttl,
+	    bool asked);
 
 void	 publish_get_stats(const struct publish *, struct publish_stats *ret);
 

@@ -1,42 +1,59 @@
 /* SPDX-License-Identifier: MIT */
-/* daemon/engine/reply.c - builds the reply frame of each step of a walk, in glibc's shape. */
+/* daemon/engine/result.c - each step's answer, in glibc's shape: what the walk weighs and a front end gets. */
+
+/*
+ * Every step of a walk ends here: the hosts index's answer, the dns
+ * source's results (A and AAAA merged, names respelled as the client
+ * spelled its question), a module's answer, or an error.  Each becomes
+ * one typed answer (answer.h) and the stage the walk weighs (walk.h).
+ * An answer points where its parts already are, the cache's records above
+ * all, and copies only what this client must see otherwise: the addresses
+ * of a merged pair, and names respelled.  A hit allocates nothing.
+ */
 #include <netdb.h>
 #include <string.h>
 #include <stdlib.h>
 
-#include "dnsanswer.h"
+#include "dnsmsg.h"
 #include "hosts.h"
-#include "reply.h"
+#include "name.h"
+#include "result.h"
+
+/* The most bytes a PROTO_OK body may take: a frame less its header. */
+#define BODY_MAX	(PROTO_FRAME_MAX - PROTO_HDR_LEN)
 
 /*
- * Buffers, each 64 KiB (a frame's limit).  frame: the reply being built,
- * borrowed by the caller until the next reply_* call.  body: the A and
- * AAAA answers merged, and respelled: a body with the client's spelling,
- * both scratch within one call.
+ * The answer being built, and what it may point into besides the
+ * sources' own records, each valid until the next result_* call: the
+ * hosts index's answer body, a merged pair's addresses, the respelled
+ * canonical name and aliases, the candidates as names read from replies
+ * are spelled.
  */
-struct reply {
-	uint8_t		 frame[PROTO_FRAME_MAX];
-	uint8_t		 body[PROTO_FRAME_MAX];
-	uint8_t		 respelled[PROTO_FRAME_MAX];
+struct result {
+	struct answer	 ans;
+	uint8_t		 hosts[BODY_MAX];
+	uint8_t		 addrs[BODY_MAX];
+	uint8_t		 aliases[BODY_MAX];
+	char		 canon[DNSMSG_NAME_STRLEN];
 	char		 spelled[DNSSRC_NCAND][DNSMSG_NAME_STRLEN];
 };
 
-struct reply *
-reply_new(void)
+struct result *
+result_new(void)
 {
-	return calloc(1, sizeof(struct reply));
+	return calloc(1, sizeof(struct result));
 }
 
 void
-reply_free(struct reply *r)
+result_free(struct result *r)
 {
 	free(r);
 }
 
-const uint8_t *
-reply_frame(const struct reply *r)
+struct answer *
+result_answer(struct result *r)
 {
-	return r->frame;
+	return &r->ans;
 }
 
 static int
@@ -52,147 +69,284 @@ nsw_of(uint16_t status)
 	}
 }
 
-/* Ends the frame; one too large becomes PROTO_TOOBIG.  Returns its status. */
-static uint16_t
-end_frame(struct proto_wr *w, const struct reply_to *to, uint16_t status,
-    struct stage *st)
+/* The stage of an answer whose status is status. */
+static void
+stage_of(struct stage *st, uint16_t status)
 {
-	int n;
-
-	if ((n = proto_frame_end(w)) < 0) {
-		proto_frame_begin(w, to->type | PROTO_REPLY, PROTO_TOOBIG, to->id);
-		n = proto_frame_end(w);
-		status = PROTO_TOOBIG;
-	}
-	st->len = (size_t)(n < 0 ? 0 : n);
+	memset(st, 0, sizeof(*st));
 	st->status = status;
 	st->nsw = nsw_of(status);
-	return status;
+}
+
+/* An answer with more than a frame can carry is told so, as no source's. */
+static bool
+too_big(struct result *r, struct stage *st)
+{
+	if (answer_body_size(&r->ans) <= BODY_MAX)
+		return false;
+	result_error(r, PROTO_TOOBIG, "answer larger than the 64 KiB frame limit", st);
+	return true;
+}
+
+/* The answer's own ttl and source are its parts' too (answer.h). */
+static void
+stamp(struct answer *a)
+{
+	a->host.ttl = a->records.ttl = a->ttl;
+	a->host.source = a->records.source = a->source;
 }
 
 void
-reply_files(struct reply *rp, const struct reply_to *to, const struct hosts *h,
+result_files(struct result *r, const struct result_to *to, const struct hosts *h,
     int hosts_error, struct stage *st)
 {
-	struct proto_wr	w;
-	int		r;
+	struct answer		*a = &r->ans;
+	struct proto_answer	 host;
+	struct proto_wr		 w;
+	int			 n;
 
-	memset(st, 0, sizeof(*st));
-	proto_wr_init(&w, rp->frame, sizeof(rp->frame));
-	proto_frame_begin(&w, to->type | PROTO_REPLY, PROTO_OK, to->id);
-	if (to->what == REPLY_NAME)
-		r = hosts_lookup_name(h, to->name, to->family, &w);
+	proto_wr_init(&w, r->hosts, sizeof(r->hosts));
+	if (to->what == RESULT_NAME)
+		n = hosts_lookup_name(h, to->name, to->family, &w);
 	else
-		r = hosts_lookup_addr(h, to->family, to->addr, &w);
-	if (r < 0) {
-		reply_error(rp, to, PROTO_TOOBIG,
-		    "answer larger than the 64 KiB frame limit", st);
+		n = hosts_lookup_addr(h, to->family, to->addr, &w);
+	if (n < 0 || (n > 0 && proto_answer_decode(r->hosts, w.off, &host) < 0)) {
+		result_error(r, PROTO_TOOBIG, "answer larger than the 64 KiB frame limit", st);
 		return;
 	}
+	answer_status(a, n > 0 ? PROTO_OK : PROTO_NOTFOUND, NULL);
+	if (n > 0) {
+		a->form = ANSWER_HOST;
+		a->host = host;
+		a->ttl = host.ttl;
+		a->source = PROTO_SRC_HOSTS;
+		stamp(a);
+	}
+	stage_of(st, a->status);
 	st->source = PROTO_SRC_HOSTS;
 	/* Hosts answers last until the file changes (a reload resets). */
 	st->expires = WALK_FOREVER;
 	st->ttl_full = UINT32_MAX;
-	if (r > 0) {
-		end_frame(&w, to, PROTO_OK, st);
-		return;
-	}
-	proto_frame_begin(&w, to->type | PROTO_REPLY, PROTO_NOTFOUND, to->id);
-	end_frame(&w, to, PROTO_NOTFOUND, st);
-	if (hosts_error != 0) {
+	if (n == 0 && hosts_error != 0) {
 		/* As glibc's files module when it cannot open the file. */
 		st->nsw = NSW_UNAVAIL;
-		st->status = PROTO_UNAVAIL;
+		st->status = a->status = PROTO_UNAVAIL;
 		st->herrno = NETDB_INTERNAL;
 		st->err = -hosts_error;
 		st->expires = 0;
 	}
 }
 
-/* The answer body p, its names spelled as the client's candidates were. */
-static void
-put_respelled(struct reply *rp, struct proto_wr *w, const uint8_t *p, size_t len,
-    char cand[][PROTO_NAME_MAX + 2], int n)
-{
-	const char	*names[DNSSRC_NCAND];
-	struct proto_wr	 rw;
-	int		 i;
+/* --- respelling ------------------------------------------------------------ */
 
-	for (i = 0; i < n; i++) {
-		/* Spelled as names read from replies are, escapes and all. */
-		if (dnsmsg_name_normalize(cand[i], rp->spelled[i],
-		    sizeof(rp->spelled[i])) < 0)
-			memcpy(rp->spelled[i], cand[i], strnlen(cand[i],
-			    PROTO_NAME_MAX + 1) + 1);
-		names[i] = rp->spelled[i];
-	}
-	proto_wr_init(&rw, rp->respelled, sizeof(rp->respelled));
-	if (dnsanswer_respell(p, len, names, (size_t)n, &rw) == 0)
-		proto_put_bytes(w, rp->respelled, rw.off);
-	else
-		proto_put_bytes(w, p, len);
+/* Whether s[i] starts a label: at the start, or after an unescaped dot. */
+static bool
+label_start(const char *s, size_t i)
+{
+	size_t bs = 0;
+
+	if (i == 0)
+		return true;
+	if (s[i - 1] != '.')
+		return false;
+	while (bs + 2 <= i && s[i - 2 - bs] == '\\')
+		bs++;
+	return bs % 2 == 0;
 }
+
+/*
+ * The length of the longest tail of a, starting at a label, that equals a
+ * tail of b starting at a label, ignoring case and one trailing dot.
+ */
+static size_t
+common_tail(const char *a, size_t al, const char *b, size_t bl)
+{
+	size_t n = 0, best = 0;
+
+	if (al && a[al - 1] == '.')
+		al--;
+	if (bl && b[bl - 1] == '.')
+		bl--;
+	while (n < al && n < bl && name_fold_char((uint8_t)a[al - 1 - n]) ==
+	    name_fold_char((uint8_t)b[bl - 1 - n])) {
+		n++;
+		if (label_start(a, al - n) && label_start(b, bl - n))
+			best = n;
+	}
+	return best;
+}
+
+/*
+ * name (len bytes) spelled as the client spelled names[0..n): its longest
+ * tail of whole labels that equals (ignoring case) a tail of one of them
+ * takes that spelling.  A DNS server's reply reads so, since it echoes the
+ * question and compresses the other names against it; a shared cache must
+ * put it back for each client.  Returns name itself when nothing changes,
+ * else out (DNSMSG_NAME_STRLEN bytes), NUL-terminated.
+ */
+static const char *
+respell(const char *name, size_t len, const char *const *names, size_t n, char *out)
+{
+	size_t		 best = 0, k, t, bl, end;
+	const char	*from = NULL;
+
+	/*
+	 * The common case first: the whole name is a tail of one the client
+	 * asked (the name asked itself, most often), so that tail is the
+	 * longest there is, and the first such name wins, as below it would.
+	 * Spelled so already, the name is left as it is.
+	 */
+	end = len && name[len - 1] == '.' ? len - 1 : len;
+	for (k = 0; k < n; k++) {
+		bl = strlen(names[k]);
+		if (bl && names[k][bl - 1] == '.')
+			bl--;
+		if (bl < end || !label_start(names[k], bl - end) ||
+		    !name_eq_fold(name, names[k] + bl - end, end))
+			continue;
+		if (memcmp(name, names[k] + bl - end, end) == 0 ||
+		    len >= DNSMSG_NAME_STRLEN)
+			return name;
+		memcpy(out, names[k] + bl - end, end);
+		memcpy(out + end, name + end, len - end);
+		out[len] = '\0';
+		return out;
+	}
+	for (k = 0; k < n; k++) {
+		t = common_tail(name, len, names[k], strlen(names[k]));
+		if (t > best) {
+			best = t;
+			from = names[k];
+		}
+	}
+	if (from == NULL || len >= DNSMSG_NAME_STRLEN)
+		return name;
+	bl = strlen(from);
+	if (bl && from[bl - 1] == '.')
+		bl--;
+	if (memcmp(name + end - best, from + bl - best, best) == 0)
+		return name;
+	memcpy(out, name, len);
+	out[len] = '\0';
+	memcpy(out + end - best, from + bl - best, best);
+	return out;
+}
+
+/* Only letters, digits, '-', '_' and dots: spelled alike as read from a reply. */
+static bool
+plain(const char *s)
+{
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		    (*s >= '0' && *s <= '9') || *s == '-' || *s == '_' || *s == '.'))
+			return false;
+	return true;
+}
+
+/*
+ * The host answer's canonical name and aliases, respelled as names[]
+ * are; the aliases are written again only when one of them changes.
+ */
+static void
+respell_host(struct result *r, const char *const *names, size_t n)
+{
+	struct proto_answer	*h = &r->ans.host;
+	struct proto_answer	 was = *h;
+	struct proto_wr		 w;
+	const char		*s, *sp;
+	char			 buf[DNSMSG_NAME_STRLEN];
+	size_t			 cur, sl;
+	bool			 changed = false;
+
+	h->canon = respell(h->canon, h->canon_len, names, n, r->canon);
+	for (cur = 0; !changed && proto_answer_next_alias(&was, &cur, &s, &sl); )
+		changed = respell(s, sl, names, n, buf) != s;
+	if (!changed)
+		return;
+	proto_wr_init(&w, r->aliases, sizeof(r->aliases));
+	for (cur = 0; proto_answer_next_alias(&was, &cur, &s, &sl); ) {
+		sp = respell(s, sl, names, n, buf);
+		proto_put_str(&w, sp, sl);
+	}
+	if (w.err == 0) {
+		h->aliases = r->aliases;
+		h->aliases_len = w.off;
+	}
+}
+
+/* --- dns ------------------------------------------------------------------- */
 
 /* The DNS listener's records, as kept: one result, never published. */
 static void
-reply_wire(struct reply *rp, const struct reply_to *to, const struct dns_result *r,
-    struct stage *st)
+dns_wire(struct result *r, const struct dns_result *d, struct stage *st)
 {
-	struct proto_wr	w;
-	uint16_t	status;
+	struct answer	*a = &r->ans;
+	uint16_t	 status;
 
-	switch (r->status) {
+	switch (d->status) {
 	case CACHE_POSITIVE:	status = PROTO_OK; break;
 	case CACHE_NODATA:	status = PROTO_NODATA; break;
 	case CACHE_NXDOMAIN:
-		status = r->after_failure ? PROTO_NOTFOUND_TRYAGAIN : PROTO_NOTFOUND;
+		status = d->after_failure ? PROTO_NOTFOUND_TRYAGAIN : PROTO_NOTFOUND;
 		break;
 	default:		status = PROTO_TRYAGAIN; break;
 	}
-	memset(st, 0, sizeof(*st));
-	proto_wr_init(&w, rp->frame, sizeof(rp->frame));
-	proto_frame_begin(&w, to->type | PROTO_REPLY, status, to->id);
-	if (status == PROTO_TRYAGAIN)
-		proto_error_body(&w, "upstream DNS failed or timed out");
-	else if (status != PROTO_NOTFOUND_TRYAGAIN)
-		proto_wire_body(&w, &(struct proto_wire){
-		    .cap = r->ttl,
-		    /* Stale: every record told DNSSRC_STALE_TTL at most. */
-		    .age = r->source == PROTO_SRC_STALE || r->ttl_full < r->ttl ? 0 :
-			r->ttl_full - r->ttl,
-		    .source = r->source,
-		    .rrs = r->data, .rrs_len = r->data ? r->len : 0 });
-	status = end_frame(&w, to, status, st);
-	st->source = r->source;
+	answer_status(a, status, status == PROTO_TRYAGAIN ?
+	    "upstream DNS failed or timed out" : NULL);
+	a->source = d->source;
+	a->ttl = d->ttl;
+	if (status != PROTO_TRYAGAIN && status != PROTO_NOTFOUND_TRYAGAIN) {
+		a->form = ANSWER_WIRE;
+		a->wire.rrs = d->data;
+		a->wire.len = d->data ? d->len : 0;
+		a->wire.cap = d->ttl;
+		/* Stale: every record told DNSSRC_STALE_TTL at most. */
+		a->wire.age = d->source == PROTO_SRC_STALE || d->ttl_full < d->ttl ? 0 :
+		    d->ttl_full - d->ttl;
+	}
+	stage_of(st, status);
+	st->source = d->source;
+}
+
+/* The positive answer p as the client asks it; false when it does not decode. */
+static bool
+dns_part(const struct result_to *to, const struct dns_result *p, struct answer *a)
+{
+	if (to->what == RESULT_RR) {
+		a->form = ANSWER_RECORDS;
+		return proto_records_decode(p->data, p->len, &a->records) == 0;
+	}
+	a->form = ANSWER_HOST;
+	return proto_answer_decode(p->data, p->len, &a->host) == 0;
 }
 
 void
-reply_dns(struct reply *rp, const struct reply_to *to,
-    char cand[][PROTO_NAME_MAX + 2], int ncand, const struct dns_result *r,
+result_dns(struct result *r, const struct result_to *to,
+    char cand[][PROTO_NAME_MAX + 2], int ncand, const struct dns_result *d,
     unsigned n, struct stage *st)
 {
+	struct answer		*a = &r->ans;
 	const struct dns_result	*pos[2] = { NULL, NULL };
-	struct proto_wr		 w;
 	uint32_t		 ttl = UINT32_MAX, ttl_full = UINT32_MAX;
 	int64_t			 expires = INT64_MAX;
 	uint8_t			 source = PROTO_SRC_CACHE;
 	uint16_t		 status;
 	unsigned		 i, npos = 0;
 
-	if (to->what == REPLY_WIRE) {
-		reply_wire(rp, to, &r[0], st);
+	if (to->what == RESULT_WIRE) {
+		dns_wire(r, &d[0], st);
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		if (r[i].status != CACHE_POSITIVE)
+		if (d[i].status != CACHE_POSITIVE)
 			continue;
-		pos[i] = &r[i];
+		pos[i] = &d[i];
 		npos++;
-		if (r[i].ttl < ttl)
-			ttl = r[i].ttl;
-		if (r[i].source == PROTO_SRC_STALE)
+		if (d[i].ttl < ttl)
+			ttl = d[i].ttl;
+		if (d[i].source == PROTO_SRC_STALE)
 			source = PROTO_SRC_STALE;
-		else if (r[i].source == PROTO_SRC_DNS && source != PROTO_SRC_STALE)
+		else if (d[i].source == PROTO_SRC_DNS && source != PROTO_SRC_STALE)
 			source = PROTO_SRC_DNS;
 	}
 	if (npos > 0)
@@ -203,58 +357,66 @@ reply_dns(struct reply *rp, const struct reply_to *to,
 		 * TRY_AGAIN. */
 		status = PROTO_NOTFOUND;
 		for (i = 0; i < n; i++)
-			if (r[i].status == CACHE_NODATA)
+			if (d[i].status == CACHE_NODATA)
 				status = PROTO_NODATA;
 		for (i = 0; i < n; i++)
-			if (r[i].after_failure)
+			if (d[i].after_failure)
 				status = PROTO_NOTFOUND_TRYAGAIN;
 		for (i = 0; i < n; i++)
-			if (r[i].status == CACHE_FAILED)
+			if (d[i].status == CACHE_FAILED)
 				status = PROTO_TRYAGAIN;
 	}
 	/* Published until the first of the results it rests on expires. */
 	for (i = 0; i < n; i++) {
-		if (status == PROTO_OK && r[i].status != CACHE_POSITIVE)
+		if (status == PROTO_OK && d[i].status != CACHE_POSITIVE)
 			continue;
-		if (r[i].expires_ms < expires)
-			expires = r[i].expires_ms;
-		if (r[i].ttl_full < ttl_full)
-			ttl_full = r[i].ttl_full;
+		if (d[i].expires_ms < expires)
+			expires = d[i].expires_ms;
+		if (d[i].ttl_full < ttl_full)
+			ttl_full = d[i].ttl_full;
 	}
-	memset(st, 0, sizeof(*st));
-	proto_wr_init(&w, rp->frame, sizeof(rp->frame));
-	proto_frame_begin(&w, to->type | PROTO_REPLY, status, to->id);
-	if (status != PROTO_OK) {
-		if (status == PROTO_TRYAGAIN)
-			proto_error_body(&w, "upstream DNS failed or timed out");
-	} else if (n == 2 && to->what == REPLY_NAME) {
-		struct proto_wr bw;
+	answer_status(a, status, status == PROTO_TRYAGAIN ?
+	    "upstream DNS failed or timed out" : NULL);
+	if (status == PROTO_OK) {
+		struct answer	 b = { .form = ANSWER_NONE };
+		const char	*names[DNSSRC_NCAND];
+		bool		 ok;
+		int		 k;
 
-		proto_wr_init(&bw, rp->body, sizeof(rp->body));
-		if (dnsanswer_merge(pos[0] ? pos[0]->data : NULL, pos[0] ? pos[0]->len : 0,
-		    pos[1] ? pos[1]->data : NULL, pos[1] ? pos[1]->len : 0, ttl,
-		    source, &bw) < 0) {
-			reply_error(rp, to, PROTO_INTERNAL,
-			    "cannot merge the A and AAAA answers", st);
+		a->ttl = ttl;
+		a->source = source;
+		if (n == 2 && to->what == RESULT_NAME && pos[0] && pos[1]) {
+			ok = dns_part(to, pos[0], a) && dns_part(to, pos[1], &b);
+		} else
+			ok = dns_part(to, pos[0] ? pos[0] : pos[1], a);
+		if (!ok) {
+			result_error(r, PROTO_INTERNAL, "a cached answer does not decode", st);
 			return;
 		}
-		put_respelled(rp, &w, rp->body, bw.off, cand, ncand);
-	} else {
-		const struct dns_result *p = pos[0] ? pos[0] : pos[1];
-		size_t at = w.off;
-
-		if (to->what == REPLY_NAME)
-			put_respelled(rp, &w, p->data, p->len, cand, ncand);
-		else
-			proto_put_bytes(&w, p->data, p->len);
-		if (w.err == 0 && to->what == REPLY_RR)
-			dnsanswer_stamp_records(w.p + at, w.off - at, ttl, source);
-		else if (w.err == 0)
-			dnsanswer_stamp(w.p + at, w.off - at, ttl, source);
+		if (b.form == ANSWER_HOST && answer_host_merge(&a->host, &b.host,
+		    r->addrs, sizeof(r->addrs), &a->host) < 0) {
+			result_error(r, PROTO_TOOBIG,
+			    "answer larger than the 64 KiB frame limit", st);
+			return;
+		}
+		if (too_big(r, st))
+			return;
+		stamp(a);
+		if (to->what == RESULT_NAME) {
+			for (k = 0; k < ncand; k++) {
+				/* Spelled as names read from replies are, escapes and all. */
+				if (plain(cand[k]) || dnsmsg_name_normalize(cand[k],
+				    r->spelled[k], sizeof(r->spelled[k])) < 0)
+					names[k] = cand[k];
+				else
+					names[k] = r->spelled[k];
+			}
+			respell_host(r, names, (size_t)ncand);
+		}
 	}
-	status = end_frame(&w, to, status, st);
+	stage_of(st, status);
 	st->source = status == PROTO_OK ? source : PROTO_SRC_DNS;
-	st->exact = to->what == REPLY_NAME && status == PROTO_OK;
+	st->exact = to->what == RESULT_NAME && status == PROTO_OK;
 	/* Never a stale answer, a failure, or one with no expiry to keep. */
 	if (expires != INT64_MAX && source != PROTO_SRC_STALE &&
 	    (status == PROTO_OK || status == PROTO_NOTFOUND || status == PROTO_NODATA))
@@ -262,64 +424,88 @@ reply_dns(struct reply *rp, const struct reply_to *to,
 	st->ttl_full = ttl_full;
 }
 
-void
-reply_module(struct reply *rp, const struct reply_to *to,
-    const struct modsrc_answer *a, struct stage *st)
+/* --- NSS modules ----------------------------------------------------------- */
+
+/*
+ * A module's canonical name and aliases: only a name that is the whole
+ * question (ignoring case) takes the question's spelling, as a module
+ * that echoes the name asked would have spelled it.
+ */
+static void
+respell_whole(struct result *r, const char *asked)
 {
-	struct proto_wr	w, rw;
+	struct proto_answer	*h = &r->ans.host;
+	struct proto_answer	 was = *h;
+	struct proto_wr		 w;
+	const char		*s;
+	size_t			 cur, sl, al = strlen(asked);
+	bool			 changed = false;
 
-	memset(st, 0, sizeof(*st));
-	proto_wr_init(&w, rp->frame, sizeof(rp->frame));
-	proto_frame_begin(&w, to->type | PROTO_REPLY, a->status, to->id);
-	if (a->status == PROTO_OK) {
-		size_t at = w.off;
-
-		proto_wr_init(&rw, rp->respelled, sizeof(rp->respelled));
-		if (to->what == REPLY_NAME && dnsanswer_respell_whole(a->body, a->len,
-		    to->name, &rw) == 0)
-			proto_put_bytes(&w, rp->respelled, rw.off);
-		else
-			proto_put_bytes(&w, a->body, a->len);
-		if (w.err == 0)
-			dnsanswer_stamp(w.p + at, w.off - at, a->ttl, a->source);
+	if (h->canon_len == al && name_eq_fold(h->canon, asked, al))
+		h->canon = asked;
+	for (cur = 0; !changed && proto_answer_next_alias(&was, &cur, &s, &sl); )
+		changed = sl == al && name_eq_fold(s, asked, al) && memcmp(s, asked, al);
+	if (!changed)
+		return;
+	proto_wr_init(&w, r->aliases, sizeof(r->aliases));
+	for (cur = 0; proto_answer_next_alias(&was, &cur, &s, &sl); )
+		proto_put_str(&w, sl == al && name_eq_fold(s, asked, al) ? asked : s, sl);
+	if (w.err == 0) {
+		h->aliases = r->aliases;
+		h->aliases_len = w.off;
 	}
-	end_frame(&w, to, a->status, st);
-	st->source = a->source;
-	/* A module may answer "vm" and not "VM": whatever it said, it said
-	 * for this spelling only. */
-	st->exact = to->what == REPLY_NAME;
-	st->expires = a->expires;
-	st->ttl_full = a->ttl_full;
-	st->herrno = a->herrno;
-	st->err = a->err;
 }
 
 void
-reply_error(struct reply *rp, const struct reply_to *to, uint16_t status,
-    const char *why, struct stage *st)
+result_module(struct result *r, const struct result_to *to,
+    const struct modsrc_answer *m, struct stage *st)
 {
-	struct proto_wr	w;
+	struct answer *a = &r->ans;
 
-	memset(st, 0, sizeof(*st));
-	proto_wr_init(&w, rp->frame, sizeof(rp->frame));
-	proto_frame_begin(&w, to->type | PROTO_REPLY, status, to->id);
-	proto_error_body(&w, why);
-	end_frame(&w, to, status, st);
+	answer_status(a, m->status, NULL);
+	if (m->status == PROTO_OK) {
+		if (proto_answer_decode(m->body, m->len, &a->host) < 0) {
+			result_error(r, PROTO_INTERNAL, "a module's answer does not decode", st);
+			return;
+		}
+		a->form = ANSWER_HOST;
+		a->ttl = m->ttl;
+		a->source = m->source;
+		if (too_big(r, st))
+			return;
+		stamp(a);
+		if (to->what == RESULT_NAME)
+			respell_whole(r, to->name);
+	}
+	stage_of(st, m->status);
+	st->source = m->source;
+	/* A module may answer "vm" and not "VM": whatever it said, it said
+	 * for this spelling only. */
+	st->exact = to->what == RESULT_NAME;
+	st->expires = m->expires;
+	st->ttl_full = m->ttl_full;
+	st->herrno = m->herrno;
+	st->err = m->err;
+}
+
+void
+result_error(struct result *r, uint16_t status, const char *why, struct stage *st)
+{
+	answer_status(&r->ans, status, why);
+	stage_of(st, status);
 	st->nsw = NSW_UNAVAIL;
 }
 
 void
-reply_end_unavail(struct reply *rp, const struct reply_to *to, struct stage *st)
+result_end_unavail(struct result *r, struct stage *st)
 {
-	struct proto_wr	w;
+	struct answer *a = &r->ans;
 
 	if (st->nsw != NSW_UNAVAIL || st->status == PROTO_TOOBIG ||
 	    st->status == PROTO_INTERNAL || st->status == PROTO_BUSY)
 		return;
-	proto_wr_init(&w, rp->frame, sizeof(rp->frame));
-	proto_frame_begin(&w, to->type | PROTO_REPLY, PROTO_UNAVAIL, to->id);
-	proto_unavail_body(&w, st->herrno, st->err,
-	    "every source on the hosts line is unavailable");
+	answer_status(a, PROTO_UNAVAIL, "every source on the hosts line is unavailable");
+	a->herrno = st->herrno;
+	a->err = st->err;
 	st->status = PROTO_UNAVAIL;
-	st->len = (size_t)proto_frame_end(&w);
 }

@@ -29,7 +29,7 @@ struct walk_line {
 /* "Published forever": a hosts answer lasts until the file changes. */
 #define WALK_FOREVER	INT64_MAX
 
-/* What one source said, as the walk weighs it (the reply frame is elsewhere). */
+/* What one source said, as the walk weighs it (its answer is result.c's). */
 struct stage {
 	int		 nsw;		/* enum nsw_status */
 	uint16_t	 status;	/* PROTO_* of the source's reply */
@@ -40,7 +40,6 @@ struct stage {
 	uint32_t	 ttl_full;	/* the TTL it was stored for */
 	int		 herrno;	/* UNAVAIL, TRYAGAIN: h_errno of the source */
 	int		 err;		/* and errno */
-	size_t		 len;		/* the reply frame's length */
 };
 
 /* A walk in progress: the line as it was when the walk began. */

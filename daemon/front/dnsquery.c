@@ -287,9 +287,9 @@ dnsquery_deferred(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-/* --- replies from the engine's frames ------------------------------------- */
+/* --- replies from the engine's answers ------------------------------------ */
 
-/* A copy of a frame's string, NUL-terminated; false when it does not fit. */
+/* A NUL-terminated copy of a name of the answer; false when it does not fit. */
 static bool
 copy_name(char *out, size_t cap, const char *s, size_t len)
 {
@@ -305,51 +305,47 @@ copy_name(char *out, size_t cap, const char *s, size_t len)
  * another.  False, and nothing sent, when it has no address of the type.
  */
 static bool
-reply_line(struct dlq *q, const struct proto_answer *a)
+reply_line(struct dlq *q, const struct answer *ans)
 {
+	const struct proto_answer *a = &ans->host;
 	struct dnswire_wr w;
 	char		  canon[DNSMSG_NAME_STRLEN];
 	const char	 *owner = NULL;
 	const uint8_t	 *addr;
 	size_t		  cap, limit, cur = 0;
-	uint8_t		 *buf = reply_buf(q, &cap, &limit), fam;
-	bool		  named = copy_name(canon, sizeof(canon), a->canon, a->canon_len);
+	uint8_t		 *buf, fam;
+	bool		  named;
 
-	bool		  any = false;
-
-	if (q->q.qtype != DNS_T_PTR) {
-		while (proto_answer_next_addr(a, &cur, &fam, &addr))
-			any |= q->q.qtype == DNS_T_A ? fam == PROTO_AF_INET :
-			    fam == PROTO_AF_INET6 || fam == PROTO_AF_INET6_SCOPED;
-		if (!any)
-			return false;
-		cur = 0;
-	}
+	if (q->q.qtype == DNS_T_A ? a->naddr4 == 0 :
+	    q->q.qtype == DNS_T_AAAA ? a->naddr6 == 0 : false)
+		return false;
+	buf = reply_buf(q, &cap, &limit);
+	named = copy_name(canon, sizeof(canon), a->canon, a->canon_len);
 	dnswire_reply_begin(&w, buf, cap, limit, &q->q, DNS_R_NOERROR);
 	if (q->q.qtype == DNS_T_PTR) {
 		if (named && a->canon_len > 0)
-			dnswire_add_ptr(&w, DNS_S_ANSWER, NULL, a->ttl, canon);
+			dnswire_add_ptr(&w, DNS_S_ANSWER, NULL, ans->ttl, canon);
 		send_reply(q, dnswire_reply_end(&w));
 		return true;
 	}
 	if (named && a->canon_len > 0 && !(a->canon_len == q->q.name_len &&
 	    name_eq_fold(a->canon, q->q.name, a->canon_len)) &&
-	    dnswire_add_cname(&w, DNS_S_ANSWER, NULL, a->ttl, canon) == 0)
+	    dnswire_add_cname(&w, DNS_S_ANSWER, NULL, ans->ttl, canon) == 0)
 		owner = canon;
 	while (proto_answer_next_addr(a, &cur, &fam, &addr)) {
 		if (fam == PROTO_AF_INET && q->q.qtype == DNS_T_A)
-			dnswire_add_a(&w, DNS_S_ANSWER, owner, a->ttl, addr);
+			dnswire_add_a(&w, DNS_S_ANSWER, owner, ans->ttl, addr);
 		else if ((fam == PROTO_AF_INET6 || fam == PROTO_AF_INET6_SCOPED) &&
 		    q->q.qtype == DNS_T_AAAA)
-			dnswire_add_aaaa(&w, DNS_S_ANSWER, owner, a->ttl, addr);
+			dnswire_add_aaaa(&w, DNS_S_ANSWER, owner, ans->ttl, addr);
 	}
 	send_reply(q, dnswire_reply_end(&w));
 	return true;
 }
 
-/* Upstream's records, aged; rcode_over: the line's rcode instead of theirs. */
+/* Upstream's records, aged. */
 static void
-reply_wire(struct dlq *q, uint16_t status, const struct proto_wire *b)
+reply_wire(struct dlq *q, uint16_t status, const struct answer_wire *b)
 {
 	struct dnswire_wr w;
 	size_t		  cap, limit;
@@ -357,8 +353,8 @@ reply_wire(struct dlq *q, uint16_t status, const struct proto_wire *b)
 	uint8_t		  rcode = status == PROTO_NOTFOUND ? DNS_R_NXDOMAIN : DNS_R_NOERROR;
 
 	dnswire_reply_begin(&w, buf, cap, limit, &q->q, rcode);
-	if (b->rrs_len > 0 &&
-	    dnswire_add_kept(&w, b->rrs, b->rrs_len, b->age, b->cap) == -EBADMSG) {
+	if (b->len > 0 &&
+	    dnswire_add_kept(&w, b->rrs, b->len, b->age, b->cap) == -EBADMSG) {
 		send_error(q, DNS_R_SERVFAIL);
 		return;
 	}
@@ -403,33 +399,23 @@ negative(struct dlq *q)
 	defer(q);
 }
 
-/* The engine's reply to q's stage. */
+/* The engine's answer to q's stage. */
 static void
-on_frame(struct dlq *q, const void *frame, size_t len)
+on_answer(struct dlq *q, const struct answer *a)
 {
-	struct proto_hdr	h;
-	struct proto_answer	a;
-	struct proto_wire	b;
-	const uint8_t		*body = (const uint8_t *)frame + PROTO_HDR_LEN;
-	size_t			blen;
+	uint16_t status = a->status;
 
-	if (proto_hdr_decode(frame, len, &h) < 0 || h.len != len) {
-		send_error(q, DNS_R_SERVFAIL);
-		query_done(q);
-		return;
-	}
-	blen = len - PROTO_HDR_LEN;
 	switch (q->stage) {
 	case ST_LINE:
-		if (h.status == PROTO_OK && proto_answer_decode(body, blen, &a) == 0) {
-			if (reply_line(q, &a))
+		if (status == PROTO_OK && a->form == ANSWER_HOST) {
+			if (reply_line(q, a))
 				break;
 			q->line_rcode = DNS_R_NOERROR;	/* the other family only */
 			negative(q);
 			return;
 		}
-		if (h.status == PROTO_NOTFOUND || h.status == PROTO_NODATA) {
-			q->line_rcode = h.status == PROTO_NOTFOUND ? DNS_R_NXDOMAIN :
+		if (status == PROTO_NOTFOUND || status == PROTO_NODATA) {
+			q->line_rcode = status == PROTO_NOTFOUND ? DNS_R_NXDOMAIN :
 			    DNS_R_NOERROR;
 			negative(q);
 			return;
@@ -438,17 +424,17 @@ on_frame(struct dlq *q, const void *frame, size_t len)
 		break;
 	case ST_SOA:
 		/* Upstream's negative answer, with its SOA; else the line's rcode. */
-		if ((h.status == PROTO_NOTFOUND || h.status == PROTO_NODATA) &&
-		    proto_wire_decode(body, blen, &b) == 0 &&
-		    (h.status == PROTO_NOTFOUND) == (q->line_rcode == DNS_R_NXDOMAIN))
-			reply_wire(q, h.status, &b);
+		if ((status == PROTO_NOTFOUND || status == PROTO_NODATA) &&
+		    a->form == ANSWER_WIRE &&
+		    (status == PROTO_NOTFOUND) == (q->line_rcode == DNS_R_NXDOMAIN))
+			reply_wire(q, status, &a->wire);
 		else
 			send_empty(q, q->line_rcode);
 		break;
 	case ST_WIRE:
-		if ((h.status == PROTO_OK || h.status == PROTO_NOTFOUND ||
-		    h.status == PROTO_NODATA) && proto_wire_decode(body, blen, &b) == 0)
-			reply_wire(q, h.status, &b);
+		if ((status == PROTO_OK || status == PROTO_NOTFOUND ||
+		    status == PROTO_NODATA) && a->form == ANSWER_WIRE)
+			reply_wire(q, status, &a->wire);
 		else
 			send_error(q, DNS_R_SERVFAIL);
 		break;
@@ -457,9 +443,9 @@ on_frame(struct dlq *q, const void *frame, size_t len)
 }
 
 static void
-fe_reply(void *ctx, const void *frame, size_t len)
+fe_reply(void *ctx, const struct answer *a)
 {
-	on_frame(ctx, frame, len);
+	on_answer(ctx, a);
 }
 
 static const struct lookup_frontend dl_front = {
@@ -527,8 +513,7 @@ static void
 query_run(struct dlq *q)
 {
 	struct lookup_client	 who = { .fe = LOOKUP_FE_DNS, .pid = -1, .qtype = q->q.qtype };
-	struct lookup_req	 req = { &dl_front, q, PROTO_LOOKUP_NAME, 0, LOOKUP_ABSOLUTE,
-				    &who, 0 };
+	struct lookup_req	 req = { &dl_front, q, LOOKUP_ABSOLUTE, &who, 0 };
 	struct proto_lookup_name qn;
 	struct proto_lookup_addr qa;
 	struct proto_query_rr	 qr;
@@ -550,7 +535,6 @@ query_run(struct dlq *q)
 	switch (q->stage) {
 	case ST_LINE:
 		if (q->q.qtype == DNS_T_PTR) {
-			req.type = PROTO_LOOKUP_ADDR;
 			memset(&qa, 0, sizeof(qa));
 			qa.family = q->family;
 			memcpy(qa.addr, q->addr, q->family == PROTO_AF_INET ? 4 : 16);
@@ -565,7 +549,6 @@ query_run(struct dlq *q)
 		return;
 	case ST_SOA:
 	case ST_WIRE:
-		req.type = PROTO_QUERY_RR;
 		req.flags = LOOKUP_WIRE;
 		memset(&qr, 0, sizeof(qr));
 		qr.type = q->q.qtype;

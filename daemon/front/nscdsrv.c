@@ -63,27 +63,64 @@ hosts_served(const struct nscdsrv *ns)
 	return (ns->d->config->nscd_databases >> CONFIG_DB_HOSTS) & 1;
 }
 
+/*
+ * The engine's answer to a hosts request, in glibc's bytes, into out: what
+ * glibc's format cannot say is refused, and glibc walks NSS itself.
+ */
 static size_t
-xlate(void *arg, const uint8_t *hdr, const uint8_t *key, const void *frame,
-    size_t len, uint8_t *out, size_t cap)
+nscd_bytes(struct nscdsrv *ns, int32_t type, const struct answer *a, uint8_t *out,
+    size_t cap)
 {
-	struct nscdsrv		*ns = arg;
-	struct nscd_req_hdr	 req;
-	struct proto_hdr	 h;
-	int			 n = 0;
+	int n = nscd_reply_from(type, a->status, a->status == PROTO_OK &&
+	    a->form == ANSWER_HOST ? &a->host : NULL, out, cap);
 
-	/* The server checked this header before it dispatched the request. */
-	if (nscd_req_decode(hdr, NSCD_REQ_HDR_LEN, &req) < 0)
-		return 0;
-	if (proto_hdr_decode(frame, len, &h) == 0 && h.len == len)
-		n = nscd_reply_from(req.type, h.status, (const uint8_t *)frame +
-		    PROTO_HDR_LEN, len - PROTO_HDR_LEN, out, cap);
 	if (n > 0)
 		return (size_t)n;
 	ns->st.refused++;
 	ns->st.refused_hosts++;
-	return nscd_refusal(req.type, out);
+	return nscd_refusal(type, out);
 }
+
+static void *
+fe_hold(void *ctx)
+{
+	return server_hold(ctx);
+}
+
+static void
+fe_reply(void *ctx, const struct answer *a)
+{
+	struct server_req	*req = ctx;
+	size_t			 cap;
+	uint8_t			*buf = server_req_scratch(req, &cap);
+
+	server_reply_raw(req, buf, nscd_bytes(server_req_arg(req), req->hdr.type, a,
+	    buf, cap));
+}
+
+static void
+fe_hold_reply(void *hold, const struct answer *a)
+{
+	struct server_hold	*h = hold;
+	size_t			 cap;
+	uint8_t			*buf = server_hold_scratch(h, &cap);
+
+	server_hold_reply_raw(h, buf, nscd_bytes(server_hold_arg(h), server_hold_type(h),
+	    a, buf, cap));
+}
+
+static void
+fe_hold_release(void *hold)
+{
+	server_hold_release(hold);
+}
+
+static const struct lookup_frontend nscd_front = {
+	.hold = fe_hold,
+	.reply = fe_reply,
+	.hold_reply = fe_hold_reply,
+	.hold_release = fe_hold_release,
+};
 
 static void
 send_fd(struct nscdsrv *ns, struct nscdmap *map, struct server_req *req)
@@ -166,9 +203,9 @@ lookup(struct nscdsrv *ns, struct server_req *req, int32_t type)
 	uint8_t			 refusal[64];
 	size_t			 klen = req->body_len;
 
-	wiring_server_req(&lr, &who, req, LOOKUP_FE_NSCD);
-	lr.type = PROTO_LOOKUP_NAME;
-	lr.id = 0;
+	wiring_client(&who, req, LOOKUP_FE_NSCD);
+	lr = (struct lookup_req){ .fe = &nscd_front, .ctx = req, .client = &who,
+	    .at_us = req->at_us };
 	switch (type) {
 	case NSCD_GETHOSTBYNAME:
 	case NSCD_GETHOSTBYNAMEv6:
@@ -194,7 +231,6 @@ lookup(struct nscdsrv *ns, struct server_req *req, int32_t type)
 		memset(&qa, 0, sizeof(qa));
 		qa.family = klen == 4 ? PROTO_AF_INET : PROTO_AF_INET6;
 		memcpy(qa.addr, req->body, klen);
-		lr.type = PROTO_LOOKUP_ADDR;
 		ns->d->stats.lookups_addr++;
 		lookup_addr(ns->d->lookup, &lr, &qa);
 		return;
@@ -446,7 +482,7 @@ nscdsrv_new(struct daemon *d, const char *path, const char *map_path,
 	ns->d = d;
 	ns->path = strdup(path ? path : "");
 	ns->map_path = strdup(map_path);
-	ns->server = server_new_nscd(d->base, &d->stats, dispatch, xlate, ns);
+	ns->server = server_new_nscd(d->base, &d->stats, dispatch, ns);
 	if (ns->server)
 		server_set_idle_timeout(ns->server, 10);
 	if (ns->path == NULL || ns->map_path == NULL || ns->server == NULL)

@@ -10,6 +10,7 @@
 #include "config.h"
 #include "daemon.h"
 #include "dnslisten.h"
+#include "frame.h"
 #include "hostsfile.h"
 #include "httpmetrics.h"
 #include "log.h"
@@ -439,6 +440,47 @@ admin(struct daemon *d, struct server_req *req)
 	reply_kv(d, req, kv_count, &count);
 }
 
+/* The engine's answers to this protocol's lookups are its reply frames. */
+static void *
+fe_hold(void *ctx)
+{
+	return server_hold(ctx);
+}
+
+static void
+fe_reply(void *ctx, const struct answer *a)
+{
+	struct server_req	*req = ctx;
+	size_t			 cap;
+	uint8_t			*buf = server_req_scratch(req, &cap);
+
+	server_reply(req, buf, frame_answer(buf, cap, req->hdr.type, req->hdr.id, a));
+}
+
+static void
+fe_hold_reply(void *hold, const struct answer *a)
+{
+	struct server_hold	*h = hold;
+	size_t			 cap;
+	uint8_t			*buf = server_hold_scratch(h, &cap);
+
+	server_hold_reply(h, buf, frame_answer(buf, cap, server_hold_type(h),
+	    server_hold_id(h), a));
+}
+
+static void
+fe_hold_release(void *hold)
+{
+	server_hold_release(hold);
+}
+
+static const struct lookup_frontend socket_front = {
+	.hold = fe_hold,
+	.reply = fe_reply,
+	.hold_reply = fe_hold_reply,
+	.hold_release = fe_hold_release,
+};
+
 void
 protocol_request(void *arg, struct server_req *req)
 {
@@ -452,7 +494,9 @@ protocol_request(void *arg, struct server_req *req)
 	char			 msg[64];
 	int			 r;
 
-	wiring_server_req(&lr, &who, req, LOOKUP_FE_SOCKET);
+	wiring_client(&who, req, LOOKUP_FE_SOCKET);
+	lr = (struct lookup_req){ .fe = &socket_front, .ctx = req, .client = &who,
+	    .at_us = req->at_us };
 	switch (req->hdr.type) {
 	case PROTO_LOOKUP_NAME:
 		d->stats.lookups_name++;

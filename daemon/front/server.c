@@ -61,7 +61,7 @@ struct server {
 	struct event_base	*base;
 	struct stats		*stats;
 	server_dispatch_fn	*dispatch;
-	server_xlate_fn		*xlate;		/* nscd framing; NULL: ours */
+	bool			 nscd;		/* glibc's nscd protocol, not ours */
 	void			*arg;
 	struct listener		*listener;
 	struct event		*lev;
@@ -234,6 +234,30 @@ server_hold_id(const struct server_hold *h)
 	return h->id;
 }
 
+void *
+server_hold_scratch(const struct server_hold *h, size_t *ret_cap)
+{
+	return server_scratch(h->conn->srv, ret_cap);
+}
+
+void *
+server_req_scratch(const struct server_req *req, size_t *ret_cap)
+{
+	return server_scratch(req->conn->srv, ret_cap);
+}
+
+void *
+server_req_arg(const struct server_req *req)
+{
+	return req->conn->srv->arg;
+}
+
+void *
+server_hold_arg(const struct server_hold *h)
+{
+	return h->conn->srv->arg;
+}
+
 uint8_t
 server_hold_type(const struct server_hold *h)
 {
@@ -299,24 +323,11 @@ server_hold_release(struct server_hold *h)
 	server_hold_reply(h, NULL, 0);
 }
 
-/*
- * On an nscd connection a reply frame is said in glibc's format instead,
- * and is the connection's last word.
- */
+/* A reply frame of namecache's protocol (an nscd connection's are raw). */
 static void
 conn_queue(struct conn *c, const void *frame, size_t len)
 {
-	uint8_t	out[PROTO_FRAME_MAX];
-	size_t	n;
-
-	if (c->srv->xlate == NULL) {
-		conn_queue_raw(c, frame, len);
-		return;
-	}
-	n = c->srv->xlate(c->srv->arg, c->in, c->in + NSCD_REQ_HDR_LEN,
-	    frame, len, out, sizeof(out));
-	c->closing = true;
-	conn_queue_raw(c, out, n);
+	conn_queue_raw(c, frame, len);
 }
 
 void
@@ -545,7 +556,7 @@ conn_process(struct conn *c)
 	struct server_req	 req;
 	int			 r;
 
-	if (srv->xlate) {
+	if (srv->nscd) {
 		conn_process_nscd(c);
 		return;
 	}
@@ -771,12 +782,12 @@ server_new(struct event_base *base, struct stats *stats,
 
 struct server *
 server_new_nscd(struct event_base *base, struct stats *stats,
-    server_dispatch_fn *dispatch, server_xlate_fn *xlate, void *arg)
+    server_dispatch_fn *dispatch, void *arg)
 {
 	struct server *srv = server_new(base, stats, dispatch, arg);
 
 	if (srv)
-		srv->xlate = xlate;
+		srv->nscd = true;
 	return srv;
 }
 
@@ -807,7 +818,7 @@ server_listen(struct server *srv, const char *path, char **ret_err)
 {
 	int r;
 
-	if ((r = listener_open(srv->listener, path, srv->xlate != NULL, ret_err)) < 0)
+	if ((r = listener_open(srv->listener, path, srv->nscd, ret_err)) < 0)
 		return r;
 	srv->lev = event_new(srv->base, listener_fd(srv->listener),
 	    EV_READ | EV_PERSIST, accept_cb, srv);

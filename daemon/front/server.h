@@ -13,6 +13,7 @@
 struct event_base;
 struct server;
 struct conn;
+struct server_hold;
 struct stats;
 
 /* Per-connection limits; a client that breaks them is dropped. */
@@ -36,25 +37,17 @@ struct server_req {
 
 typedef void server_dispatch_fn(void *arg, struct server_req *req);
 
-/*
- * For a server that speaks glibc's nscd protocol: translates the reply
- * frame a lookup gave into the bytes glibc reads, in out (cap bytes).
- * hdr is the request's header (NSCD_REQ_HDR_LEN bytes, already checked by
- * nscd_req_decode), key its key.  Returns the length.
- */
-typedef size_t server_xlate_fn(void *arg, const uint8_t *hdr, const uint8_t *key,
-    const void *frame, size_t len, uint8_t *out, size_t cap);
-
 /* Caller frees with server_free(); NULL is out of memory. */
 struct server *server_new(struct event_base *, struct stats *,
 	    server_dispatch_fn *, void *arg);
 /*
  * A server whose connections speak nscd's protocol: one request each,
  * dispatched with hdr.type the nscd request type (255 for any above it)
- * and body its key; replies go through xlate, and end the connection.
+ * and body its key; the reply (server_reply_raw, server_hold_reply_raw)
+ * ends the connection.
  */
 struct server *server_new_nscd(struct event_base *, struct stats *,
-	    server_dispatch_fn *, server_xlate_fn *, void *arg);
+	    server_dispatch_fn *, void *arg);
 void	 server_free(struct server *);
 
 /*
@@ -97,6 +90,11 @@ bool	 server_peer_is_admin(const struct server_req *, gid_t admin_gid);
 
 /* A 64 KiB buffer to build one reply frame in; borrowed until the next call. */
 void	*server_scratch(struct server *, size_t *ret_cap);
+/* The same buffer, reached from a request or a hold. */
+void	*server_req_scratch(const struct server_req *, size_t *ret_cap);
+/* The arg its server was made with, reached from a request or a hold. */
+void	*server_req_arg(const struct server_req *);
+void	*server_hold_arg(const struct server_hold *);
 
 /* On an nscd connection: bytes as they are (none: just close), the last. */
 void	 server_reply_raw(struct server_req *, const void *bytes, size_t len);
@@ -112,13 +110,13 @@ void	 server_reply(struct server_req *, const void *frame, size_t len);
  * server_hold_release, which frees it; if the client has gone meanwhile,
  * the reply is dropped.
  */
-struct server_hold;
 struct server_hold *server_hold(struct server_req *);
 void	 server_hold_reply(struct server_hold *, const void *frame, size_t len);
 void	 server_hold_release(struct server_hold *);
 /* On an nscd connection: the reply in glibc's bytes, the connection's last. */
 void	 server_hold_reply_raw(struct server_hold *, const void *bytes, size_t len);
 uint32_t server_hold_id(const struct server_hold *);
+void	*server_hold_scratch(const struct server_hold *, size_t *ret_cap);
 uint8_t	 server_hold_type(const struct server_hold *);
 bool	 server_hold_alive(const struct server_hold *);
 

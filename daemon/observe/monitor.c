@@ -60,6 +60,7 @@ struct monitor {
 	struct monitor_stats	 st;
 	struct comm_slot	 comms[COMM_SLOTS];
 	uint8_t			 frame[PROTO_FRAME_MAX];
+	uint8_t			 body[PROTO_FRAME_MAX];	/* an answer's, as the wire says it */
 };
 
 /* The engine's words are the wire's (proto/event.h): the same numbers. */
@@ -125,6 +126,22 @@ question_of(const struct lookup_done *d)
 {
 	return d->question == LOOKUP_Q_NAME ? PROTO_Q_NAME : d->question == LOOKUP_Q_ADDR ?
 	    PROTO_Q_ADDR : d->wire ? PROTO_Q_WIRE : PROTO_Q_RR;
+}
+
+/*
+ * The answer's body as namecache's protocol says it (an answer or records
+ * body), in m->body: its length, 0 when there is none to show.
+ */
+static size_t
+body_of(struct monitor *m, const struct lookup_done *d)
+{
+	struct proto_wr w;
+
+	if (d->status != PROTO_OK || d->answer == NULL || d->wire)
+		return 0;
+	proto_wr_init(&w, m->body, sizeof(m->body));
+	answer_put_body(d->answer, d->answer->ttl, d->answer->source, &w);
+	return w.err ? 0 : w.off;
 }
 
 struct words {
@@ -267,10 +284,11 @@ send_lookup(struct monitor *m, const struct lookup_done *d)
 	ev.command_len = strlen(ev.command);
 	ev.source = monitor_source_str(m, d);
 	ev.source_len = strlen(ev.source);
-	if (d->status == PROTO_OK && !d->wire && d->len > PROTO_HDR_LEN) {
-		ev.reply_type = ((const uint8_t *)d->frame)[5];
-		ev.body = (const uint8_t *)d->frame + PROTO_HDR_LEN;
-		ev.body_len = d->len - PROTO_HDR_LEN;
+	if ((ev.body_len = body_of(m, d)) > 0) {
+		ev.reply_type = PROTO_REPLY | (d->question == LOOKUP_Q_NAME ?
+		    PROTO_LOOKUP_NAME : d->question == LOOKUP_Q_ADDR ?
+		    PROTO_LOOKUP_ADDR : PROTO_QUERY_RR);
+		ev.body = m->body;
 	}
 	send_all(m, &ev);
 }
@@ -284,11 +302,12 @@ log_line(struct monitor *m, const struct lookup_done *d)
 	char	 client[INET6_ADDRSTRLEN + 10], addr[INET6_ADDRSTRLEN];
 	const char *name = d->name;
 	struct words w = { list, 0, sizeof(list) };
+	size_t	 n = body_of(m, d);
 
 	list[0] = '\0';
-	if (d->status == PROTO_OK && d->len > PROTO_HDR_LEN)
-		proto_answer_words(question_of(d), (const uint8_t *)d->frame + PROTO_HDR_LEN,
-		    d->len - PROTO_HDR_LEN, LOG_ANSWERS_MAX, add_word, &w);
+	if (n > 0)
+		proto_answer_words(question_of(d), m->body, n, LOG_ANSWERS_MAX,
+		    add_word, &w);
 	if (c && c->fe != LOOKUP_FE_DNS)
 		snprintf(who, sizeof(who), "pid %d (%s)", (int)c->pid, comm_of(m, c->pid,
 		    (int64_t)(d->end_us / 1000)));

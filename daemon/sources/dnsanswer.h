@@ -57,38 +57,6 @@ int	dnsanswer_from_reply(const uint8_t *reply, size_t len, const char *qname,
 	    uint16_t qtype, int mode, uint8_t family, const uint8_t *addr,
 	    struct proto_wr *w, struct dnsanswer *ret);
 
-/*
- * The AF_UNSPEC answer from an A body and an AAAA body (either may be
- * NULL): A's canonical name and aliases if it has any, its addresses, then
- * AAAA's.  Writes a body stamped with ttl and source into w.
- */
-int	dnsanswer_merge(const uint8_t *a, size_t alen, const uint8_t *aaaa,
-	    size_t aaaalen, uint32_t ttl, uint8_t source, struct proto_wr *w);
-
-/*
- * Copies an answer body into w with its names spelled as the client spelled
- * the question: a name's longest tail of whole labels that equals (ignoring
- * case) a tail of one of names[0..n) takes that spelling.  A DNS server's
- * reply reads so, since it echoes the question and compresses the other
- * names against it; a shared cache must put it back for each client.
- */
-int	dnsanswer_respell(const uint8_t *body, size_t len, const char *const *names,
-	    size_t n, struct proto_wr *w);
-
-/*
- * As dnsanswer_respell, for an NSS module's answer: only a name that is the
- * whole question (ignoring case) takes the question's spelling, as a module
- * that echoes the name asked would have spelled it.
- */
-int	dnsanswer_respell_whole(const uint8_t *body, size_t len, const char *asked,
-	    struct proto_wr *w);
-
-/* Sets the TTL and source of an answer or records body, in place. */
-void	dnsanswer_stamp(uint8_t *body, size_t len, uint32_t ttl, uint8_t source);
-
-/* The same for a records body, and every record's TTL too. */
-void	dnsanswer_stamp_records(uint8_t *body, size_t len, uint32_t ttl, uint8_t source);
-
 /* "4.3.2.1.in-addr.arpa" or the ip6.arpa nibble name of addr; len must be
  * at least 73 (an ip6.arpa name and its NUL). */
 void	dnsanswer_ptr_name(uint8_t family, const uint8_t *addr, char *out, size_t len);

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "answer.h"
 #include "dnsanswer.h"
 #include "dnsmsg.h"
 #include "fuzz.h"
@@ -31,6 +32,7 @@
 static uint8_t	body[PROTO_FRAME_MAX];
 static uint8_t	again[PROTO_FRAME_MAX];
 static uint8_t	merged[PROTO_FRAME_MAX];
+static uint8_t	addrs[2 * PROTO_FRAME_MAX];
 
 /* A NUL-terminated copy of a proto string (which holds no NUL). */
 static void
@@ -264,24 +266,31 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	/* Stamped in place: the TTL and source change, nothing else. */
 	memcpy(again, body, blen);
-	dnsanswer_stamp(again, blen, 0x12345678, PROTO_SRC_CACHE);
+	proto_answer_stamp(again, blen, 0x12345678, PROTO_SRC_CACHE);
 	FUZZ_CHECK(memcmp(again + 5, body + 5, blen - 5) == 0);
 	FUZZ_CHECK(again[0] == 0x12 && again[3] == 0x78 &&
 	    again[4] == PROTO_SRC_CACHE);
 	if (mode == DNSANSWER_RR)
 		return 0;
-	/* Merged with itself as both families, and alone. */
-	proto_wr_init(&w, merged, sizeof(merged));
-	FUZZ_CHECK(dnsanswer_merge(body, blen, again, blen, 77, PROTO_SRC_STALE,
-	    &w) == 0);
-	FUZZ_CHECK(proto_answer_decode(merged, w.off, &pa) == 0);
-	FUZZ_CHECK(proto_answer_decode(body, blen, &pb) == 0);
-	FUZZ_CHECK(pa.ttl == 77 && pa.source == PROTO_SRC_STALE);
-	FUZZ_CHECK(pa.naddr == 2 * pb.naddr && pa.nalias == pb.nalias);
-	FUZZ_CHECK(pa.canon_len == pb.canon_len &&
-	    memcmp(pa.canon, pb.canon, pb.canon_len) == 0);
-	proto_wr_init(&w, merged, sizeof(merged));
-	FUZZ_CHECK(dnsanswer_merge(NULL, 0, body, blen, 1, PROTO_SRC_DNS, &w) == 0);
-	FUZZ_CHECK(w.off == blen && memcmp(merged + 5, body + 5, blen - 5) == 0);
+	/* Merged with itself as both families, and alone (engine/answer.c). */
+	{
+		struct answer typed = { .status = PROTO_OK, .form = ANSWER_HOST };
+
+		FUZZ_CHECK(proto_answer_decode(body, blen, &pb) == 0);
+		FUZZ_CHECK(answer_host_merge(&pb, &pb, addrs, sizeof(addrs),
+		    &typed.host) == 0);
+		proto_wr_init(&w, merged, sizeof(merged));
+		answer_put_body(&typed, 77, PROTO_SRC_STALE, &w);
+		FUZZ_CHECK(w.err == 0);
+		FUZZ_CHECK(proto_answer_decode(merged, w.off, &pa) == 0);
+		FUZZ_CHECK(pa.ttl == 77 && pa.source == PROTO_SRC_STALE);
+		FUZZ_CHECK(pa.naddr == 2 * pb.naddr && pa.nalias == pb.nalias);
+		FUZZ_CHECK(pa.canon_len == pb.canon_len &&
+		    memcmp(pa.canon, pb.canon, pb.canon_len) == 0);
+		FUZZ_CHECK(answer_host_merge(NULL, &pb, addrs, 0, &typed.host) == 0);
+		proto_wr_init(&w, merged, sizeof(merged));
+		answer_put_body(&typed, 1, PROTO_SRC_DNS, &w);
+		FUZZ_CHECK(w.off == blen && memcmp(merged + 5, body + 5, blen - 5) == 0);
+	}
 	return 0;
 }

@@ -23,6 +23,7 @@
 
 #include <cmocka.h>
 
+#include "answer.h"
 #include "dnsanswer.h"
 #include "dnsmsg.h"
 #include "proto.h"
@@ -1084,7 +1085,7 @@ test_records(void **state)
 	assert_int_equal(run("example.com", DNS_T_A, DNSANSWER_RR), -EBADMSG);
 }
 
-/* Two answer bodies from replies, for dnsanswer_merge. */
+/* Two answer bodies from replies, for answer_host_merge (engine/answer.c). */
 static void
 make_body(const char *qname, uint16_t qtype, uint8_t *out, size_t *ret_len)
 {
@@ -1093,22 +1094,36 @@ make_body(const char *qname, uint16_t qtype, uint8_t *out, size_t *ret_len)
 	*ret_len = body_len;
 }
 
+/*
+ * The bodies decoded, merged as a typed answer, and written as the
+ * protocol's answer body into a writer of cap bytes.  -EINVAL: nothing,
+ * or not an answer body.
+ */
 static int
 merge(const uint8_t *a, size_t alen, const uint8_t *aaaa, size_t aaaalen,
     uint32_t ttl, uint8_t source, size_t cap)
 {
+	static uint8_t	 addrs[PROTO_FRAME_MAX];
+	struct answer	 typed = { .status = PROTO_OK, .form = ANSWER_HOST };
+	struct proto_answer x, y;
 	struct proto_wr	 w;
 	uint8_t		*out;
 	int		 r;
 
+	if ((a && proto_answer_decode(a, alen, &x) < 0) ||
+	    (aaaa && proto_answer_decode(aaaa, aaaalen, &y) < 0) || (!a && !aaaa))
+		return -EINVAL;
+	if ((r = answer_host_merge(a ? &x : NULL, aaaa ? &y : NULL, addrs,
+	    sizeof(addrs), &typed.host)) < 0)
+		return r;
 	assert_non_null(out = malloc(cap ? cap : 1));
 	proto_wr_init(&w, out, cap);
-	r = dnsanswer_merge(a, alen, aaaa, aaaalen, ttl, source, &w);
+	answer_put_body(&typed, ttl, source, &w);
 	assert_true(w.off <= cap);
 	memcpy(body, out, w.off);
 	body_len = w.off;
 	free(out);
-	return r;
+	return w.err;
 }
 
 static void
@@ -1172,6 +1187,20 @@ test_merge(void **state)
 		assert_int_equal(merge(a, alen, aaaa, aaaalen, 1, PROTO_SRC_DNS,
 		    cap), -EMSGSIZE);
 	assert_int_equal(merge(a, alen, aaaa, aaaalen, 1, PROTO_SRC_DNS, need), 0);
+
+	/* Addresses that do not fit the buffer they are merged into. */
+	{
+		struct proto_answer x, y, m;
+		uint8_t small[4];
+
+		assert_int_equal(proto_answer_decode(a, alen, &x), 0);
+		assert_int_equal(proto_answer_decode(aaaa, aaaalen, &y), 0);
+		assert_int_equal(answer_host_merge(&x, &y, small, sizeof(small), &m),
+		    -EMSGSIZE);
+		/* One part alone is not copied: it points where it was. */
+		assert_int_equal(answer_host_merge(&x, NULL, small, 0, &m), 0);
+		assert_ptr_equal(m.addrs, x.addrs);
+	}
 }
 
 static void
@@ -1187,20 +1216,20 @@ test_stamp(void **state)
 	assert_int_equal(run("www.example.com", DNS_T_A, DNSANSWER_ADDR), 0);
 	len = body_len;
 	memcpy(copy, body, len);
-	dnsanswer_stamp(body, len, 0x01020304, PROTO_SRC_STALE);
+	proto_answer_stamp(body, len, 0x01020304, PROTO_SRC_STALE);
 	got = flatten_answer(body, len, 0x01020304, PROTO_SRC_STALE);
 	assert_string_equal(got, "web.example.com|192.0.2.1|www.example.com");
 	free(got);
 	assert_memory_equal(body + 5, copy + 5, len - 5);
-	dnsanswer_stamp(body, len, 0, PROTO_SRC_DNS);
+	proto_answer_stamp(body, len, 0, PROTO_SRC_DNS);
 	assert_memory_equal(body, copy, len);
-	dnsanswer_stamp(body, len, UINT32_MAX, PROTO_SRC_CACHE);
+	proto_answer_stamp(body, len, UINT32_MAX, PROTO_SRC_CACHE);
 	got = flatten_answer(body, len, UINT32_MAX, PROTO_SRC_CACHE);
 	free(got);
 
 	/* A records body is stamped the same way. */
 	assert_int_equal(run("www.example.com", DNS_T_A, DNSANSWER_RR), 0);
-	dnsanswer_stamp(body, body_len, 77, PROTO_SRC_CACHE);
+	proto_answer_stamp(body, body_len, 77, PROTO_SRC_CACHE);
 	{
 		struct proto_records rs;
 
@@ -1212,11 +1241,11 @@ test_stamp(void **state)
 
 	/* Shorter than a ttl and a source: left alone. */
 	memcpy(copy, "\1\2\3\4\5", 5);
-	dnsanswer_stamp(copy, 4, 0xffffffff, 9);
+	proto_answer_stamp(copy, 4, 0xffffffff, 9);
 	assert_memory_equal(copy, "\1\2\3\4\5", 5);
-	dnsanswer_stamp(copy, 0, 0xffffffff, 9);
+	proto_answer_stamp(copy, 0, 0xffffffff, 9);
 	assert_memory_equal(copy, "\1\2\3\4\5", 5);
-	dnsanswer_stamp(copy, 5, 0x0a0b0c0d, 2);
+	proto_answer_stamp(copy, 5, 0x0a0b0c0d, 2);
 	assert_memory_equal(copy, "\x0a\x0b\x0c\x0d\x02", 5);
 }
 

@@ -86,6 +86,7 @@
 
 #include "dnsmsg.h"
 #include "dnswire.h"
+#include "frame.h"
 #include "hosts.h"
 #include "lookup.h"
 #include "nscd.h"
@@ -157,6 +158,7 @@ struct client {
 	uint8_t		 from;		/* enum lookup_source */
 	bool		 released;
 	bool		 wire;		/* asked with LOOKUP_WIRE */
+	uint8_t		 type;		/* PROTO_* of its request */
 	uint8_t		*frame;
 	size_t		 len;
 };
@@ -575,29 +577,23 @@ fake_module_call(void *arg, int id, int op, uint8_t family, const void *key,
 
 /* --- the front end -------------------------------------------------------- */
 
+/* The answer, as the socket front end writes it: the reply frame is what is checked. */
 static void
-record(uint32_t id, const void *frame, size_t len)
+record(uint32_t id, const struct answer *a)
 {
-	struct client *c;
+	static uint8_t	 buf[PROTO_FRAME_MAX];
+	struct client	*c;
+	size_t		 len;
 
 	if (id >= MAXCLIENTS)
 		die("reply to unknown client %u", id);
 	c = &W->client[id];
+	len = frame_answer(buf, sizeof(buf), c->type, id, a);
 	c->replies++;
 	free(c->frame);
 	c->frame = malloc(len ? len : 1);
-	memcpy(c->frame, frame, len);
+	memcpy(c->frame, buf, len);
 	c->len = len;
-}
-
-static uint32_t
-frame_id(const void *frame, size_t len)
-{
-	struct proto_hdr hdr;
-
-	if (proto_hdr_decode(frame, len, &hdr) < 0)
-		die("a reply frame that does not decode");
-	return hdr.id;
 }
 
 static uint32_t
@@ -616,21 +612,17 @@ fake_hold(void *ctx)
 }
 
 static void
-fake_reply(void *ctx, const void *frame, size_t len)
+fake_reply(void *ctx, const struct answer *a)
 {
-	if (frame_id(frame, len) != ctx_id(ctx))
-		die("a reply with another request's id");
-	record(ctx_id(ctx), frame, len);
+	record(ctx_id(ctx), a);
 }
 
 static void
-fake_hold_reply(void *hold, const void *frame, size_t len)
+fake_hold_reply(void *hold, const struct answer *a)
 {
 	struct fake_hold *h = hold;
 
-	if (frame_id(frame, len) != h->id)
-		die("a held reply with another request's id");
-	record(h->id, frame, len);
+	record(h->id, a);
 	free(h);
 }
 
@@ -944,8 +936,7 @@ ask(long id, struct lookup_req *req, uint8_t type)
 	memset(req, 0, sizeof(*req));
 	req->fe = &fake_front;
 	req->ctx = (void *)(uintptr_t)(id + 1);	/* never NULL */
-	req->type = type;
-	req->id = (uint32_t)id;
+	W->client[id].type = type;
 	who[id].fe = LOOKUP_FE_SOCKET;
 	who[id].pid = (int32_t)id;
 	req->client = &who[id];

@@ -1636,13 +1636,13 @@ test_notfound_tryagain(void **state)
 	assert_memory_equal(msg, "www.example.org: SERVFAIL", 25);
 
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
-		assert_int_equal(nscd_reply_from(types[i], PROTO_NOTFOUND_TRYAGAIN, NULL, 0,
+		assert_int_equal(nscd_reply_from(types[i], PROTO_NOTFOUND_TRYAGAIN, NULL,
 		    out, sizeof(out)), 0);
-		assert_int_equal(nscd_reply_from(types[i], PROTO_TRYAGAIN, NULL, 0,
+		assert_int_equal(nscd_reply_from(types[i], PROTO_TRYAGAIN, NULL,
 		    out, sizeof(out)), 0);
-		assert_true(nscd_reply_from(types[i], PROTO_NOTFOUND, NULL, 0,
+		assert_true(nscd_reply_from(types[i], PROTO_NOTFOUND, NULL,
 		    out, sizeof(out)) > 0);
-		assert_true(nscd_reply_from(types[i], PROTO_NODATA, NULL, 0,
+		assert_true(nscd_reply_from(types[i], PROTO_NODATA, NULL,
 		    out, sizeof(out)) > 0);
 	}
 }
