@@ -46,7 +46,8 @@
 # The network rule: every peer runs in that namespace; the only DNS server
 # is nsd on 127.0.0.1:53 (dnsmasq on 127.0.0.2:53 forwards to it; in the
 # listener section namecache, dnsmasq and unbound listen on 127.0.0.1
-# ports 5301-5305 and resolved on 127.0.0.53:53, all forwarding to it); the
+# ports 5301-5305 and resolved on 127.0.0.53:53, all forwarding to it,
+# and bench/dns-floor on 127.0.0.1:5304, which answers alone); the
 # real /etc is never written (each peer's /etc/hosts, nsswitch.conf,
 # resolv.conf are bind mounts in its own mount namespace).  Every process
 # started is stopped by its id before the script ends.
