@@ -12,14 +12,18 @@
 # holds only `lo`, and writes docs/benchmarks.md and docs/benchmarks.png
 # (bench/run.py report).  About 10 minutes on a 2-core machine.
 #
-# Sections: "peers" (the NSS path, the socket and their peers),
+# Sections: "peers" (the NSS path, the socket and their peers; with issue
+# 32's alternated rounds: a shared-cache hit against the NSS floor, and an
+# uncached lookup against glibc's dns module),
 # "listener" (the DNS listener against dnsmasq, unbound and systemd-resolved's
-# stub, loaded by dnsperf: issue 20) and "nscd-db" (passwd and group through
-# glibc's nscd client: namecache, glibc's nscd and unscd, and glibc without
-# nscd, on a 10,000-line /etc/passwd and tests/nss's libnss_ncdir.so.2:
-# issue 21; about a minute) and "memory" (1,000,000 names filled into one
-# daemon through the socket, its RSS and their parts, then a restart that
-# takes the store over: issue 22; about two minutes) and "observe" (the
+# stub, loaded by dnsperf: issue 20; and against bench/dns-floor, a
+# responder that only does recvmmsg and sendmmsg: issue 32) and "nscd-db"
+# (passwd and group through glibc's nscd client: namecache, glibc's nscd
+# and unscd, and glibc without nscd, on a 10,000-line /etc/passwd and
+# tests/nss's libnss_ncdir.so.2: issue 21; about a minute) and "memory"
+# (1,000,000 names filled into one daemon through the socket, its RSS and
+# their parts, then a restart that takes the store over: issue 22; about
+# two minutes) and "observe" (the
 # hit latency and pipelined throughput with `namecachectl monitor` attached
 # and metrics scraped once a second, against neither, in alternating
 # rounds: bench/observe.py, issue 23; about two minutes; its page is
