@@ -2424,6 +2424,17 @@ def report(res_path, docdir):
         A("\nThe nscd databases (issue 21: \"Targets, as ratios from one run\"), from the "
           "[nscd databases](#nscd-databases-passwd-and-group) section of this run:\n")
         A(table(["target", "measured", "limit", "verdict", "figures"], nscd_db_targets(R)))
+    ran32 = [x for x in ("peers", "listener", "nscd-db") if x in sections]
+    A("\nIssue 32 (\"## Benchmark\": targets as ratios from one run), from the %s "
+      "section%s of this run%s:\n" % (" and ".join(
+          {"peers": "[peers](#latency)", "listener": "[DNS listener](#dns-listener-dnsperf)",
+           "nscd-db": "[nscd databases](#nscd-databases-passwd-and-group)"}[x]
+          for x in ran32) or "other", "s" if len(ran32) != 1 else "",
+          "" if {"peers", "listener", "nscd-db"} <= set(sections) else
+          " (the rows of %s, not run here, are left out)" % " and ".join(
+              x for x in ("peers", "listener", "nscd-db") if x not in sections)))
+    A(table(["target", "measured", "limit", "verdict", "figures"],
+            issue32_targets(R, sections)))
     A("")
     obs = observations(R) if "peers" in sections else []
     obs += listener_observations(R) if "listener" in sections else []
@@ -3056,6 +3067,81 @@ def nscd_db_targets(R):
         if a and c and a / c >= 100:
             row = (row[0], "%.0fx" % (a / c)) + row[2:]
         rows.append(row)
+    return rows
+
+
+def _median(v):
+    v = sorted(x for x in v or [] if x is not None)
+    return v[len(v) // 2] if v else None
+
+
+def _list(v, f):
+    return ", ".join(f(x) for x in v or [])
+
+
+def issue32_targets(R, sections):
+    """Issue 32's "## Benchmark" targets, as ratios from this run's sections."""
+    rows = []
+    if "listener" in sections:
+        L = R.get("listener") or {}
+        k = L.get("rounds", 1)
+        nc = "namecache"
+        a = lsv(R, nc, "hits", "cpu_us_per_query_median")
+        for peer, lim in ((DNS_FLOOR, 1.2), ("unbound (1 thread)", 0.9)):
+            c = lsv(R, peer, "hits", "cpu_us_per_query_median")
+            pa, pc = lsv(R, nc, "hits", "cpu_us_per_query"), lsv(R, peer, "hits",
+                                                                  "cpu_us_per_query")
+            rows.append(ratio_row(
+                "DNS listener, cached hits, server CPU per answered query (utime + stime), "
+                "namecache ÷ %s, medians of %d alternated rounds" % (peer, k), a, c, "<=", lim,
+                "%s ÷ %s; rounds %s ÷ %s; the rounds added up: %s ÷ %s" % (
+                    fmt_us(a), fmt_us(c),
+                    _list(lsv(R, nc, "hits", "cpu_us_per_query_runs"), fmt_us),
+                    _list(lsv(R, peer, "hits", "cpu_us_per_query_runs"), fmt_us),
+                    fmt_us(pa), fmt_us(pc))))
+        a, c = lsv(R, nc, "hits", "qps"), lsv(R, DNS_FLOOR, "hits", "qps")
+        rows.append(ratio_row(
+            "DNS listener, cached hits, queries per second, namecache ÷ %s, medians of %d "
+            "alternated rounds" % (DNS_FLOOR, k), a, c, ">=", 0.9,
+            "%s ÷ %s; rounds %s ÷ %s" % (
+                "%.0f/s" % a if a else "–", "%.0f/s" % c if c else "–",
+                _list(lsv(R, nc, "hits", "qps_runs"), lambda x: "%.0f" % x),
+                _list(lsv(R, DNS_FLOOR, "hits", "qps_runs"), lambda x: "%.0f" % x))))
+    if "peers" in sections:
+        fr = R.get("floor_rounds") or {}
+        cells = fr.get("cells") or {}
+        for f, fname in (("gai", "getaddrinfo"), ("gh2", "gethostbyname2_r")):
+            fl = cells.get("floor", {}).get(f)
+            for case, title in (("cached", "cached DNS name"), ("hosts", "hosts name")):
+                v = cells.get("namecache " + case, {}).get(f)
+                rows.append(ratio_row(
+                    "shared-cache hit through the NSS module (%s), %s ÷ NSS floor, the least "
+                    "of %s alternated rounds' medians" % (title, fname, fr.get("rounds", "–")),
+                    min(v) if v else None, min(fl) if fl else None, "<=", 1.15,
+                    "%s ÷ %s; rounds %s ÷ %s" % (
+                        fmt_us(min(v)) if v else "–", fmt_us(min(fl)) if fl else "–",
+                        _list(v, fmt_us), _list(fl, fmt_us))))
+        mr = R.get("miss_rounds") or {}
+        cells = mr.get("cells") or {}
+        v, g = cells.get("namecache"), cells.get("glibc dns → nsd")
+        per = [x / y for x, y in zip(v or [], g or []) if x and y]
+        rows.append(ratio_row(
+            "uncached getaddrinfo through the NSS module (a new name each call) ÷ glibc dns "
+            "against the same nsd, the median of %s alternated rounds' medians" % mr.get(
+                "rounds", "–"), _median(v), _median(g), "<=", 1.3,
+            "%s ÷ %s; rounds %s ÷ %s; the rounds' own ratios %s" % (
+                fmt_us(_median(v)), fmt_us(_median(g)), _list(v, fmt_us), _list(g, fmt_us),
+                _list(per, lambda x: "%.2fx" % x))))
+    if "nscd-db" in sections:
+        N = R.get("nscd_db") or {}
+        for cid, what in N.get("misses", []):
+            a, c = nd_cell(R, "namecache", cid), nd_cell(R, "glibc nscd", cid)
+            pr = nd_paired(R, "namecache", "glibc nscd", cid)
+            rows.append(ratio_row(
+                "nscd miss that passes `files` (the daemon walks `files ncdir`), %s: namecache "
+                "÷ glibc nscd, the median of the %s rounds' ratios" % (what, N.get("rounds", "–")),
+                pr, 1 if pr else None, "<=", 1.1, "medians %s ÷ %s (%s)" % (
+                    fmt_ns(a), fmt_ns(c), "%.2fx" % (a / c) if a and c else "–")))
     return rows
 
 
