@@ -3,7 +3,11 @@
 """bench/run.py - the measurements behind bench/run.sh, and their report.
 
     run.py measure BUILD WORKDIR OUT.json   inside tests/dns/in-netns.sh --no-nsd
-    run.py report OUT.json DOCDIR           docs/benchmarks.md and .png
+    run.py report OUT.json DOCDIR [BEFORE.json]
+                                            docs/benchmarks.md and .png; with
+                                            BEFORE.json, a "Before and after" section
+    run.py compare BEFORE.json AFTER.json   that section alone, on stdout, from two
+                                            results files (run.sh --results keeps one)
 
 run.sh calls both; see it for the whole picture.  `measure` runs as root in
 a private network namespace that holds only `lo` (in-netns.sh checks it),
@@ -2377,7 +2381,7 @@ def gather_meta():
     }
 
 
-def report(res_path, docdir):
+def report(res_path, docdir, before_path=None):
     with open(res_path) as f:
         R = json.load(f)
     work = os.path.dirname(os.path.abspath(res_path))
@@ -2391,6 +2395,10 @@ def report(res_path, docdir):
     with open(res_path, "w") as f:
         json.dump(R, f, indent=1)
     sections = R.get("sections", list(ALL_SECTIONS))
+    compared = None
+    if before_path:
+        with open(before_path) as f:
+            compared = compare(json.load(f), R)
     A("# namecache benchmarks\n")
     A("One run of `bench/run.sh`, every peer measured side by side on the same machine "
       "within minutes. Regenerate with `sudo bench/run.sh` (it rewrites this page and "
@@ -2434,8 +2442,10 @@ def report(res_path, docdir):
           " (the rows of %s, not run here, are left out)" % " and ".join(
               x for x in ("peers", "listener", "nscd-db") if x not in sections)))
     A(table(["target", "measured", "limit", "verdict", "figures"],
-            issue32_targets(R, sections)))
+            issue32_targets(R, sections, compared)))
     A("")
+    if compared:
+        compare_report(compared, A)
     obs = observations(R) if "peers" in sections else []
     obs += listener_observations(R) if "listener" in sections else []
     obs += nscd_db_observations(R) if "nscd-db" in sections else []
@@ -3079,8 +3089,10 @@ def _list(v, f):
     return ", ".join(f(x) for x in v or [])
 
 
-def issue32_targets(R, sections):
-    """Issue 32's "## Benchmark" targets, as ratios from this run's sections."""
+def issue32_targets(R, sections, compared=None):
+    """Issue 32's "## Benchmark" targets, as ratios from this run's sections.
+    compared: compare()'s result against an earlier run, for "every
+    other row at or better than before"."""
     rows = []
     if "listener" in sections:
         L = R.get("listener") or {}
@@ -3142,7 +3154,237 @@ def issue32_targets(R, sections):
                 "÷ glibc nscd, the median of the %s rounds' ratios" % (what, N.get("rounds", "–")),
                 pr, 1 if pr else None, "<=", 1.1, "medians %s ÷ %s (%s)" % (
                     fmt_ns(a), fmt_ns(c), "%.2fx" % (a / c) if a and c else "–")))
+    if compared is None:
+        rows.append(("every other row of bench/run.sh at or better than before", "–", "–",
+                     "not compared", "run with `--compare BEFORE.json` (bench/run.sh), or "
+                     "`bench/run.py compare BEFORE.json AFTER.json`: see "
+                     "[Before and after](#before-and-after)"))
+    else:
+        # Issue 32's own rows have their limits above; "every other row" is the rest.
+        other = [c for c in compared["rows"] if c["table"] != "issue 32"]
+        worse = [c for c in other if c["verdict"] == "worse"]
+        n = [c for c in other if c["verdict"] in ("better", "same", "worse")]
+        rows.append(("every other row of bench/run.sh at or better than before (the target "
+                     "rows of both runs, each in its own direction)",
+                     "%d of %d worse" % (len(worse), len(n)),
+                     "none worse by more than %.0f%%" % (100 * COMPARE_TOL),
+                     "**met**" if n and not worse else ("**not met**" if n else "not compared"),
+                     "against %s; see [Before and after](#before-and-after)%s" % (
+                         compared["label"], "; worse: " + "; ".join(
+                             "%s (%s → %s)" % (c["what"], c["before"], c["after"])
+                             for c in worse) if worse else "")))
     return rows
+
+
+# ---------------------------------------------------------------------------
+# Before and after (issue 32: "every other row of bench/run.sh at or better
+# than before"): this run's figures against an earlier run's results file
+# ---------------------------------------------------------------------------
+COMPARE_TOL = 0.05      # a change smaller than this is "same": two runs here move more
+OTHER_ROWS = "every other row of bench/run.sh"
+
+
+def target_rows(R):
+    """Every row of the page's targets tables, as (table, row), for the sections R ran."""
+    sections = R.get("sections", list(ALL_SECTIONS))
+    out = []
+    if "peers" in sections:
+        rows, extra = targets(R)
+        out += [("issue 4", r) for r in rows] + [("SPEC.md", r) for r in extra]
+    if "listener" in sections:
+        out += [("issue 20", r) for r in listener_targets(R)]
+    if "nscd-db" in sections:
+        out += [("issue 21", r) for r in nscd_db_targets(R)]
+    out += [("issue 32", r) for r in issue32_targets(R, sections)
+            if not r[0].startswith(OTHER_ROWS)]
+    return out
+
+
+def _measured(text):
+    """The number in a targets table's "measured" cell ("1.16x", "1382065/s", "97.3 MB")."""
+    m = re.match(r"^\s*(\d[\d,]*(?:\.\d+)?)", str(text))
+    return float(m.group(1).replace(",", "")) if m else None
+
+
+def _judge(before, after, higher_better, limit=None):
+    """better, same (within COMPARE_TOL) or worse, in the figure's own
+    direction.  limit: a "< L" row's L; two values both under a tenth of it
+    (failed reads per query, 0.0001 against 0.0002) are the same."""
+    if before is None or after is None:
+        return "–", None
+    if limit and not higher_better and before < limit / 10 and after < limit / 10:
+        return "same", (after / before - 1) if before else 0.0
+    if before == 0:
+        ch = 0.0 if after == 0 else (float("inf") if after > 0 else float("-inf"))
+    else:
+        ch = after / before - 1
+    good = -ch if not higher_better else ch
+    if before == 0 and after == 0:
+        return "same", 0.0
+    if good > COMPARE_TOL:
+        return "better", ch
+    if good < -COMPARE_TOL:
+        return "worse", ch
+    return "same", ch
+
+
+def _change(ch):
+    if ch is None:
+        return "–"
+    if ch in (float("inf"), float("-inf")):
+        return "from 0"
+    return "%+.1f%%" % (100 * ch)
+
+
+def own_figures(R):
+    """The run's figures, namecache's and its peers', as (key, what, value,
+    higher_better, format, namecache's own?)."""
+    out = []
+    fnames = {"gai": "getaddrinfo", "gh2": "gethostbyname2_r"}
+    is_nc = lambda p: p.startswith("namecache")
+    for peer, cases in (R.get("latency") or {}).items():
+        for case, fs in cases.items():
+            for f, x in fs.items():
+                if isinstance(x, dict) and x.get("median") is not None:
+                    out.append(("lat/%s/%s/%s" % (peer, case, f), "%s, %s, %s, median" % (
+                        peer, CASE_TITLES.get(case, case), fnames.get(f, f)), x["median"], False,
+                                fmt_us, is_nc(peer)))
+    for peer, x in (R.get("throughput") or {}).items():
+        for t in ("1", "2"):
+            if x.get(t):
+                out.append(("tput/%s/%s" % (peer, t), "%s, lookups/s, %s thread%s" % (
+                    peer, t, "s" if t != "1" else ""), x[t], True, lambda v: "%.0f/s" % v,
+                            is_nc(peer)))
+    for case, x in (R.get("pipeline") or {}).items():
+        out.append(("pipe/%s" % case, "namecache, pipelined lookups/s, %s" % CASE_TITLES.get(
+            case, case), x.get("rate"), True, lambda v: "%.0f/s" % v, True))
+    for f, x in (R.get("socket_rounds") or {}).items():
+        out.append(("sockr/%s" % f, "namecache shared=no, socket path in rounds, %s, median" %
+                    fnames.get(f, f), x.get("median"), False, fmt_us, True))
+    rt = (R.get("roundtrip") or {}).get("free, in rounds with the socket path") or {}
+    if rt.get("median"):
+        out.append(("rt", "bare Unix-socket round trip (in rounds), median", rt["median"], False,
+                    fmt_us, False))
+    for what, k in (("floor_rounds", "least"), ("miss_rounds", "median")):
+        for peer, v in ((R.get(what) or {}).get("cells") or {}).items():
+            for f, vs in (v.items() if isinstance(v, dict) else (("gai", v),)):
+                val = (min(vs) if k == "least" else _median(vs)) if vs else None
+                out.append(("%s/%s/%s" % (what, peer, f), "%s, %s, %s of the rounds' medians%s" % (
+                    peer, fnames.get(f, f), k, "" if what == "floor_rounds" else
+                    " (a new name each call)"), val, False, fmt_us, is_nc(peer)))
+    L = R.get("listener") or {}
+    for peer, x in (L.get("servers") or {}).items():
+        for kind, k, what, hb, fm in (
+                ("hits", "cpu_us_per_query", "CPU per hit (rounds added up)", False, fmt_us),
+                ("hits", "cpu_us_per_query_median", "CPU per hit (median of rounds)", False,
+                 fmt_us),
+                ("hits", "qps", "hits/s", True, lambda v: "%.0f/s" % v),
+                ("hits_latency", "p50_us", "hit p50 at %d/s" % DP_LAT_QPS, False, fmt_us),
+                ("hits_latency", "p99_us", "hit p99 at %d/s" % DP_LAT_QPS, False, fmt_us),
+                ("hits_pingpong", "p50_us", "hit p50 one at a time", False, fmt_us),
+                ("misses", "cpu_us_per_query", "CPU per miss", False, fmt_us),
+                ("misses", "qps", "misses/s", True, lambda v: "%.0f/s" % v),
+                ("misses_latency", "p50_us", "miss p50 at %d/s" % DP_MISS_QPS, False, fmt_us)):
+            v = (x.get(kind) or {}).get(k)
+            if v is not None:
+                out.append(("dl/%s/%s/%s" % (peer, kind, k), "DNS listener, %s, %s" % (peer, what),
+                            v, hb, fm, is_nc(peer)))
+    N = R.get("nscd_db") or {}
+    for peer, cells in (N.get("cells") or {}).items():
+        names = dict(N.get("hits", []) + N.get("misses", []))
+        for cid, x in cells.items():
+            out.append(("nd/%s/%s" % (peer, cid), "nscd databases, %s, %s%s" % (
+                peer, "miss: " if cid not in dict(N.get("hits", [])) else "hit: ",
+                names.get(cid, cid)), x.get("ns"), False, fmt_ns, is_nc(peer)))
+    for key in ("memory", "memory_unspec"):
+        m = R.get(key) or {}
+        if (m.get("rss_after") or {}).get("VmRSS"):
+            out.append(("mem/%s" % key, "namecache, daemon RSS after %s names (-f %s)" % (
+                format(m.get("names") or 0, ","), m.get("family")), m["rss_after"]["VmRSS"],
+                        False, lambda v: "%.1f MB" % (v / 1e6), True))
+    return out
+
+
+def _run_label(R):
+    m = R.get("meta") or {}
+    return "the run of %s (%s, `%s`)" % (R.get("date", "?"), m.get("commit", "commit ?"),
+                                         m.get("command", "?"))
+
+
+def compare(old, new):
+    """new's targets rows and figures against old's: {"label", "rows", "figures"}."""
+    def key(block, what):
+        return block, re.sub(r"\d[\d,.]*", "#", what)
+    old_rows = target_rows(old)
+    exact = {(block, r[0]): i for i, (block, r) in enumerate(old_rows)}
+    loose = {}
+    for i, (block, r) in enumerate(old_rows):
+        loose.setdefault(key(block, r[0]), []).append(i)
+    rows, used = [], set()
+    for block, r in target_rows(new):
+        i = exact.get((block, r[0]))
+        if i is None or i in used:
+            # A title with this run's own numbers in it (a count, a rate): the
+            # same row when only the numbers differ and no other row does.
+            cand = [j for j in loose.get(key(block, r[0]), []) if j not in used]
+            i = cand[0] if len(cand) == 1 else None
+        o = old_rows[i][1] if i is not None else None
+        if i is not None:
+            used.add(i)
+        hb = str(r[2]).startswith("≥")
+        lim = _measured(str(r[2])[1:]) if str(r[2]).startswith("<") else None
+        verdict, ch = _judge(_measured(o[1]) if o else None, _measured(r[1]), hb, lim)
+        rows.append({"table": block, "what": r[0], "before": o[1] if o else "–", "after": r[1],
+                     "limit": r[2], "change": ch,
+                     "verdict": verdict if o is not None else "new row",
+                     "verdict_before": o[3] if o else "–", "verdict_after": r[3]})
+    for i, (block, r) in enumerate(old_rows):
+        if i not in used:
+            rows.append({"table": block, "what": r[0], "before": r[1], "after": "–",
+                         "limit": r[2], "change": None, "verdict": "not in this run",
+                         "verdict_before": r[3], "verdict_after": "–"})
+    ob = {k: (v, hb, fm) for k, _, v, hb, fm, _ in own_figures(old)}
+    figs = []
+    for k, what, v, hb, fm, nc in own_figures(new):
+        o = ob.get(k)
+        verdict, ch = _judge(o[0] if o else None, v, hb)
+        figs.append({"what": what, "before": fm(o[0]) if o and o[0] is not None else "–",
+                     "after": fm(v) if v is not None else "–", "change": ch,
+                     "verdict": verdict, "namecache": nc})
+    return {"label": _run_label(old), "label_after": _run_label(new), "rows": rows,
+            "figures": figs}
+
+
+def compare_report(c, A):
+    """The page's "Before and after" section."""
+    A('<a id="before-and-after"></a>\n')
+    A("## Before and after\n")
+    A("After: %s. Before: %s, from its results file. The targets rows are ratios to peers "
+      "measured in the same run, so the machine's drift between the two runs moves them "
+      "little; each is judged in its own direction (a `≤` limit: lower is better; `≥`: "
+      "higher), a change under %.0f%% counted as the same. To compare two runs of one "
+      "tree, or of two trees, see bench/run.sh's header (`--results`, `--compare`, "
+      "`bench/run.py compare`).\n" % (c["label_after"], c["label"], 100 * COMPARE_TOL))
+    A(table(["table", "target", "before", "after", "change", "", "verdict before → after"],
+            [(x["table"], x["what"], x["before"], x["after"], _change(x["change"]),
+              "**%s**" % x["verdict"] if x["verdict"] == "worse" else x["verdict"],
+              "%s → %s" % (x["verdict_before"], x["verdict_after"])) for x in c["rows"]]))
+    A("")
+    own = [x for x in c["figures"] if x["namecache"]]
+    peers = [x for x in c["figures"] if not x["namecache"] and x["change"] is not None]
+    drift = _median([x["change"] for x in peers if abs(x["change"]) != float("inf")])
+    count = lambda v: sum(1 for x in own if x["verdict"] == v)
+    A("namecache's own figures (absolute: the machine's drift between the runs moves them "
+      "too): %d better, %d the same, %d worse, of %d in both runs. The peers' figures moved "
+      "by %s in the median (the drift).\n" % (
+          count("better"), count("same"), count("worse"),
+          sum(1 for x in own if x["verdict"] != "–"), _change(drift)))
+    A("<details><summary>%d figures, namecache's and the peers'</summary>\n" % len(c["figures"]))
+    A(table(["figure", "before", "after", "change", ""],
+            [(x["what"], x["before"], x["after"], _change(x["change"]),
+              ("**%s**" % x["verdict"] if x["verdict"] == "worse" else x["verdict"])
+              if x["namecache"] else "(peer)") for x in c["figures"]]))
+    A("\n</details>\n")
 
 
 def nscd_db_observations(R):
@@ -3311,8 +3553,18 @@ def main(argv):
     if len(argv) == 4 and argv[0] == "measure":
         measure(os.path.abspath(argv[1]), os.path.abspath(argv[2]), argv[3])
         return 0
-    if len(argv) == 3 and argv[0] == "report":
-        report(argv[1], argv[2])
+    if len(argv) in (3, 4) and argv[0] == "report":
+        report(argv[1], argv[2], argv[3] if len(argv) == 4 else None)
+        return 0
+    if len(argv) == 3 and argv[0] == "compare":
+        # Two kept results files, no measuring: the section report writes.
+        with open(argv[1]) as f:
+            old = json.load(f)
+        with open(argv[2]) as f:
+            new = json.load(f)
+        md = []
+        compare_report(compare(old, new), md.append)
+        print("\n".join(md))
         return 0
     print(__doc__, file=sys.stderr)
     return 2

@@ -3,7 +3,7 @@
 # bench/run.sh - namecache against its peers, side by side, in one run.
 #
 #   bench/run.sh (as root) [--build DIR] [--docs DIR] [--no-install] [--keep]
-#                          [--only SECTIONS]
+#                          [--only SECTIONS] [--results FILE] [--compare BEFORE.json]
 #
 # Builds a release build of namecache (meson setup DIR -Dbuildtype=release;
 # default DIR is build-bench/ at the top of the tree, or the one given),
@@ -30,6 +30,23 @@
 # benchmarks-observe.md).  --only SECTIONS (comma-separated)
 # measures those alone, in a few minutes; its page then goes to the work
 # folder (kept) unless --docs is given, and its tables are printed.
+#
+# Results: every figure of the run goes to results.json in the work folder
+# (deleted at the end unless --keep or --only); --results FILE copies it to
+# FILE.  --compare BEFORE.json (a results file of an earlier run) adds a
+# "Before and after" section to the page: every targets row of both runs,
+# each judged in its own direction (issue 32: "every other row at or better
+# than before"), and namecache's own figures beside the peers' drift.
+# Two kept files compare without measuring again:
+#   bench/run.py compare BEFORE.json AFTER.json
+# Before and after a change, this bench on both trees, one run each, back
+# to back on a quiet machine (run them twice, alternated, when it drifts):
+#   git worktree add /tmp/nc-before BASE        # the tree before the change
+#   git -C /tmp/nc-before checkout AFTER -- bench   # this bench on it
+#   sudo /tmp/nc-before/bench/run.sh --docs /tmp/nc-before-docs --results /tmp/before.json
+#   sudo bench/run.sh --results /tmp/after.json --compare /tmp/before.json
+#   git worktree remove --force /tmp/nc-before
+# (BASE must have daemon/front/dnslisten.h, which bench/dns-floor includes.)
 #
 # Peers and packages:
 #   - nscd, dnsmasq-base (the dnsmasq binary without its system service),
@@ -68,14 +85,18 @@ install=1
 keep=0
 only=""
 docs_given=0
+results=""
+before=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$2; shift 2 ;;
 	--docs) docs=$2; docs_given=1; shift 2 ;;
 	--only) only=$2; shift 2 ;;
+	--results) results=$(realpath -m "$2"); shift 2 ;;
+	--compare) before=$(realpath -e "$2") || { echo "run.sh: no $2" >&2; exit 2; }; shift 2 ;;
 	--no-install) install=0; shift ;;
 	--keep) keep=1; shift ;;
-	-h|--help) sed -n '3,50p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
 	*) echo "run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -217,8 +238,12 @@ printf '%s\n' "${setup_cmds[@]}" > "$work/setup-commands.txt"
 BENCH_ELAPSED=$(($(date +%s) - t0)) BENCH_BUILD="$build" BENCH_BUILDTYPE="$buildtype" \
 BENCH_TOP="$top" BENCH_SETUP_CMDS="$work/setup-commands.txt" \
 BENCH_COMMAND="bench/run.sh${args[*]:+ ${args[*]}}" \
-	/usr/bin/python3 "$top/bench/run.py" report "$work/results.json" "$docs"
+	/usr/bin/python3 "$top/bench/run.py" report "$work/results.json" "$docs" ${before:+"$before"}
 log "wrote $docs/benchmarks.md and $docs/benchmarks.png in $(($(date +%s) - t0)) s"
+if [ -n "$results" ]; then
+	cp "$work/results.json" "$results"
+	log "results kept in $results"
+fi
 if [ -z "$only" ]; then
 	sed -n '/^## Targets/,/^## Latency/p' "$docs/benchmarks.md" | sed '$d'
 else
