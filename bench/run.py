@@ -2439,8 +2439,9 @@ def report(res_path, docdir, before_path=None):
            "nscd-db": "[nscd databases](#nscd-databases-passwd-and-group)"}[x]
           for x in ran32) or "other", "s" if len(ran32) != 1 else "",
           "" if {"peers", "listener", "nscd-db"} <= set(sections) else
-          " (the rows of %s, not run here, are left out)" % " and ".join(
-              x for x in ("peers", "listener", "nscd-db") if x not in sections)))
+          " (the rows of the %s section%s, not run here, are left out)" % (
+              " and ".join(x for x in ("peers", "listener", "nscd-db") if x not in sections),
+              "s" if len(ran32) < 2 else "")))
     A(table(["target", "measured", "limit", "verdict", "figures"],
             issue32_targets(R, sections, compared)))
     A("")
@@ -3156,9 +3157,9 @@ def issue32_targets(R, sections, compared=None):
                     fmt_ns(a), fmt_ns(c), "%.2fx" % (a / c) if a and c else "–")))
     if compared is None:
         rows.append(("every other row of bench/run.sh at or better than before", "–", "–",
-                     "not compared", "run with `--compare BEFORE.json` (bench/run.sh), or "
-                     "`bench/run.py compare BEFORE.json AFTER.json`: see "
-                     "[Before and after](#before-and-after)"))
+                     "not compared", "needs an earlier run's results: `bench/run.sh "
+                     "--compare BEFORE.json`, or `bench/run.py compare BEFORE.json "
+                     "AFTER.json` (bench/run.sh's header says how)"))
     else:
         # Issue 32's own rows have their limits above; "every other row" is the rest.
         other = [c for c in compared["rows"] if c["table"] != "issue 32"]
