@@ -3349,9 +3349,13 @@ def compare(old, new):
     for k, what, v, hb, fm, nc in own_figures(new):
         o = ob.get(k)
         verdict, ch = _judge(o[0] if o else None, v, hb)
+        # How much slower the after run was on this figure (a rate: before ÷ after).
+        slower = None
+        if o and o[0] and v:
+            slower = (o[0] / v if hb else v / o[0]) - 1
         figs.append({"what": what, "before": fm(o[0]) if o and o[0] is not None else "–",
                      "after": fm(v) if v is not None else "–", "change": ch,
-                     "verdict": verdict, "namecache": nc})
+                     "verdict": verdict, "namecache": nc, "slower": slower})
     return {"label": _run_label(old), "label_after": _run_label(new), "rows": rows,
             "figures": figs}
 
@@ -3372,14 +3376,17 @@ def compare_report(c, A):
               "%s → %s" % (x["verdict_before"], x["verdict_after"])) for x in c["rows"]]))
     A("")
     own = [x for x in c["figures"] if x["namecache"]]
-    peers = [x for x in c["figures"] if not x["namecache"] and x["change"] is not None]
-    drift = _median([x["change"] for x in peers if abs(x["change"]) != float("inf")])
+    drift = _median([x["slower"] for x in c["figures"]
+                     if not x["namecache"] and x.get("slower") is not None])
     count = lambda v: sum(1 for x in own if x["verdict"] == v)
     A("namecache's own figures (absolute: the machine's drift between the runs moves them "
-      "too): %d better, %d the same, %d worse, of %d in both runs. The peers' figures moved "
-      "by %s in the median (the drift).\n" % (
+      "too): %d better, %d the same, %d worse, of %d in both runs. The peers' figures were "
+      "%s in the median, the machine's drift between the runs (a time that grew or a rate "
+      "that fell counts as slower).\n" % (
           count("better"), count("same"), count("worse"),
-          sum(1 for x in own if x["verdict"] != "–"), _change(drift)))
+          sum(1 for x in own if x["verdict"] != "–"),
+          "%.1f%% %s" % (abs(100 * drift), "slower" if drift >= 0 else "faster")
+          if drift is not None else "– (none in both runs)"))
     A("<details><summary>%d figures, namecache's and the peers'</summary>\n" % len(c["figures"]))
     A(table(["figure", "before", "after", "change", ""],
             [(x["what"], x["before"], x["after"], _change(x["change"]),
