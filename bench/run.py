@@ -2433,17 +2433,18 @@ def report(res_path, docdir, before_path=None):
           "[nscd databases](#nscd-databases-passwd-and-group) section of this run:\n")
         A(table(["target", "measured", "limit", "verdict", "figures"], nscd_db_targets(R)))
     ran32 = [x for x in ("peers", "listener", "nscd-db") if x in sections]
-    A("\nIssue 32 (\"## Benchmark\": targets as ratios from one run), from the %s "
-      "section%s of this run%s:\n" % (" and ".join(
-          {"peers": "[peers](#latency)", "listener": "[DNS listener](#dns-listener-dnsperf)",
-           "nscd-db": "[nscd databases](#nscd-databases-passwd-and-group)"}[x]
-          for x in ran32) or "other", "s" if len(ran32) != 1 else "",
-          "" if {"peers", "listener", "nscd-db"} <= set(sections) else
-          " (the rows of the %s section%s, not run here, are left out)" % (
-              " and ".join(x for x in ("peers", "listener", "nscd-db") if x not in sections),
-              "s" if len(ran32) < 2 else "")))
-    A(table(["target", "measured", "limit", "verdict", "figures"],
-            issue32_targets(R, sections, compared)))
+    if ran32 or compared:
+        A("\nIssue 32 (\"## Benchmark\": targets as ratios from one run), from the %s "
+          "section%s of this run%s:\n" % (" and ".join(
+              {"peers": "[peers](#latency)", "listener": "[DNS listener](#dns-listener-dnsperf)",
+               "nscd-db": "[nscd databases](#nscd-databases-passwd-and-group)"}[x]
+              for x in ran32) or "other", "s" if len(ran32) != 1 else "",
+              "" if {"peers", "listener", "nscd-db"} <= set(sections) else
+              " (the rows of the %s section%s, not run here, are left out)" % (
+                  " and ".join(x for x in ("peers", "listener", "nscd-db") if x not in sections),
+                  "s" if len(ran32) < 2 else "")))
+        A(table(["target", "measured", "limit", "verdict", "figures"],
+                issue32_targets(R, sections, compared)))
     A("")
     if compared:
         compare_report(compared, A)
@@ -2839,12 +2840,13 @@ def listener_report(R, A):
         return
     cpus = L.get("cpus") or {}
     A("Every server listens on loopback and (but the floor, below) forwards to the same nsd "
-      "(127.0.0.1:53, the wildcard zone). Each server runs pinned to CPU %s (`taskset -a -p -c 0`), dnsperf on "
-      "CPU %s (`taskset -c 1`), nsd beside dnsperf. Every server first answers the same warm "
-      "list twice: %d names `h0.bench.example` ... `h%d.bench.example`, A "
-      "(`dnsperf -n 1 -c 1 -q 10`). Then each kind of run goes through every server in turn; "
-      "the hit runs come in %d rounds, every server in each (this VM's speed drifts, "
-      "and it is shared with other work), and each server's rounds are added up:\n" % (
+      "(127.0.0.1:53, the wildcard zone). Each server runs pinned to CPU %s "
+      "(`taskset -a -p -c 0`), dnsperf on CPU %s (`taskset -c 1`), nsd beside dnsperf. "
+      "Every server first answers the same warm list twice: %d names `h0.bench.example` ... "
+      "`h%d.bench.example`, A (`dnsperf -n 1 -c 1 -q 10`). Then each kind of run goes "
+      "through every server in turn; the hit runs come in %d rounds, every server in each "
+      "(this VM's speed drifts, and it is shared with other work), and each server's rounds "
+      "are added up:\n" % (
           cpus.get("server", "?"), cpus.get("dnsperf", "?"), DP_HITS, DP_HITS - 1,
           L.get("rounds", 1)))
     A("- **hits, saturating**: `dnsperf -l %g -c %d -q %d` per round over the warm list (no "
@@ -3152,7 +3154,8 @@ def issue32_targets(R, sections, compared=None):
             pr = nd_paired(R, "namecache", "glibc nscd", cid)
             rows.append(ratio_row(
                 "nscd miss that passes `files` (the daemon walks `files ncdir`), %s: namecache "
-                "÷ glibc nscd, the median of the %s rounds' ratios" % (what, N.get("rounds", "–")),
+                "÷ glibc nscd, the median of the %s rounds' ratios" % (
+                    what, N.get("rounds", "–")),
                 pr, 1 if pr else None, "<=", 1.1, "medians %s ÷ %s (%s)" % (
                     fmt_ns(a), fmt_ns(c), "%.2fx" % (a / c) if a and c else "–")))
     if compared is None:
