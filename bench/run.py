@@ -3,7 +3,11 @@
 """bench/run.py - the measurements behind bench/run.sh, and their report.
 
     run.py measure BUILD WORKDIR OUT.json   inside tests/dns/in-netns.sh --no-nsd
-    run.py report OUT.json DOCDIR           docs/benchmarks.md and .png
+    run.py report OUT.json DOCDIR [BEFORE.json]
+                                            docs/benchmarks.md and .png; with
+                                            BEFORE.json, a "Before and after" section
+    run.py compare BEFORE.json AFTER.json   that section alone, on stdout, from two
+                                            results files (run.sh --results keeps one)
 
 run.sh calls both; see it for the whole picture.  `measure` runs as root in
 a private network namespace that holds only `lo` (in-netns.sh checks it),
@@ -653,6 +657,9 @@ def peer_study(b, work):
     b.latency("glibc dns → nsd", "miss", "dns", "gd%d.bench.example", N_MISS)
     b.throughput("glibc dns → nsd", "dns", DNS_NAME)
     b.syscalls("glibc dns → nsd", "dns", DNS_NAME)
+    # Issue 32's rows: the same comparisons again, in alternated rounds.
+    floor_rounds(b, nc4)
+    miss_rounds(b, nc4)
     # 4 lines against 1,000,000: the same calls in alternating rounds, so
     # that the VM's drift between two moments is not read as a difference.
     b.paired_latency([("namecache", nc4), ("namecache 1M hosts", nc1m)],
@@ -752,6 +759,55 @@ def peer_study(b, work):
 
     nc4.stop()
     ncns.stop()
+
+
+ROUNDS_32 = 5       # issue 32: alternated rounds of the NSS floor and of the misses
+
+
+def round_medians(b, peer, service, name, n, env=None, funcs=None):
+    """One run of nss-lookup, its medians by function, not kept as a cell."""
+    tmp = "round (issue 32)"
+    got = b.latency(peer, tmp, service, name, n, extra_env=env, funcs=funcs)
+    del b.res["latency"][peer][tmp]
+    if not b.res["latency"][peer]:
+        del b.res["latency"][peer]
+    return {f: x["median"] for f, x in got.items()}
+
+
+def floor_rounds(b, nc):
+    """Issue 32: a shared-cache hit through the NSS module against the NSS
+    floor, both in each of ROUNDS_32 rounds, in turn.  This machine's
+    speed jumps between two levels: the target takes each one's least
+    round median, both at the faster level, not a middle value that may
+    pair one level with the other."""
+    n = N_FAST // ROUNDS_32
+    cells = {}
+    for r in range(ROUNDS_32):
+        for peer, service, name, env in (
+                ("floor", "floor", FLOOR_NAME, None),
+                ("namecache hosts", "namecache", HOSTS_NAME, nc.env),
+                ("namecache cached", "namecache", DNS_NAME, nc.env)):
+            got = round_medians(b, peer, service, name, n, env)
+            for f, v in got.items():
+                cells.setdefault(peer, {}).setdefault(f, []).append(v)
+    b.res["floor_rounds"] = {"rounds": ROUNDS_32, "calls": n, "cells": cells}
+    say("floor rounds: %s" % cells)
+
+
+def miss_rounds(b, nc):
+    """Issue 32: an uncached getaddrinfo through the NSS module against
+    glibc's dns module, both asking the same nsd, in ROUNDS_32 rounds in
+    turn; a new name at every call (each peer and round its own)."""
+    n = N_MISS // ROUNDS_32
+    cells = {}
+    for r in range(ROUNDS_32):
+        for peer, service, name, env in (
+                ("namecache", "namecache", "r%dnc%%d.bench.example" % r, nc.env),
+                ("glibc dns → nsd", "dns", "r%dgd%%d.bench.example" % r, None)):
+            got = round_medians(b, peer, service, name, n, env, funcs="gai")
+            cells.setdefault(peer, []).append(got.get("gai"))
+    b.res["miss_rounds"] = {"rounds": ROUNDS_32, "calls": n, "cells": cells}
+    say("miss rounds: %s" % cells)
 
 
 def lib_pending(b):
@@ -1023,11 +1079,15 @@ def fill_one(b, family, name, restart=False):
 # ---------------------------------------------------------------------------
 # The DNS listener (issue 20): namecache, dnsmasq, unbound with one thread
 # and systemd-resolved's stub, each on loopback, each forwarding to the
-# same nsd, each loaded in turn by dnsperf pinned to the other CPU
+# same nsd, each loaded in turn by dnsperf pinned to the other CPU; and
+# the floor (issue 32), bench/dns-floor, which only reads and answers
 # ---------------------------------------------------------------------------
 DP_HITS = 1000                          # the warm name list: h0 ... h999.bench.example, A
 DP_SECS = 2 if QUICK else 5             # a saturating run (dnsperf -l)
-DP_ROUNDS = 1 if QUICK else 3           # saturating hits: each server in turn, this many times
+# Saturating hits: each server in turn, DP_ROUNDS times, each run DP_SECS
+# long; issue 32's CPU per hit is the median of the rounds' (one 5 s run
+# moves by 30% on these VMs, so one is not enough).
+DP_ROUNDS = 3
 DP_LAT_ROUNDS = 1 if QUICK else 5       # and the latency runs
 DP_CLIENTS = 4                          # dnsperf -c: source ports
 DP_HIT_OUT = 200                        # dnsperf -q on hits: enough to keep any server busy
@@ -1039,6 +1099,8 @@ DP_MISS_NAMES = 150000 if QUICK else 400000   # unique names for one saturating 
 DP_STRACE_SECS = 2
 DP_PP_N = 500 if QUICK else 2000        # round trips one at a time, per round (bench/dns-pingpong)
 NC_DNS_PORT, NC_DNS_PORT_DNS, DNSMASQ_PORT, UNBOUND_PORT = 5301, 5305, 5302, 5303
+FLOOR_DNS_PORT = 5304                   # bench/dns-floor
+DNS_FLOOR = "floor (recvmmsg/sendmmsg only)"    # its name in the listener's tables
 RESOLVED_ADDR = "127.0.0.53"            # resolved's stub: port 53, not configurable
 HZ = os.sysconf("SC_CLK_TCK")
 
@@ -1046,11 +1108,13 @@ HZ = os.sysconf("SC_CLK_TCK")
 class DnsPeer:
     """A DNS server under test: the process whose CPU is counted, where it listens."""
 
-    def __init__(self, name, tag, proc, host, port, about, stop_fn=None, nc=None):
+    def __init__(self, name, tag, proc, host, port, about, stop_fn=None, nc=None,
+                 forwards=True):
         self.name, self.tag, self.proc = name, tag, proc
         self.host, self.port, self.about = host, port, about
         self.stop_fn = stop_fn or (lambda: stop(proc))
         self.nc = nc            # a Namecache: its statistics
+        self.forwards = forwards    # False: the floor, which has no misses
 
     @property
     def pid(self):
@@ -1158,6 +1222,9 @@ def pooled(runs):
     r["run_us_per_query"] = r["run_s"] * 1e6 / q if q else None
     r["qps_runs"] = [x.get("qps") for x in runs]
     r["cpu_us_per_query_runs"] = [x.get("cpu_us_per_query") for x in runs]
+    # Issue 32's figure: the median of the rounds' own CPU per query.
+    cpu = sorted(x for x in r["cpu_us_per_query_runs"] if x is not None)
+    r["cpu_us_per_query_median"] = cpu[len(cpu) // 2] if cpu else None
     if all("p50_us" in x for x in runs):
         r["p50_us_runs"] = [x["p50_us"] for x in runs]
         r["p50_us"], r["p99_us"] = med("p50_us"), med("p99_us")
@@ -1388,6 +1455,17 @@ ReadEtcHosts=no
                        os.environ.get("BENCH_RESOLVED_VERSION", "?"), RESOLVED_ADDR), stop_fn)
 
 
+def dnslisten_batch():
+    """DNSLISTEN_UDP_BATCH, as daemon/front/dnslisten.h has it (dns-floor's batch)."""
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        with open(os.path.join(top, "daemon", "front", "dnslisten.h")) as f:
+            m = re.search(r"#define\s+DNSLISTEN_UDP_BATCH\s+(\d+)", f.read())
+        return int(m.group(1)) if m else "DNSLISTEN_UDP_BATCH"
+    except OSError:
+        return "DNSLISTEN_UDP_BATCH"
+
+
 def listener(b, work, nsd):
     """Issue 20's benchmark: cached hits and misses through each DNS server."""
     R = b.res
@@ -1407,6 +1485,20 @@ def listener(b, work, nsd):
         if pin:
             # nsd beside dnsperf: CPU 0 is the server's alone, misses included.
             pin_group(b, nsd.pid, "1", "nsd")
+        # The floor first: the tables list it first, as the NSS floor.
+        fl_argv = [os.path.join(b.build, "bench", "dns-floor"), "-a", "127.0.0.1",
+                   "-p", str(FLOOR_DNS_PORT)]
+        note_cmd(fl_argv, "dns-floor")
+        peers.append(DnsPeer(DNS_FLOOR, "fl", spawn(fl_argv, log=D("dns-floor.log")),
+                             "127.0.0.1", FLOOR_DNS_PORT,
+                             "bench/dns-floor on 127.0.0.1:%d: every query answered with a "
+                             "fixed reply built from it (the question, QR, one A record), "
+                             "nothing looked up; woken by epoll and reading with "
+                             "recvmmsg(MSG_DONTWAIT), %s datagrams a batch, answered with "
+                             "sendmmsg, as namecached's listener (issue 32). Hits only: it "
+                             "forwards nothing, so no miss runs" % (
+                                 FLOOR_DNS_PORT, dnslisten_batch()),
+                             forwards=False))
         for tag, name, port, src in (("nc", "namecache", NC_DNS_PORT, None),
                                      ("ncd", "namecache dns_sources=dns", NC_DNS_PORT_DNS, "dns")):
             nc = Namecache(b, "dl" + tag, W("hosts4"), [
@@ -1478,11 +1570,12 @@ forward-zone:
         # Each kind of run on every server in turn, so that the figures
         # compared are minutes apart at most (this VM's speed drifts).
         L["rounds"] = DP_ROUNDS
+        L["round_secs"] = DP_SECS
         # Every hit run must be hits: namecache says whether it asked upstream.
         up0 = {p.name: p.nc.json("statistics").get("upstream_queries", 0) for p in peers if p.nc}
         hit_args = ["-c", str(DP_CLIENTS), "-q", str(DP_HIT_OUT)]
         got = in_turn(b, peers, DP_ROUNDS, lambda p: dnsperf(
-            b, p, D("dp-hits.txt"), ["-l", "%g" % (DP_SECS / DP_ROUNDS)] + hit_args,
+            b, p, D("dp-hits.txt"), ["-l", str(DP_SECS)] + hit_args,
             what="hits, saturating"))
         for name, r in got.items():
             L["servers"][name]["hits"] = r
@@ -1502,7 +1595,8 @@ forward-zone:
             L["servers"][name]["hits_pingpong"] = pingpong_rounds(runs)
         if os.environ.get("BENCH_PERF") == "1":
             if shutil.which("perf"):
-                L["perf"] = perf_profile(b, peers[0], D("dp-hits.txt"),
+                L["perf"] = perf_profile(b, next(p for p in peers if p.name == "namecache"),
+                                         D("dp-hits.txt"),
                                          ["-l", str(DP_SECS)] + hit_args)
             else:
                 R["notes"].append("BENCH_PERF=1: no perf here (Debian's linux-perf), no profile")
@@ -1524,6 +1618,8 @@ forward-zone:
         # Misses last: their new names push the warm list out of the smaller
         # caches (dnsmasq's 10,000, resolved's 4,096, namecache's 100,000).
         for p in peers:
+            if not p.forwards:
+                continue
             for kind, n in (("misses", DP_MISS_NAMES),
                             ("misses_latency", DP_MISS_QPS * DP_LAT_SECS + 1000)):
                 path = D("dp-%s-%s.txt" % (kind, p.tag))
@@ -1559,6 +1655,22 @@ forward-zone:
             p.stop_fn()
         if pin:
             pin_group(b, nsd.pid, "0-%d" % ((os.cpu_count() or 1) - 1), "nsd")
+    # The floor's own counts, printed when it stops: it drops nothing dnsperf sends.
+    try:
+        with open(D("dns-floor.log")) as f:
+            m = re.search(r"answered (\d+), dropped (\d+), not sent (\d+); (\d+) wake-ups, "
+                          r"(\d+) reads", f.read())
+    except OSError:
+        m = None
+    if m:
+        fl = L["floor_counts"] = dict(zip(("answered", "dropped", "not_sent", "wakeups",
+                                           "reads"), map(int, m.groups())))
+        if fl["dropped"] or fl["not_sent"]:
+            R["problems"].append("listener, %s: %d queries dropped, %d replies not sent" % (
+                DNS_FLOOR, fl["dropped"], fl["not_sent"]))
+    elif DNS_FLOOR in L["order"]:
+        R["problems"].append("listener, %s: no counts in its log (did it stop cleanly?)" %
+                             DNS_FLOOR)
 
 
 # ---------------------------------------------------------------------------
@@ -2269,7 +2381,7 @@ def gather_meta():
     }
 
 
-def report(res_path, docdir):
+def report(res_path, docdir, before_path=None):
     with open(res_path) as f:
         R = json.load(f)
     work = os.path.dirname(os.path.abspath(res_path))
@@ -2283,6 +2395,10 @@ def report(res_path, docdir):
     with open(res_path, "w") as f:
         json.dump(R, f, indent=1)
     sections = R.get("sections", list(ALL_SECTIONS))
+    compared = None
+    if before_path:
+        with open(before_path) as f:
+            compared = compare(json.load(f), R)
     A("# namecache benchmarks\n")
     A("One run of `bench/run.sh`, every peer measured side by side on the same machine "
       "within minutes. Regenerate with `sudo bench/run.sh` (it rewrites this page and "
@@ -2316,7 +2432,22 @@ def report(res_path, docdir):
         A("\nThe nscd databases (issue 21: \"Targets, as ratios from one run\"), from the "
           "[nscd databases](#nscd-databases-passwd-and-group) section of this run:\n")
         A(table(["target", "measured", "limit", "verdict", "figures"], nscd_db_targets(R)))
+    ran32 = [x for x in ("peers", "listener", "nscd-db") if x in sections]
+    if ran32 or compared:
+        A("\nIssue 32 (\"## Benchmark\": targets as ratios from one run), from the %s "
+          "section%s of this run%s:\n" % (" and ".join(
+              {"peers": "[peers](#latency)", "listener": "[DNS listener](#dns-listener-dnsperf)",
+               "nscd-db": "[nscd databases](#nscd-databases-passwd-and-group)"}[x]
+              for x in ran32) or "other", "s" if len(ran32) != 1 else "",
+              "" if {"peers", "listener", "nscd-db"} <= set(sections) else
+              " (the rows of the %s section%s, not run here, are left out)" % (
+                  " and ".join(x for x in ("peers", "listener", "nscd-db") if x not in sections),
+                  "s" if len(ran32) < 2 else "")))
+        A(table(["target", "measured", "limit", "verdict", "figures"],
+                issue32_targets(R, sections, compared)))
     A("")
+    if compared:
+        compare_report(compared, A)
     obs = observations(R) if "peers" in sections else []
     obs += listener_observations(R) if "listener" in sections else []
     obs += nscd_db_observations(R) if "nscd-db" in sections else []
@@ -2647,7 +2778,7 @@ def listener_targets(R):
 def listener_observations(R):
     L = R.get("listener") or {}
     out = []
-    secs = DP_SECS
+    secs = L.get("round_secs", DP_SECS / L.get("rounds", 1)) * L.get("rounds", 1)
     busy = []
     for peer in L.get("order", []):
         h = L["servers"][peer].get("hits") or {}
@@ -2685,6 +2816,16 @@ def listener_observations(R):
                            "%s's whole CPU per answer (%s): no saving in namecache's own code "
                            "reaches that target while each answer costs the kernel this much." % (
                                fmt_us(ns_), shown, p, fmt_us(tot)))
+        fu, fs = per_q(DNS_FLOOR, "utime_s"), per_q(DNS_FLOOR, "stime_s")
+        if fu is not None and fs is not None:
+            out.append("DNS listener, saturating hits, namecache against the floor "
+                       "(bench/dns-floor), user + system time per answer, the rounds added up: "
+                       "%s + %s against %s + %s, a difference of %s in user time and %s in "
+                       "system time. The floor's user time is what reading and answering costs "
+                       "outside the kernel; its system time is the kernel's share, which a "
+                       "server that batches as namecached does cannot go below." % (
+                           fmt_us(nu), fmt_us(ns_), fmt_us(fu), fmt_us(fs), fmt_us(nu - fu),
+                           fmt_us(ns_ - fs)))
     return out
 
 
@@ -2698,21 +2839,23 @@ def listener_report(R, A):
         A("Not measured in this run.\n")
         return
     cpus = L.get("cpus") or {}
-    A("Every server listens on loopback and forwards to the same nsd (127.0.0.1:53, the "
-      "wildcard zone). Each server runs pinned to CPU %s (`taskset -a -p -c 0`), dnsperf on "
-      "CPU %s (`taskset -c 1`), nsd beside dnsperf. Every server first answers the same warm "
-      "list twice: %d names `h0.bench.example` ... `h%d.bench.example`, A "
-      "(`dnsperf -n 1 -c 1 -q 10`). Then each kind of run goes through every server in turn; "
-      "the hit runs are split into %d rounds, every server in each (this VM's speed drifts, "
-      "and it is shared with other work), and each server's rounds are added up:\n" % (
+    A("Every server listens on loopback and (but the floor, below) forwards to the same nsd "
+      "(127.0.0.1:53, the wildcard zone). Each server runs pinned to CPU %s "
+      "(`taskset -a -p -c 0`), dnsperf on CPU %s (`taskset -c 1`), nsd beside dnsperf. "
+      "Every server first answers the same warm list twice: %d names `h0.bench.example` ... "
+      "`h%d.bench.example`, A (`dnsperf -n 1 -c 1 -q 10`). Then each kind of run goes "
+      "through every server in turn; the hit runs come in %d rounds, every server in each "
+      "(this VM's speed drifts, and it is shared with other work), and each server's rounds "
+      "are added up:\n" % (
           cpus.get("server", "?"), cpus.get("dnsperf", "?"), DP_HITS, DP_HITS - 1,
           L.get("rounds", 1)))
     A("- **hits, saturating**: `dnsperf -l %g -c %d -q %d` per round over the warm list (no "
       "rate limit): queries per second (the median of the rounds'), and the server's CPU per "
-      "answered query (all the rounds' CPU ÷ all their answers), "
-      "Δ(utime + stime) of `/proc/PID/stat` over the run (all its threads, not its children; "
-      "for namecache the daemon's own threads, its main loop doing the work) ÷ queries "
-      "completed;" % (DP_SECS / L.get("rounds", 1), DP_CLIENTS, DP_HIT_OUT))
+      "answered query, Δ(utime + stime) of `/proc/PID/stat` over the run (all its threads, "
+      "not its children; for namecache the daemon's own threads, its main loop doing the "
+      "work) ÷ queries completed: all the rounds' CPU ÷ all their answers, and (issue 32's "
+      "figure) the median of the rounds' own;" % (
+          L.get("round_secs", DP_SECS / L.get("rounds", 1)), DP_CLIENTS, DP_HIT_OUT))
     A("- **hits, latency**: `dnsperf -l %g -c %d -Q %d -v` per round: every answer's round "
       "trip as dnsperf times it (`-v` prints one line per query), at a moderate load (at "
       "saturation a latency is only the queue: outstanding ÷ rate); the median of the %d "
@@ -2732,6 +2875,24 @@ def listener_report(R, A):
       "hits, at %d/s and unlimited: its recvfrom, recvmsg and recvmmsg calls, and how many "
       "returned an error (EAGAIN: nothing to read) per answered query. strace slows every "
       "server, so these runs' rates are not comparable.\n" % (DP_STRACE_SECS, DP_LAT_QPS))
+
+    if DNS_FLOOR in order:
+        A("The first row, **%s**, is the DNS listener's floor (issue 32): `bench/dns-floor`, a "
+          "responder that looks nothing up and answers every query with a fixed reply built "
+          "from it (the question copied, QR set, one A record), woken by epoll and reading "
+          "with recvmmsg, batches of %s answered with sendmmsg, as namecached's listener "
+          "does. What it costs per answer is the kernel's UDP receive and send and the "
+          "loop's wake-ups, which no server built like namecached goes below: it is to the "
+          "DNS listener what the NSS floor is to the NSS module. It forwards nothing, so it "
+          "has no miss rows.%s\n" % (
+              DNS_FLOOR, dnslisten_batch(),
+              " Its own counts over the whole section: %s queries answered, %s dropped, %s "
+              "replies not sent; %s wake-ups and %s reads (%.1f answers a read)." % (
+                  format(L["floor_counts"]["answered"], ","), L["floor_counts"]["dropped"],
+                  L["floor_counts"]["not_sent"], format(L["floor_counts"]["wakeups"], ","),
+                  format(L["floor_counts"]["reads"], ","),
+                  L["floor_counts"]["answered"] / max(1, L["floor_counts"]["reads"]))
+              if L.get("floor_counts") else ""))
 
     def cell(peer, kind, k, f):
         v = lsv(R, peer, kind, k)
@@ -2756,13 +2917,16 @@ def listener_report(R, A):
 
     q = lambda v: "%.0f" % v
     A("### Cached hits\n")
-    A(table(["server", "queries/s (rounds)", "CPU per query", "of which user + system",
+    A(table(["server", "queries/s (rounds)", "CPU per query", "CPU per query, median of "
+             "the rounds (rounds)", "of which user + system",
              "CPU used (of one CPU)", "run time per query (schedstat)",
              "CPU per query at %d/s" % DP_LAT_QPS, "p50 / p99 at %d/s" % DP_LAT_QPS,
              "p50 / p99 one at a time", "run time per query one at a time", "lost"],
             [(p, "%s (%s)" % (cell(p, "hits", "qps", q), ", ".join(
                 "%.0f" % x for x in lsv(R, p, "hits", "qps_runs") or [])),
               cell(p, "hits", "cpu_us_per_query", fmt_us),
+              "%s (%s)" % (cell(p, "hits", "cpu_us_per_query_median", fmt_us), ", ".join(
+                  fmt_us(x) for x in lsv(R, p, "hits", "cpu_us_per_query_runs") or [])),
               split(p, "hits"), pct(p, "hits"), cell(p, "hits", "run_us_per_query", fmt_us),
               cell(p, "hits_latency", "cpu_us_per_query", fmt_us),
               "%s / %s" % (cell(p, "hits_latency", "p50_us", fmt_us),
@@ -2773,7 +2937,7 @@ def listener_report(R, A):
               lost(p, "hits")) for p in order]))
     A("")
     ratios = []
-    for peer in ("unbound (1 thread)", "dnsmasq", "systemd-resolved stub"):
+    for peer in (DNS_FLOOR, "unbound (1 thread)", "dnsmasq", "systemd-resolved stub"):
         if peer not in order:
             continue
         fs = []
@@ -2794,6 +2958,7 @@ def listener_report(R, A):
              "miss p50"], ratios))
     A("")
     A("### Misses (each name new, forwarded to nsd)\n")
+    fwd = [p for p in order if (L["servers"].get(p) or {}).get("misses")]
     A(table(["server", "misses/s", "CPU per miss", "of which user + system",
              "CPU used (of one CPU)", "p50 / p99 at %d/s" % DP_MISS_QPS,
              "upstream queries per miss", "lost"],
@@ -2804,7 +2969,7 @@ def listener_report(R, A):
               "%.2f" % (lsv(R, p, "misses", "upstream_queries") / lsv(R, p, "misses", "completed"))
               if lsv(R, p, "misses", "upstream_queries") is not None and
               lsv(R, p, "misses", "completed") else "–",
-              lost(p, "misses")) for p in order]))
+              lost(p, "misses")) for p in fwd]))
     A("\nUpstream queries per miss: namecache's own count (`namecachectl statistics`, "
       "upstream_queries); the peers do not say.\n")
     A("### Reads per query under strace\n")
@@ -2916,6 +3081,321 @@ def nscd_db_targets(R):
             row = (row[0], "%.0fx" % (a / c)) + row[2:]
         rows.append(row)
     return rows
+
+
+def _median(v):
+    v = sorted(x for x in v or [] if x is not None)
+    return v[len(v) // 2] if v else None
+
+
+def _list(v, f):
+    return ", ".join(f(x) for x in v or [])
+
+
+def issue32_targets(R, sections, compared=None):
+    """Issue 32's "## Benchmark" targets, as ratios from this run's sections.
+    compared: compare()'s result against an earlier run, for "every
+    other row at or better than before"."""
+    rows = []
+    if "listener" in sections:
+        L = R.get("listener") or {}
+        k = L.get("rounds", 1)
+        nc = "namecache"
+        a = lsv(R, nc, "hits", "cpu_us_per_query_median")
+        for peer, lim in ((DNS_FLOOR, 1.2), ("unbound (1 thread)", 0.9)):
+            c = lsv(R, peer, "hits", "cpu_us_per_query_median")
+            pa, pc = lsv(R, nc, "hits", "cpu_us_per_query"), lsv(R, peer, "hits",
+                                                                  "cpu_us_per_query")
+            rows.append(ratio_row(
+                "DNS listener, cached hits, server CPU per answered query (utime + stime), "
+                "namecache ÷ %s, medians of %d alternated rounds" % (peer, k), a, c, "<=", lim,
+                "%s ÷ %s; rounds %s ÷ %s; the rounds added up: %s ÷ %s" % (
+                    fmt_us(a), fmt_us(c),
+                    _list(lsv(R, nc, "hits", "cpu_us_per_query_runs"), fmt_us),
+                    _list(lsv(R, peer, "hits", "cpu_us_per_query_runs"), fmt_us),
+                    fmt_us(pa), fmt_us(pc))))
+        a, c = lsv(R, nc, "hits", "qps"), lsv(R, DNS_FLOOR, "hits", "qps")
+        rows.append(ratio_row(
+            "DNS listener, cached hits, queries per second, namecache ÷ %s, medians of %d "
+            "alternated rounds" % (DNS_FLOOR, k), a, c, ">=", 0.9,
+            "%s ÷ %s; rounds %s ÷ %s" % (
+                "%.0f/s" % a if a else "–", "%.0f/s" % c if c else "–",
+                _list(lsv(R, nc, "hits", "qps_runs"), lambda x: "%.0f" % x),
+                _list(lsv(R, DNS_FLOOR, "hits", "qps_runs"), lambda x: "%.0f" % x))))
+    if "peers" in sections:
+        fr = R.get("floor_rounds") or {}
+        cells = fr.get("cells") or {}
+        for f, fname in (("gai", "getaddrinfo"), ("gh2", "gethostbyname2_r")):
+            fl = cells.get("floor", {}).get(f)
+            for case, title in (("cached", "cached DNS name"), ("hosts", "hosts name")):
+                v = cells.get("namecache " + case, {}).get(f)
+                rows.append(ratio_row(
+                    "shared-cache hit through the NSS module (%s), %s ÷ NSS floor, the least "
+                    "of %s alternated rounds' medians" % (title, fname, fr.get("rounds", "–")),
+                    min(v) if v else None, min(fl) if fl else None, "<=", 1.15,
+                    "%s ÷ %s; rounds %s ÷ %s" % (
+                        fmt_us(min(v)) if v else "–", fmt_us(min(fl)) if fl else "–",
+                        _list(v, fmt_us), _list(fl, fmt_us))))
+        mr = R.get("miss_rounds") or {}
+        cells = mr.get("cells") or {}
+        v, g = cells.get("namecache"), cells.get("glibc dns → nsd")
+        per = [x / y for x, y in zip(v or [], g or []) if x and y]
+        rows.append(ratio_row(
+            "uncached getaddrinfo through the NSS module (a new name each call) ÷ glibc dns "
+            "against the same nsd, the median of %s alternated rounds' medians" % mr.get(
+                "rounds", "–"), _median(v), _median(g), "<=", 1.3,
+            "%s ÷ %s; rounds %s ÷ %s; the rounds' own ratios %s" % (
+                fmt_us(_median(v)), fmt_us(_median(g)), _list(v, fmt_us), _list(g, fmt_us),
+                _list(per, lambda x: "%.2fx" % x))))
+    if "nscd-db" in sections:
+        N = R.get("nscd_db") or {}
+        for cid, what in N.get("misses", []):
+            a, c = nd_cell(R, "namecache", cid), nd_cell(R, "glibc nscd", cid)
+            pr = nd_paired(R, "namecache", "glibc nscd", cid)
+            rows.append(ratio_row(
+                "nscd miss that passes `files` (the daemon walks `files ncdir`), %s: namecache "
+                "÷ glibc nscd, the median of the %s rounds' ratios" % (
+                    what, N.get("rounds", "–")),
+                pr, 1 if pr else None, "<=", 1.1, "medians %s ÷ %s (%s)" % (
+                    fmt_ns(a), fmt_ns(c), "%.2fx" % (a / c) if a and c else "–")))
+    if compared is None:
+        rows.append(("every other row of bench/run.sh at or better than before", "–", "–",
+                     "not compared", "needs an earlier run's results: `bench/run.sh "
+                     "--compare BEFORE.json`, or `bench/run.py compare BEFORE.json "
+                     "AFTER.json` (bench/run.sh's header says how)"))
+    else:
+        # Issue 32's own rows have their limits above; "every other row" is the rest.
+        other = [c for c in compared["rows"] if c["table"] != "issue 32"]
+        worse = [c for c in other if c["verdict"] == "worse"]
+        n = [c for c in other if c["verdict"] in ("better", "same", "worse")]
+        rows.append(("every other row of bench/run.sh at or better than before (the target "
+                     "rows of both runs, each in its own direction)",
+                     "%d of %d worse" % (len(worse), len(n)),
+                     "none worse by more than %.0f%%" % (100 * COMPARE_TOL),
+                     "**met**" if n and not worse else ("**not met**" if n else "not compared"),
+                     "against %s; see [Before and after](#before-and-after)%s" % (
+                         compared["label"], "; worse: " + "; ".join(
+                             "%s (%s → %s)" % (c["what"], c["before"], c["after"])
+                             for c in worse) if worse else "")))
+    return rows
+
+
+# ---------------------------------------------------------------------------
+# Before and after (issue 32: "every other row of bench/run.sh at or better
+# than before"): this run's figures against an earlier run's results file
+# ---------------------------------------------------------------------------
+COMPARE_TOL = 0.05      # a change smaller than this is "same": two runs here move more
+OTHER_ROWS = "every other row of bench/run.sh"
+
+
+def target_rows(R):
+    """Every row of the page's targets tables, as (table, row), for the sections R ran."""
+    sections = R.get("sections", list(ALL_SECTIONS))
+    out = []
+    if "peers" in sections:
+        rows, extra = targets(R)
+        out += [("issue 4", r) for r in rows] + [("SPEC.md", r) for r in extra]
+    if "listener" in sections:
+        out += [("issue 20", r) for r in listener_targets(R)]
+    if "nscd-db" in sections:
+        out += [("issue 21", r) for r in nscd_db_targets(R)]
+    out += [("issue 32", r) for r in issue32_targets(R, sections)
+            if not r[0].startswith(OTHER_ROWS)]
+    return out
+
+
+def _measured(text):
+    """The number in a targets table's "measured" cell ("1.16x", "1382065/s", "97.3 MB")."""
+    m = re.match(r"^\s*(\d[\d,]*(?:\.\d+)?)", str(text))
+    return float(m.group(1).replace(",", "")) if m else None
+
+
+def _judge(before, after, higher_better, limit=None):
+    """better, same (within COMPARE_TOL) or worse, in the figure's own
+    direction.  limit: a "< L" row's L; two values both under a tenth of it
+    (failed reads per query, 0.0001 against 0.0002) are the same."""
+    if before is None or after is None:
+        return "–", None
+    if limit and not higher_better and before < limit / 10 and after < limit / 10:
+        return "same", (after / before - 1) if before else 0.0
+    if before == 0:
+        ch = 0.0 if after == 0 else (float("inf") if after > 0 else float("-inf"))
+    else:
+        ch = after / before - 1
+    good = -ch if not higher_better else ch
+    if before == 0 and after == 0:
+        return "same", 0.0
+    if good > COMPARE_TOL:
+        return "better", ch
+    if good < -COMPARE_TOL:
+        return "worse", ch
+    return "same", ch
+
+
+def _change(ch):
+    if ch is None:
+        return "–"
+    if ch in (float("inf"), float("-inf")):
+        return "from 0"
+    return "%+.1f%%" % (100 * ch)
+
+
+def own_figures(R):
+    """The run's figures, namecache's and its peers', as (key, what, value,
+    higher_better, format, namecache's own?)."""
+    out = []
+    fnames = {"gai": "getaddrinfo", "gh2": "gethostbyname2_r"}
+    is_nc = lambda p: p.startswith("namecache")
+    for peer, cases in (R.get("latency") or {}).items():
+        for case, fs in cases.items():
+            for f, x in fs.items():
+                if isinstance(x, dict) and x.get("median") is not None:
+                    out.append(("lat/%s/%s/%s" % (peer, case, f), "%s, %s, %s, median" % (
+                        peer, CASE_TITLES.get(case, case), fnames.get(f, f)), x["median"], False,
+                                fmt_us, is_nc(peer)))
+    for peer, x in (R.get("throughput") or {}).items():
+        for t in ("1", "2"):
+            if x.get(t):
+                out.append(("tput/%s/%s" % (peer, t), "%s, lookups/s, %s thread%s" % (
+                    peer, t, "s" if t != "1" else ""), x[t], True, lambda v: "%.0f/s" % v,
+                            is_nc(peer)))
+    for case, x in (R.get("pipeline") or {}).items():
+        out.append(("pipe/%s" % case, "namecache, pipelined lookups/s, %s" % CASE_TITLES.get(
+            case, case), x.get("rate"), True, lambda v: "%.0f/s" % v, True))
+    for f, x in (R.get("socket_rounds") or {}).items():
+        out.append(("sockr/%s" % f, "namecache shared=no, socket path in rounds, %s, median" %
+                    fnames.get(f, f), x.get("median"), False, fmt_us, True))
+    rt = (R.get("roundtrip") or {}).get("free, in rounds with the socket path") or {}
+    if rt.get("median"):
+        out.append(("rt", "bare Unix-socket round trip (in rounds), median", rt["median"], False,
+                    fmt_us, False))
+    for what, k in (("floor_rounds", "least"), ("miss_rounds", "median")):
+        for peer, v in ((R.get(what) or {}).get("cells") or {}).items():
+            for f, vs in (v.items() if isinstance(v, dict) else (("gai", v),)):
+                val = (min(vs) if k == "least" else _median(vs)) if vs else None
+                out.append(("%s/%s/%s" % (what, peer, f), "%s, %s, %s of the rounds' medians%s" % (
+                    peer, fnames.get(f, f), k, "" if what == "floor_rounds" else
+                    " (a new name each call)"), val, False, fmt_us, is_nc(peer)))
+    L = R.get("listener") or {}
+    for peer, x in (L.get("servers") or {}).items():
+        for kind, k, what, hb, fm in (
+                ("hits", "cpu_us_per_query", "CPU per hit (rounds added up)", False, fmt_us),
+                ("hits", "cpu_us_per_query_median", "CPU per hit (median of rounds)", False,
+                 fmt_us),
+                ("hits", "qps", "hits/s", True, lambda v: "%.0f/s" % v),
+                ("hits_latency", "p50_us", "hit p50 at %d/s" % DP_LAT_QPS, False, fmt_us),
+                ("hits_latency", "p99_us", "hit p99 at %d/s" % DP_LAT_QPS, False, fmt_us),
+                ("hits_pingpong", "p50_us", "hit p50 one at a time", False, fmt_us),
+                ("misses", "cpu_us_per_query", "CPU per miss", False, fmt_us),
+                ("misses", "qps", "misses/s", True, lambda v: "%.0f/s" % v),
+                ("misses_latency", "p50_us", "miss p50 at %d/s" % DP_MISS_QPS, False, fmt_us)):
+            v = (x.get(kind) or {}).get(k)
+            if v is not None:
+                out.append(("dl/%s/%s/%s" % (peer, kind, k), "DNS listener, %s, %s" % (peer, what),
+                            v, hb, fm, is_nc(peer)))
+    N = R.get("nscd_db") or {}
+    for peer, cells in (N.get("cells") or {}).items():
+        names = dict(N.get("hits", []) + N.get("misses", []))
+        for cid, x in cells.items():
+            out.append(("nd/%s/%s" % (peer, cid), "nscd databases, %s, %s%s" % (
+                peer, "miss: " if cid not in dict(N.get("hits", [])) else "hit: ",
+                names.get(cid, cid)), x.get("ns"), False, fmt_ns, is_nc(peer)))
+    for key in ("memory", "memory_unspec"):
+        m = R.get(key) or {}
+        if (m.get("rss_after") or {}).get("VmRSS"):
+            out.append(("mem/%s" % key, "namecache, daemon RSS after %s names (-f %s)" % (
+                format(m.get("names") or 0, ","), m.get("family")), m["rss_after"]["VmRSS"],
+                        False, lambda v: "%.1f MB" % (v / 1e6), True))
+    return out
+
+
+def _run_label(R):
+    m = R.get("meta") or {}
+    return "the run of %s (%s, `%s`)" % (R.get("date", "?"), m.get("commit", "commit ?"),
+                                         m.get("command", "?"))
+
+
+def compare(old, new):
+    """new's targets rows and figures against old's: {"label", "rows", "figures"}."""
+    def key(block, what):
+        return block, re.sub(r"\d[\d,.]*", "#", what)
+    old_rows = target_rows(old)
+    exact = {(block, r[0]): i for i, (block, r) in enumerate(old_rows)}
+    loose = {}
+    for i, (block, r) in enumerate(old_rows):
+        loose.setdefault(key(block, r[0]), []).append(i)
+    rows, used = [], set()
+    for block, r in target_rows(new):
+        i = exact.get((block, r[0]))
+        if i is None or i in used:
+            # A title with this run's own numbers in it (a count, a rate): the
+            # same row when only the numbers differ and no other row does.
+            cand = [j for j in loose.get(key(block, r[0]), []) if j not in used]
+            i = cand[0] if len(cand) == 1 else None
+        o = old_rows[i][1] if i is not None else None
+        if i is not None:
+            used.add(i)
+        hb = str(r[2]).startswith("≥")
+        lim = _measured(str(r[2])[1:]) if str(r[2]).startswith("<") else None
+        verdict, ch = _judge(_measured(o[1]) if o else None, _measured(r[1]), hb, lim)
+        rows.append({"table": block, "what": r[0], "before": o[1] if o else "–", "after": r[1],
+                     "limit": r[2], "change": ch,
+                     "verdict": verdict if o is not None else "new row",
+                     "verdict_before": o[3] if o else "–", "verdict_after": r[3]})
+    for i, (block, r) in enumerate(old_rows):
+        if i not in used:
+            rows.append({"table": block, "what": r[0], "before": r[1], "after": "–",
+                         "limit": r[2], "change": None, "verdict": "not in this run",
+                         "verdict_before": r[3], "verdict_after": "–"})
+    ob = {k: (v, hb, fm) for k, _, v, hb, fm, _ in own_figures(old)}
+    figs = []
+    for k, what, v, hb, fm, nc in own_figures(new):
+        o = ob.get(k)
+        verdict, ch = _judge(o[0] if o else None, v, hb)
+        # How much slower the after run was on this figure (a rate: before ÷ after).
+        slower = None
+        if o and o[0] and v:
+            slower = (o[0] / v if hb else v / o[0]) - 1
+        figs.append({"what": what, "before": fm(o[0]) if o and o[0] is not None else "–",
+                     "after": fm(v) if v is not None else "–", "change": ch,
+                     "verdict": verdict, "namecache": nc, "slower": slower})
+    return {"label": _run_label(old), "label_after": _run_label(new), "rows": rows,
+            "figures": figs}
+
+
+def compare_report(c, A):
+    """The page's "Before and after" section."""
+    A('<a id="before-and-after"></a>\n')
+    A("## Before and after\n")
+    A("After: %s. Before: %s, from its results file. The targets rows are ratios to peers "
+      "measured in the same run, so the machine's drift between the two runs moves them "
+      "little; each is judged in its own direction (a `≤` limit: lower is better; `≥`: "
+      "higher), a change under %.0f%% counted as the same. To compare two runs of one "
+      "tree, or of two trees, see bench/run.sh's header (`--results`, `--compare`, "
+      "`bench/run.py compare`).\n" % (c["label_after"], c["label"], 100 * COMPARE_TOL))
+    A(table(["table", "target", "before", "after", "change", "", "verdict before → after"],
+            [(x["table"], x["what"], x["before"], x["after"], _change(x["change"]),
+              "**%s**" % x["verdict"] if x["verdict"] == "worse" else x["verdict"],
+              "%s → %s" % (x["verdict_before"], x["verdict_after"])) for x in c["rows"]]))
+    A("")
+    own = [x for x in c["figures"] if x["namecache"]]
+    drift = _median([x["slower"] for x in c["figures"]
+                     if not x["namecache"] and x.get("slower") is not None])
+    count = lambda v: sum(1 for x in own if x["verdict"] == v)
+    A("namecache's own figures (absolute: the machine's drift between the runs moves them "
+      "too): %d better, %d the same, %d worse, of %d in both runs. The peers' figures were "
+      "%s in the median, the machine's drift between the runs (a time that grew or a rate "
+      "that fell counts as slower).\n" % (
+          count("better"), count("same"), count("worse"),
+          sum(1 for x in own if x["verdict"] != "–"),
+          "%.1f%% %s" % (abs(100 * drift), "slower" if drift >= 0 else "faster")
+          if drift is not None else "– (none in both runs)"))
+    A("<details><summary>%d figures, namecache's and the peers'</summary>\n" % len(c["figures"]))
+    A(table(["figure", "before", "after", "change", ""],
+            [(x["what"], x["before"], x["after"], _change(x["change"]),
+              ("**%s**" % x["verdict"] if x["verdict"] == "worse" else x["verdict"])
+              if x["namecache"] else "(peer)") for x in c["figures"]]))
+    A("\n</details>\n")
 
 
 def nscd_db_observations(R):
@@ -3084,8 +3564,18 @@ def main(argv):
     if len(argv) == 4 and argv[0] == "measure":
         measure(os.path.abspath(argv[1]), os.path.abspath(argv[2]), argv[3])
         return 0
-    if len(argv) == 3 and argv[0] == "report":
-        report(argv[1], argv[2])
+    if len(argv) in (3, 4) and argv[0] == "report":
+        report(argv[1], argv[2], argv[3] if len(argv) == 4 else None)
+        return 0
+    if len(argv) == 3 and argv[0] == "compare":
+        # Two kept results files, no measuring: the section report writes.
+        with open(argv[1]) as f:
+            old = json.load(f)
+        with open(argv[2]) as f:
+            new = json.load(f)
+        md = []
+        compare_report(compare(old, new), md.append)
+        print("\n".join(md))
         return 0
     print(__doc__, file=sys.stderr)
     return 2

@@ -3,7 +3,7 @@
 # bench/run.sh - namecache against its peers, side by side, in one run.
 #
 #   bench/run.sh (as root) [--build DIR] [--docs DIR] [--no-install] [--keep]
-#                          [--only SECTIONS]
+#                          [--only SECTIONS] [--results FILE] [--compare BEFORE.json]
 #
 # Builds a release build of namecache (meson setup DIR -Dbuildtype=release;
 # default DIR is build-bench/ at the top of the tree, or the one given),
@@ -12,20 +12,41 @@
 # holds only `lo`, and writes docs/benchmarks.md and docs/benchmarks.png
 # (bench/run.py report).  About 10 minutes on a 2-core machine.
 #
-# Sections: "peers" (the NSS path, the socket and their peers),
+# Sections: "peers" (the NSS path, the socket and their peers; with issue
+# 32's alternated rounds: a shared-cache hit against the NSS floor, and an
+# uncached lookup against glibc's dns module),
 # "listener" (the DNS listener against dnsmasq, unbound and systemd-resolved's
-# stub, loaded by dnsperf: issue 20) and "nscd-db" (passwd and group through
-# glibc's nscd client: namecache, glibc's nscd and unscd, and glibc without
-# nscd, on a 10,000-line /etc/passwd and tests/nss's libnss_ncdir.so.2:
-# issue 21; about a minute) and "memory" (1,000,000 names filled into one
-# daemon through the socket, its RSS and their parts, then a restart that
-# takes the store over: issue 22; about two minutes) and "observe" (the
+# stub, loaded by dnsperf: issue 20; and against bench/dns-floor, a
+# responder that only does recvmmsg and sendmmsg: issue 32) and "nscd-db"
+# (passwd and group through glibc's nscd client: namecache, glibc's nscd
+# and unscd, and glibc without nscd, on a 10,000-line /etc/passwd and
+# tests/nss's libnss_ncdir.so.2: issue 21; about a minute) and "memory"
+# (1,000,000 names filled into one daemon through the socket, its RSS and
+# their parts, then a restart that takes the store over: issue 22; about
+# two minutes) and "observe" (the
 # hit latency and pipelined throughput with `namecachectl monitor` attached
 # and metrics scraped once a second, against neither, in alternating
 # rounds: bench/observe.py, issue 23; about two minutes; its page is
 # benchmarks-observe.md).  --only SECTIONS (comma-separated)
 # measures those alone, in a few minutes; its page then goes to the work
 # folder (kept) unless --docs is given, and its tables are printed.
+#
+# Results: every figure of the run goes to results.json in the work folder
+# (deleted at the end unless --keep or --only); --results FILE copies it to
+# FILE.  --compare BEFORE.json (a results file of an earlier run) adds a
+# "Before and after" section to the page: every targets row of both runs,
+# each judged in its own direction (issue 32: "every other row at or better
+# than before"), and namecache's own figures beside the peers' drift.
+# Two kept files compare without measuring again:
+#   bench/run.py compare BEFORE.json AFTER.json
+# Before and after a change, this bench on both trees, one run each, back
+# to back on a quiet machine (run them twice, alternated, when it drifts):
+#   git worktree add /tmp/nc-before BASE        # the tree before the change
+#   git -C /tmp/nc-before checkout AFTER -- bench   # this bench on it
+#   sudo /tmp/nc-before/bench/run.sh --docs /tmp/nc-before-docs --results /tmp/before.json
+#   sudo bench/run.sh --results /tmp/after.json --compare /tmp/before.json
+#   git worktree remove --force /tmp/nc-before
+# (BASE must have daemon/front/dnslisten.h, which bench/dns-floor includes.)
 #
 # Peers and packages:
 #   - nscd, dnsmasq-base (the dnsmasq binary without its system service),
@@ -46,7 +67,8 @@
 # The network rule: every peer runs in that namespace; the only DNS server
 # is nsd on 127.0.0.1:53 (dnsmasq on 127.0.0.2:53 forwards to it; in the
 # listener section namecache, dnsmasq and unbound listen on 127.0.0.1
-# ports 5301-5305 and resolved on 127.0.0.53:53, all forwarding to it); the
+# ports 5301-5305 and resolved on 127.0.0.53:53, all forwarding to it,
+# and bench/dns-floor on 127.0.0.1:5304, which answers alone); the
 # real /etc is never written (each peer's /etc/hosts, nsswitch.conf,
 # resolv.conf are bind mounts in its own mount namespace).  Every process
 # started is stopped by its id before the script ends.
@@ -63,14 +85,18 @@ install=1
 keep=0
 only=""
 docs_given=0
+results=""
+before=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$2; shift 2 ;;
 	--docs) docs=$2; docs_given=1; shift 2 ;;
 	--only) only=$2; shift 2 ;;
+	--results) results=$(realpath -m "$2"); shift 2 ;;
+	--compare) before=$(realpath -e "$2") || { echo "run.sh: no $2" >&2; exit 2; }; shift 2 ;;
 	--no-install) install=0; shift ;;
 	--keep) keep=1; shift ;;
-	-h|--help) sed -n '3,50p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
 	*) echo "run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -212,8 +238,12 @@ printf '%s\n' "${setup_cmds[@]}" > "$work/setup-commands.txt"
 BENCH_ELAPSED=$(($(date +%s) - t0)) BENCH_BUILD="$build" BENCH_BUILDTYPE="$buildtype" \
 BENCH_TOP="$top" BENCH_SETUP_CMDS="$work/setup-commands.txt" \
 BENCH_COMMAND="bench/run.sh${args[*]:+ ${args[*]}}" \
-	/usr/bin/python3 "$top/bench/run.py" report "$work/results.json" "$docs"
+	/usr/bin/python3 "$top/bench/run.py" report "$work/results.json" "$docs" ${before:+"$before"}
 log "wrote $docs/benchmarks.md and $docs/benchmarks.png in $(($(date +%s) - t0)) s"
+if [ -n "$results" ]; then
+	cp "$work/results.json" "$results"
+	log "results kept in $results"
+fi
 if [ -z "$only" ]; then
 	sed -n '/^## Targets/,/^## Latency/p' "$docs/benchmarks.md" | sed '$d'
 else
