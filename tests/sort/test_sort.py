@@ -37,6 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "dns"))
 import nclib  # noqa: E402
+import privns  # noqa: E402
 
 BUILD = None
 TESTS = []
@@ -296,13 +297,7 @@ def scoped_link_local(env):
 
 
 def main():
-    if os.environ.get("NC_SORT_NS") != "1":
-        if os.geteuid() != 0:
-            print("skip: needs root (mount and network namespaces)")
-            sys.exit(77)
-        os.execvpe("unshare", ["unshare", "-m", "-n", "--propagation", "private", "--",
-                               "/usr/bin/python3"] + sys.argv,
-                   dict(os.environ, NC_SORT_NS="1"))
+    privns.enter("mount and network namespaces", net=True)
     etc = tempfile.mkdtemp(prefix="nc-sort-etc-")
     with open("/etc/nsswitch.conf") as f:
         others = "".join(l for l in f if not l.strip().startswith("hosts:"))
