@@ -188,12 +188,11 @@ def enter_nscd_namespace():
     databases as the machine has them) and /etc/hosts (localhost) bound
     over /etc's.  The real /etc and /run are never written.  Returns
     (nsswitch path, hosts path, the other databases' lines) of the files
-    bound over /etc's."""
-    import tempfile
+    bound over /etc's (in a folder removed at exit)."""
     privns.enter("a mount namespace over /run/nscd")
     subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=0755", "tmpfs", "/run"], check=True)
     os.mkdir("/run/nscd", 0o755)
-    etc = tempfile.mkdtemp(prefix="nc-nscd-etc-")
+    etc = privns.mkdtemp("nc-nscd-etc-")
     with open("/etc/nsswitch.conf") as f:
         others = "\n".join(l for l in f.read().splitlines()
                            if not l.strip().startswith("hosts:")) + "\n"

@@ -8,12 +8,14 @@ network namespace holds only lo, so no packet can leave it.  enter() does
 that for the calling script; tests/dns/in-netns.sh is dnsenv.py's use of
 it.  Standard library only: nclib and dnsenv both import it.
 """
+import atexit
 import importlib.util
 import os
 import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 
 PYTHON = "/usr/bin/python3"
 SKIP = 77
@@ -74,3 +76,19 @@ def enter(why, net=False, tools=(), modules=(), probe=False):
     os.execvpe("unshare", unshare + ["--", PYTHON, os.path.abspath(sys.argv[0])] +
                sys.argv[1:], env)
 
+
+def mkdtemp(prefix):
+    """A temporary folder for the files a test binds over /etc's, removed
+    when this process exits (and whatever is mounted on it unmounted): it
+    must outlive the bind mounts, which go with the namespace."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    pid = os.getpid()
+
+    def remove():
+        if os.getpid() != pid:      # a forked child's exit: not ours
+            return
+        if os.path.ismount(path):
+            subprocess.run(["umount", "-l", path])
+        shutil.rmtree(path, ignore_errors=True)
+    atexit.register(remove)
+    return path

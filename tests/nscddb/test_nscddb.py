@@ -90,7 +90,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -422,7 +421,7 @@ def enter_namespace():
     os.mkdir("/run/nscd", 0o755)
     # /etc has no netgroup file to bind over: the test binds a whole copy
     # (a few MB), in a tmpfs of its own that goes with the namespace.
-    base = tempfile.mkdtemp(prefix="nc-nscddb-etc-")
+    base = privns.mkdtemp("nc-nscddb-etc-")
     subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=0755", "tmpfs", base], check=True)
     ETC = os.path.join(base, "etc")
     subprocess.run(["cp", "-a", "/etc", ETC], check=True)

@@ -30,7 +30,6 @@ import random
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -298,7 +297,7 @@ def scoped_link_local(env):
 
 def main():
     privns.enter("mount and network namespaces", net=True)
-    etc = tempfile.mkdtemp(prefix="nc-sort-etc-")
+    etc = privns.mkdtemp("nc-sort-etc-")
     with open("/etc/nsswitch.conf") as f:
         others = "".join(l for l in f if not l.strip().startswith("hosts:"))
     for name, text in (("nsswitch.conf", "hosts: files\n" + others), ("hosts", "")):
