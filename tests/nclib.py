@@ -44,6 +44,7 @@ import time  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "dns"))
 import dnsenv  # noqa: E402
+import privns  # noqa: E402
 
 
 def valgrind_prefix():
@@ -179,26 +180,19 @@ class Daemon:
 
 # --- glibc's nscd path ------------------------------------------------------------
 
-def enter_nscd_namespace(python="/usr/bin/python3"):
+def enter_nscd_namespace():
     """Re-executes the calling script in a private mount namespace (root
-    only: exit 77, a skip, otherwise), then sets it up: a tmpfs over /run,
-    so that glibc's fixed /var/run/nscd/socket is the test's, and the
-    test's /etc/nsswitch.conf (hosts: files, the other databases as the
-    machine has them) and /etc/hosts (localhost) bound over /etc's.  The
-    real /etc and /run are never written.  Returns (nsswitch path, hosts
-    path, the other databases' lines) of the files bound over /etc's."""
-    import subprocess
-    import tempfile
-    if os.environ.get("NC_NSCD_NS") != "1":
-        if os.geteuid() != 0:
-            print("skip: needs root (a mount namespace over /run/nscd)")
-            sys.exit(77)
-        env = dict(os.environ, NC_NSCD_NS="1")
-        os.execvpe("unshare", ["unshare", "-m", "--propagation", "private", "--",
-                               python] + sys.argv, env)
+    only: exit 77, a skip, otherwise; privns.enter), then sets it up: a
+    tmpfs over /run, so that glibc's fixed /var/run/nscd/socket is the
+    test's, and the test's /etc/nsswitch.conf (hosts: files, the other
+    databases as the machine has them) and /etc/hosts (localhost) bound
+    over /etc's.  The real /etc and /run are never written.  Returns
+    (nsswitch path, hosts path, the other databases' lines) of the files
+    bound over /etc's (in a folder removed at exit)."""
+    privns.enter("a mount namespace over /run/nscd")
     subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=0755", "tmpfs", "/run"], check=True)
     os.mkdir("/run/nscd", 0o755)
-    etc = tempfile.mkdtemp(prefix="nc-nscd-etc-")
+    etc = privns.mkdtemp("nc-nscd-etc-")
     with open("/etc/nsswitch.conf") as f:
         others = "\n".join(l for l in f.read().splitlines()
                            if not l.strip().startswith("hosts:")) + "\n"

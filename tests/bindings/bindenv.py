@@ -19,6 +19,7 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "dns"))
 import nclib  # noqa: E402
 import dnsenv  # noqa: E402
+import privns  # noqa: E402
 import corpus  # noqa: E402
 
 BUILD = None
@@ -122,9 +123,9 @@ def sanitizer_env(build):
 
 def enter(script):
     """Outside the namespace: runs script there and returns its status (77
-    when not root).  Inside: binds the files and returns None.  A sanitizer
-    build's runtimes are preloaded into the test itself (re-executed) and
-    so into everything it starts."""
+    when not root).  Inside: binds the files (from a folder removed at
+    exit) and returns None.  A sanitizer build's runtimes are preloaded
+    into the test itself (re-executed) and so into everything it starts."""
     build = os.path.abspath(sys.argv[sys.argv.index("--build") + 1])
     if os.environ.get("DNSENV_NETNS") == "1" and "LD_PRELOAD" not in os.environ:
         extra = sanitizer_env(build)
@@ -143,7 +144,7 @@ def enter(script):
             return dnsenv.run_in_netns(["/usr/bin/python3", os.path.abspath(script)] + argv,
                                        search=dnsenv.SEARCH_LIST, zones=zones,
                                        rrl=False).returncode
-    etc = tempfile.mkdtemp(prefix="nc-bind-etc-")
+    etc = privns.mkdtemp("nc-bind-etc-")
     os.chmod(etc, 0o755)
     with open("/etc/nsswitch.conf") as f:
         others = "".join(l for l in f if not l.strip().startswith("hosts:"))

@@ -63,9 +63,9 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, ".."))
 import hostsgen  # noqa: E402
 import nclib  # noqa: E402
+import privns  # noqa: E402
 
-NS_MARK = "NAMECACHE_DIFF_IN_NS"
-SKIP, HARNESS = 77, 99
+HARNESS = 99
 NAME_DBS = ["hosts", "ahosts", "ahostsv4", "ahostsv6"]
 CHUNK = 150                 # keys per getent call
 NC = "namecache"
@@ -83,38 +83,6 @@ def log(*a):
 
 class HarnessError(Exception):
     pass
-
-
-# ---------------------------------------------------------------- namespace
-def mount_ns(pid):
-    try:
-        return os.readlink("/proc/%s/ns/mnt" % pid)
-    except OSError:
-        return None
-
-
-def enter_namespace():
-    """Re-executes this script under `unshare -m`, once."""
-    if os.geteuid() != 0:
-        log("SKIP: needs root (bind mount over /etc/hosts in a private mount namespace)")
-        sys.exit(SKIP)
-    if os.environ.get(NS_MARK) == "1":
-        mine, parent = mount_ns("self"), mount_ns(os.getppid())
-        if mine is None or mine == parent:
-            raise HarnessError("not in a private mount namespace (%s, parent %s)"
-                               % (mine, parent))
-        return
-    unshare = shutil.which("unshare")
-    if unshare is None or subprocess.run(
-            [unshare, "-m", "--propagation", "private", "true"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
-        log("SKIP: `unshare -m` does not work here")
-        sys.exit(SKIP)
-    env = dict(os.environ)
-    env[NS_MARK] = "1"
-    sys.stdout.flush()
-    os.execve(unshare, [unshare, "-m", "--propagation", "private", "--",
-                        sys.executable, os.path.abspath(__file__)] + sys.argv[1:], env)
 
 
 # ---------------------------------------------------------------- file, stamp
@@ -889,7 +857,7 @@ def parse_args():
 
 def main():
     args = parse_args()
-    enter_namespace()
+    privns.enter("bind mount over /etc/hosts in a private mount namespace", probe=True)
     log("differential-hosts: seed %s (set NAMECACHE_DIFF_SEED to repeat), mode %s"
         % (args.seed, args.mode))
     for exe in (os.path.join(args.build, "daemon", "namecached"),

@@ -146,6 +146,9 @@ import dnslib
 from dnslib import DNSRecord, DNSHeader, DNSQuestion, RR, QTYPE, EDNS0
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+import privns  # noqa: E402
+
 IN_NETNS = os.path.join(HERE, "in-netns.sh")
 NSD = "/usr/sbin/nsd"
 PYTHON = "/usr/bin/python3"
@@ -1236,7 +1239,10 @@ def run_in_netns(cmd, search=DEFAULT_SEARCH, options=DEFAULT_OPTIONS, zones=(),
 
 
 def _netns_inner(argv):
-    """Runs as root inside `unshare --mount --net` (see in-netns.sh)."""
+    """in-netns.sh: re-executes itself inside `unshare --mount --net`, where
+    the network rule holds (nothing but lo: privns.enter checks it and
+    brings lo up), then runs the command there."""
+    privns.enter("in-netns.sh: network and mount namespaces", net=True, probe=True)
     ap = argparse.ArgumentParser(prog="in-netns.sh")
     ap.add_argument("--search", default=DEFAULT_SEARCH, help='"" for no search line')
     ap.add_argument("--options", default=DEFAULT_OPTIONS, help='"" for no options line')
@@ -1251,14 +1257,6 @@ def _netns_inner(argv):
     cmd = a.cmd[1:] if a.cmd[:1] == ["--"] else a.cmd
     if not cmd:
         ap.error("no command")
-    # The network rule: this namespace must have nothing but loopback.
-    names = [n for _, n in socket.if_nameindex()]
-    if names != ["lo"]:
-        print("in-netns.sh: not in a private network namespace (interfaces: %s)" % names,
-              file=sys.stderr)
-        return 70
-    subprocess.run(["mount", "--make-rprivate", "/"], check=True)
-    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
     if not a.no_addresses:
         # glibc's AI_ADDRCONFIG ignores 127.0.0.1 and ::1: without another
         # address of each family, getaddrinfo(AF_INET or AF_INET6) with it

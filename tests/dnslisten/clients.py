@@ -35,11 +35,9 @@ Needs root and dig, kdig, go, node, musl-gcc, nsd: exit 77 (skip) without.
 Run: /usr/bin/python3 tests/dnslisten/clients.py --build BUILD [-k NAME]
 """
 import argparse
-import importlib.util
 import ipaddress
 import json
 import os
-import shutil
 import signal
 import socket
 import struct
@@ -54,9 +52,9 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "dns"))
 import dnsenv  # noqa: E402
 import nclib  # noqa: E402
+import privns  # noqa: E402
 
 PYTHON = "/usr/bin/python3"
-NS_MARK = "NC_DLCLIENTS_NETNS"
 TOOLS = ("dig", "kdig", "go", "node", "musl-gcc", "unshare", "mount", "ip")
 HUNG = 60       # seconds: a client still running then is hung, not slow
 
@@ -163,38 +161,9 @@ def norm_rdata(qtype, text):
 
 # --- the namespace ---------------------------------------------------------------
 
-def enter_namespace(argv):
-    """Re-executes this script inside unshare --net --mount (root only)."""
-    if os.environ.get(NS_MARK) == "1":
-        return
-    if os.geteuid() != 0:
-        print("skip: needs root (network and mount namespaces)")
-        sys.exit(77)
-    missing = [t for t in TOOLS if shutil.which(t) is None]
-    if not os.access(dnsenv.NSD, os.X_OK):
-        missing.append(dnsenv.NSD)
-    if importlib.util.find_spec("yaml") is None:
-        missing.append("python3-yaml")      # reads dig +yaml
-    if missing:
-        print("skip: missing %s" % " ".join(missing))
-        sys.exit(77)
-    if subprocess.run(["unshare", "--net", "--mount", "--propagation", "private", "true"],
-                      stderr=subprocess.DEVNULL).returncode != 0:
-        print("skip: cannot unshare network and mount namespaces")
-        sys.exit(77)
-    env = dict(os.environ)
-    env[NS_MARK] = "1"
-    os.execvpe("unshare", ["unshare", "--net", "--mount", "--propagation", "private", "--",
-                           PYTHON, os.path.abspath(__file__)] + argv, env)
-
-
 def setup_namespace(tmp):
-    """lo up; resolv.conf, hosts and nsswitch.conf of our own over /etc's."""
-    names = [n for _, n in socket.if_nameindex()]
-    if names != ["lo"]:
-        raise SystemExit("clients.py: not in a private network namespace: %s" % names)
-    subprocess.run(["mount", "--make-rprivate", "/"], check=True)
-    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+    """resolv.conf, hosts and nsswitch.conf of our own over /etc's (lo is up:
+    privns.enter)."""
     etc = os.path.join(tmp, "etc")
     os.makedirs(etc)
     for name, text in (("resolv.conf", RESOLV_TEXT), ("hosts", ETC_HOSTS_TEXT),
@@ -700,7 +669,9 @@ def main(argv):
     ap.add_argument("-k", help="run only tests whose name contains this")
     args = ap.parse_args(argv)
     BUILD = os.path.abspath(args.build)
-    enter_namespace(argv)
+    # dig +yaml is read with python3-yaml.
+    privns.enter("network and mount namespaces", net=True, tools=TOOLS + (dnsenv.NSD,),
+                 modules=("yaml",), probe=True)
     # meson's timeout sends SIGTERM: unwind, so that nsd (a session of its
     # own) and the daemon are stopped by the finally below.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("clients.py: SIGTERM"))

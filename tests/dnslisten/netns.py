@@ -38,10 +38,8 @@ Needs root, ip, nsenter, unshare, dig and nsd: exit 77 (skip) without.
 Run: /usr/bin/python3 tests/dnslisten/netns.py --build BUILD [-k NAME]
 """
 import argparse
-import importlib.util
 import json
 import os
-import shutil
 import signal
 import socket
 import struct
@@ -56,10 +54,10 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "dns"))
 import dnsenv  # noqa: E402
 import nclib  # noqa: E402
+import privns  # noqa: E402
 from dnslib import DNSRecord, EDNS0, EDNSOption, QTYPE  # noqa: E402
 
 PYTHON = "/usr/bin/python3"
-NS_MARK = "NC_DLNETNS_NODE"
 TOOLS = ("ip", "nsenter", "unshare", "mount", "dig")
 HUNG = 30       # seconds: no reply by then means hung, not slow
 
@@ -132,31 +130,6 @@ def pod_probe_main():
 
 # --- the namespaces -----------------------------------------------------------
 
-def enter_node_namespace(argv):
-    """Re-executes this script in unshare --net --mount: the node (root only)."""
-    if os.environ.get(NS_MARK) == "1":
-        return
-    if os.geteuid() != 0:
-        print("skip: needs root (network namespaces, veth)")
-        sys.exit(77)
-    missing = [t for t in TOOLS if shutil.which(t) is None]
-    if not os.access(dnsenv.NSD, os.X_OK):
-        missing.append(dnsenv.NSD)
-    if importlib.util.find_spec("yaml") is None:
-        missing.append("python3-yaml")      # reads dig +yaml
-    if missing:
-        print("skip: missing %s" % " ".join(missing))
-        sys.exit(77)
-    if subprocess.run(["unshare", "--net", "--mount", "--propagation", "private", "true"],
-                      stderr=subprocess.DEVNULL).returncode != 0:
-        print("skip: cannot unshare network and mount namespaces")
-        sys.exit(77)
-    env = dict(os.environ)
-    env[NS_MARK] = "1"
-    os.execvpe("unshare", ["unshare", "--net", "--mount", "--propagation", "private", "--",
-                           PYTHON, os.path.abspath(__file__)] + argv, env)
-
-
 def sh(*cmd):
     subprocess.run(list(cmd), check=True, timeout=HUNG)
 
@@ -208,8 +181,8 @@ class Pod:
 
 
 def wire(pod, tmp):
-    """The veth between node and pod, their addresses, the pod's resolv.conf."""
-    sh("ip", "link", "set", "lo", "up")
+    """The veth between node and pod, their addresses, the pod's resolv.conf
+    (the node's lo is up: privns.enter)."""
     sh("ip", "link", "add", "vnode", "type", "veth", "peer", "name", "vpod",
        "netns", str(pod.pid))
     sh("ip", "addr", "add", NODE_IP + "/24", "dev", "vnode")
@@ -477,9 +450,9 @@ def main(argv):
     ap.add_argument("-k", help="run only tests whose name contains this")
     args = ap.parse_args(argv)
     BUILD = os.path.abspath(args.build)
-    enter_node_namespace(argv)
-    if ifnames() != ["lo"]:
-        raise SystemExit("netns.py: not in a private network namespace: %s" % ifnames())
+    # This process is the node; dig +yaml is read with python3-yaml.
+    privns.enter("network namespaces, veth", net=True, tools=TOOLS + (dnsenv.NSD,),
+                 modules=("yaml",), probe=True)
     # meson's timeout sends SIGTERM: unwind, so that the finally below stops
     # nsd (a session of its own), the daemon and the pod.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("netns.py: SIGTERM"))

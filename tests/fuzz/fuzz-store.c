@@ -27,19 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../unit/fakeclock.h"
 #include "cache.h"
 #include "fuzz.h"
 #include "storefmt.h"
-
-#define NOW_MS	1000000000LL	/* the clock store-seeds.c writes at */
-
-static int64_t now_ms = NOW_MS;
-
-static int64_t
-fake_clock(void *arg)
-{
-	return *(const int64_t *)arg;
-}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -76,8 +67,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lim.failure_ttl = 5;
 	lim.serve_stale = 86400;
 	lim.store_page = 4096;
-	now_ms = NOW_MS;
-	if ((c = cache_new(&lim, fake_clock, &now_ms)) == NULL) {
+	fakeclock_at(0);		/* the clock store-seeds.c writes at */
+	if ((c = cache_new(&lim, fakeclock_now, NULL)) == NULL) {
 		free(img);
 		return 0;
 	}

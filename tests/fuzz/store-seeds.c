@@ -11,7 +11,7 @@
  * fuzz-store inputs (a control byte, then the image; fuzz-store.c):
  * whole, with and without the checks; cut short at a dozen places; with
  * single bits flipped in the header, the slots, the records and the data.
- * The clock is fuzz-store's (NOW_MS).
+ * The clock is fuzz-store's (FAKECLOCK_T0).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -22,20 +22,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../unit/fakeclock.h"
 #include "cache.h"
 #include "dnsmsg.h"
 #include "proto.h"
 #include "storefmt.h"
-
-#define NOW_MS	1000000000LL
-
-static int64_t now_ms = NOW_MS;
-
-static int64_t
-fake_clock(void *arg)
-{
-	return *(const int64_t *)arg;
-}
 
 static size_t
 answer(uint8_t *buf, size_t cap, const char *canon, const char *a4, const char *a6)
@@ -115,16 +106,17 @@ main(int argc, char **argv)
 	lim.serve_stale = 86400;
 	lim.store_page = 4096;
 	snprintf(path, sizeof(path), "%s/.store-seeds.%d", argv[1], (int)getpid());
-	if ((c = cache_new(&lim, fake_clock, &now_ms)) == NULL ||
+	fakeclock_at(0);
+	if ((c = cache_new(&lim, fakeclock_now, NULL)) == NULL ||
 	    cache_open_file(c, path, &rep) < 0) {
 		fprintf(stderr, "store-seeds: no cache in %s\n", path);
 		return 1;
 	}
-	/* Written a little before NOW_MS: one answer is stale by then. */
-	now_ms = NOW_MS - 5000;
+	/* Written a little before FAKECLOCK_T0: one answer is stale by then. */
+	fakeclock_at(-5000);
 	n = answer(body, sizeof(body), "stale.seed.example", "192.0.2.99", NULL);
 	put(c, "stale.seed.example", DNS_T_A, CACHE_POSITIVE, 2, body, n);
-	now_ms = NOW_MS;
+	fakeclock_at(0);
 	n = answer(body, sizeof(body), "www.seed.example", "192.0.2.1", "2001:db8::1");
 	put(c, "www.seed.example", DNS_T_A, CACHE_POSITIVE, 300, body, n);
 	put(c, "www.seed.example", CACHE_KIND_PAIR | DNS_T_A, CACHE_POSITIVE, 300, body, n);

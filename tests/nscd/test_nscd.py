@@ -80,7 +80,7 @@ def test(fn):
 
 def enter_namespace():
     global NS_NSSWITCH, NS_HOSTS_FILE, NS_OTHERS
-    NS_NSSWITCH, NS_HOSTS_FILE, NS_OTHERS = nclib.enter_nscd_namespace(PYTHON)
+    NS_NSSWITCH, NS_HOSTS_FILE, NS_OTHERS = nclib.enter_nscd_namespace()
     with open(NS_HOSTS_FILE, "w") as f:
         f.write(NS_HOSTS)
 

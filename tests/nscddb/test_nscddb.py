@@ -90,12 +90,12 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 import nclib  # noqa: E402
+import privns  # noqa: E402
 
 BUILD = None
 SERVER = "namecache"
@@ -413,20 +413,15 @@ print(json.dumps(out))
 
 def enter_namespace():
     """Re-executes the script in a private mount namespace (root only: exit
-    77 otherwise); then a tmpfs over /run and a copy of /etc over /etc."""
+    77 otherwise; privns.enter); then a tmpfs over /run and a copy of /etc
+    over /etc."""
     global ETC
-    if os.environ.get("NC_NSCDDB_NS") != "1":
-        if os.geteuid() != 0:
-            print("skip: needs root (a mount namespace over /run/nscd and /etc)")
-            sys.exit(77)
-        env = dict(os.environ, NC_NSCDDB_NS="1")
-        os.execvpe("unshare", ["unshare", "-m", "--propagation", "private", "--",
-                               PYTHON] + sys.argv, env)
+    privns.enter("a mount namespace over /run/nscd and /etc")
     subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=0755", "tmpfs", "/run"], check=True)
     os.mkdir("/run/nscd", 0o755)
     # /etc has no netgroup file to bind over: the test binds a whole copy
     # (a few MB), in a tmpfs of its own that goes with the namespace.
-    base = tempfile.mkdtemp(prefix="nc-nscddb-etc-")
+    base = privns.mkdtemp("nc-nscddb-etc-")
     subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=0755", "tmpfs", base], check=True)
     ETC = os.path.join(base, "etc")
     subprocess.run(["cp", "-a", "/etc", ETC], check=True)

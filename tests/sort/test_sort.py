@@ -30,13 +30,13 @@ import random
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "dns"))
 import nclib  # noqa: E402
+import privns  # noqa: E402
 
 BUILD = None
 TESTS = []
@@ -296,14 +296,8 @@ def scoped_link_local(env):
 
 
 def main():
-    if os.environ.get("NC_SORT_NS") != "1":
-        if os.geteuid() != 0:
-            print("skip: needs root (mount and network namespaces)")
-            sys.exit(77)
-        os.execvpe("unshare", ["unshare", "-m", "-n", "--propagation", "private", "--",
-                               "/usr/bin/python3"] + sys.argv,
-                   dict(os.environ, NC_SORT_NS="1"))
-    etc = tempfile.mkdtemp(prefix="nc-sort-etc-")
+    privns.enter("mount and network namespaces", net=True)
+    etc = privns.mkdtemp("nc-sort-etc-")
     with open("/etc/nsswitch.conf") as f:
         others = "".join(l for l in f if not l.strip().startswith("hosts:"))
     for name, text in (("nsswitch.conf", "hosts: files\n" + others), ("hosts", "")):

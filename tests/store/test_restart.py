@@ -440,5 +440,5 @@ def set_build(b):
 
 
 if __name__ == "__main__":
-    nclib.enter_nscd_namespace(PYTHON)
+    nclib.enter_nscd_namespace()
     sys.exit(nclib.run_tests(TESTS, Env, "nc-store-", set_build))

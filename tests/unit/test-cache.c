@@ -3,9 +3,9 @@
 
 /*
  * The cache reads the time from the clock it is given; here that is a
- * variable the tests set (at()), so expiry is checked to the millisecond
- * and nothing sleeps.  Times are written as milliseconds since T0, when
- * each test's cache is made.
+ * variable the tests set (fakeclock.h), so expiry is checked to the
+ * millisecond and nothing sleeps.  Times are written as milliseconds since
+ * FAKECLOCK_T0, when each test's cache is made.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -22,25 +22,8 @@
 
 #include "cache.h"
 #include "dnsmsg.h"
+#include "fakeclock.h"
 #include "proto.h"
-
-/* A monotonic clock is not 0 at boot; neither is this one. */
-#define T0		1000000000LL
-
-static int64_t	now_ms;
-
-static int64_t
-fake_clock(void *arg)
-{
-	return *(const int64_t *)arg;
-}
-
-/* Moves the clock to ms milliseconds after T0. */
-static void
-at(int64_t ms)
-{
-	now_ms = T0 + ms;
-}
 
 static struct cache_limits
 limits(void)
@@ -62,8 +45,8 @@ new_cache(const struct cache_limits *lim)
 {
 	struct cache *c;
 
-	at(0);
-	assert_non_null(c = cache_new(lim, fake_clock, &now_ms));
+	fakeclock_at(0);
+	assert_non_null(c = cache_new(lim, fakeclock_now, NULL));
 	assert_int_equal(cache_count(c), 0);
 	return c;
 }
@@ -100,7 +83,8 @@ expect(struct cache *c, const char *name, uint32_t kind, int state,
 	cache_peek(c, name, kind, &p);
 	if (p.state != state || p.ttl_left != ttl_left || p.stale_ok != stale_ok)
 		print_message("%s/%u at T0%+lld ms: %s ttl_left %u stale_ok %d; "
-		    "want %s %u %d\n", name, kind, (long long)(now_ms - T0),
+		    "want %s %u %d\n", name, kind,
+		    (long long)(fakeclock_ms - FAKECLOCK_T0),
 		    state_str(p.state), p.ttl_left, p.stale_ok,
 		    state_str(state), ttl_left, stale_ok);
 	assert_int_equal(p.state, state);
@@ -108,8 +92,8 @@ expect(struct cache *c, const char *name, uint32_t kind, int state,
 	assert_int_equal(p.stale_ok, stale_ok);
 	if (state == CACHE_FRESH || state == CACHE_REFRESH) {
 		/* The expiry and full TTL the shared segment is stamped with. */
-		assert_true(p.expires > now_ms);
-		assert_int_equal((p.expires - now_ms + 999) / 1000, ttl_left);
+		assert_true(p.expires > fakeclock_ms);
+		assert_int_equal((p.expires - fakeclock_ms + 999) / 1000, ttl_left);
 		assert_true(p.ttl >= ttl_left);
 	}
 	cache_lookup(c, name, kind, &l);
@@ -177,45 +161,45 @@ test_expiry(void **state)
 	expect(c, "www.example.com", DNS_T_A, CACHE_FRESH, 300, false);
 	for (k = 1; k < 300; k++) {
 		/* REFRESH from 270 s on: the last 10% of 300 s. */
-		at(k * 1000 - 1);
+		fakeclock_at(k * 1000 - 1);
 		expect(c, "www.example.com", DNS_T_A, k * 1000 - 1 >= 270000 ?
 		    CACHE_REFRESH : CACHE_FRESH, (uint32_t)(301 - k), false);
-		at(k * 1000);
+		fakeclock_at(k * 1000);
 		expect(c, "www.example.com", DNS_T_A, k * 1000 >= 270000 ?
 		    CACHE_REFRESH : CACHE_FRESH, (uint32_t)(300 - k), false);
-		at(k * 1000 + 1);
+		fakeclock_at(k * 1000 + 1);
 		expect(c, "www.example.com", DNS_T_A, k * 1000 + 1 >= 270000 ?
 		    CACHE_REFRESH : CACHE_FRESH, (uint32_t)(300 - k), false);
 	}
-	at(299999);
+	fakeclock_at(299999);
 	expect(c, "www.example.com", DNS_T_A, CACHE_REFRESH, 1, false);
-	at(300000);
+	fakeclock_at(300000);
 	expect(c, "www.example.com", DNS_T_A, CACHE_EXPIRED, 0, true);
 	expect_data(c, "www.example.com", DNS_T_A, CACHE_POSITIVE, "abc");
-	at(300001);
+	fakeclock_at(300001);
 	expect(c, "www.example.com", DNS_T_A, CACHE_EXPIRED, 0, true);
 
 	/* Expiry counts from the put, not from a whole second. */
-	at(500123);
+	fakeclock_at(500123);
 	put(c, "late.example.com", DNS_T_A, CACHE_POSITIVE, 10, "x");
 	expect(c, "late.example.com", DNS_T_A, CACHE_FRESH, 10, false);
-	at(500124);
+	fakeclock_at(500124);
 	expect(c, "late.example.com", DNS_T_A, CACHE_FRESH, 10, false);
-	at(501123);
+	fakeclock_at(501123);
 	expect(c, "late.example.com", DNS_T_A, CACHE_FRESH, 9, false);
-	at(510122);
+	fakeclock_at(510122);
 	expect(c, "late.example.com", DNS_T_A, CACHE_REFRESH, 1, false);
-	at(510123);
+	fakeclock_at(510123);
 	expect(c, "late.example.com", DNS_T_A, CACHE_EXPIRED, 0, true);
 
 	/* One second: 1 left for all of it. */
-	at(600000);
+	fakeclock_at(600000);
 	put(c, "one.example.com", DNS_T_A, CACHE_POSITIVE, 1, "x");
-	at(600001);
+	fakeclock_at(600001);
 	expect(c, "one.example.com", DNS_T_A, CACHE_FRESH, 1, false);
-	at(600999);
+	fakeclock_at(600999);
 	expect(c, "one.example.com", DNS_T_A, CACHE_REFRESH, 1, false);
-	at(601000);
+	fakeclock_at(601000);
 	expect(c, "one.example.com", DNS_T_A, CACHE_EXPIRED, 0, true);
 
 	/* TTL 0 (min_ttl 0): expired as soon as stored. */
@@ -262,22 +246,22 @@ test_clamps(void **state)
 	expect(c, "nx.example", DNS_T_A, CACHE_FRESH, 900, false);
 	expect(c, "nxshort.example", DNS_T_A, CACHE_FRESH, 5, false);
 	expect(c, "nodata.example", DNS_T_AAAA, CACHE_FRESH, 900, false);
-	at(4999);
+	fakeclock_at(4999);
 	expect(c, "nxshort.example", DNS_T_A, CACHE_FRESH, 1, false);
-	at(5000);
+	fakeclock_at(5000);
 	expect(c, "nxshort.example", DNS_T_A, CACHE_EXPIRED, 0, false);
-	at(59999);
+	fakeclock_at(59999);
 	expect(c, "low.example", DNS_T_A, CACHE_REFRESH, 1, false);
-	at(60000);
+	fakeclock_at(60000);
 	expect(c, "low.example", DNS_T_A, CACHE_EXPIRED, 0, true);
-	at(899999);
+	fakeclock_at(899999);
 	expect(c, "nx.example", DNS_T_A, CACHE_FRESH, 1, false);
-	at(900000);
+	fakeclock_at(900000);
 	expect(c, "nx.example", DNS_T_A, CACHE_EXPIRED, 0, false);
 	expect(c, "nodata.example", DNS_T_AAAA, CACHE_EXPIRED, 0, false);
-	at(3599999);
+	fakeclock_at(3599999);
 	expect(c, "high.example", DNS_T_A, CACHE_REFRESH, 1, false);
-	at(3600000);
+	fakeclock_at(3600000);
 	expect(c, "high.example", DNS_T_A, CACHE_EXPIRED, 0, true);
 
 	/* The largest TTL there is does not overflow anything. */
@@ -285,9 +269,9 @@ test_clamps(void **state)
 	cache_set_limits(c, &lim);
 	put(c, "forever.example", DNS_T_A, CACHE_POSITIVE, UINT32_MAX, "x");
 	expect(c, "forever.example", DNS_T_A, CACHE_FRESH, UINT32_MAX, false);
-	now_ms += (int64_t)UINT32_MAX * 1000 - 1;
+	fakeclock_advance((int64_t)UINT32_MAX * 1000 - 1);
 	expect(c, "forever.example", DNS_T_A, CACHE_REFRESH, 1, false);
-	now_ms++;
+	fakeclock_advance(1);
 	expect(c, "forever.example", DNS_T_A, CACHE_EXPIRED, 0, true);
 	cache_free(c);
 }
@@ -304,27 +288,27 @@ test_refresh(void **state)
 	put(c, "nx.example", DNS_T_A, CACHE_NXDOMAIN, 100, NULL);
 	put(c, "nodata.example", DNS_T_A, CACHE_NODATA, 100, NULL);
 
-	at(6299);
+	fakeclock_at(6299);
 	expect(c, "b.example", DNS_T_A, CACHE_FRESH, 1, false);
-	at(6300);
+	fakeclock_at(6300);
 	expect(c, "b.example", DNS_T_A, CACHE_REFRESH, 1, false);
-	at(6999);
+	fakeclock_at(6999);
 	expect(c, "b.example", DNS_T_A, CACHE_REFRESH, 1, false);
-	at(7000);
+	fakeclock_at(7000);
 	expect(c, "b.example", DNS_T_A, CACHE_EXPIRED, 0, true);
 
-	at(89999);
+	fakeclock_at(89999);
 	expect(c, "a.example", DNS_T_A, CACHE_FRESH, 11, false);
-	at(90000);
+	fakeclock_at(90000);
 	expect(c, "a.example", DNS_T_A, CACHE_REFRESH, 10, false);
 	/* Not for negative entries, however close to expiry. */
 	expect(c, "nx.example", DNS_T_A, CACHE_FRESH, 10, false);
 	expect(c, "nodata.example", DNS_T_A, CACHE_FRESH, 10, false);
-	at(99999);
+	fakeclock_at(99999);
 	expect(c, "a.example", DNS_T_A, CACHE_REFRESH, 1, false);
 	expect(c, "nx.example", DNS_T_A, CACHE_FRESH, 1, false);
 	expect(c, "nodata.example", DNS_T_A, CACHE_FRESH, 1, false);
-	at(100000);
+	fakeclock_at(100000);
 	expect(c, "a.example", DNS_T_A, CACHE_EXPIRED, 0, true);
 	expect(c, "nx.example", DNS_T_A, CACHE_EXPIRED, 0, false);
 	expect(c, "nodata.example", DNS_T_A, CACHE_EXPIRED, 0, false);
@@ -348,16 +332,16 @@ test_stale(void **state)
 	put(c, "www.example", DNS_T_A, CACHE_POSITIVE, 10, "old");
 	put(c, "nx.example", DNS_T_A, CACHE_NXDOMAIN, 10, NULL);
 	put(c, "nodata.example", DNS_T_AAAA, CACHE_NODATA, 10, NULL);
-	at(9999);
+	fakeclock_at(9999);
 	expect(c, "www.example", DNS_T_A, CACHE_REFRESH, 1, false);
-	at(10000);
+	fakeclock_at(10000);
 	expect(c, "www.example", DNS_T_A, CACHE_EXPIRED, 0, true);
 	expect_data(c, "www.example", DNS_T_A, CACHE_POSITIVE, "old");
 	expect(c, "nx.example", DNS_T_A, CACHE_EXPIRED, 0, false);
 	expect(c, "nodata.example", DNS_T_AAAA, CACHE_EXPIRED, 0, false);
-	at(40000);
+	fakeclock_at(40000);
 	expect(c, "www.example", DNS_T_A, CACHE_EXPIRED, 0, true);
-	at(40001);
+	fakeclock_at(40001);
 	expect(c, "www.example", DNS_T_A, CACHE_EXPIRED, 0, false);
 	/* Too old to serve, but still there until replaced or evicted. */
 	expect_data(c, "www.example", DNS_T_A, CACHE_POSITIVE, "old");
@@ -373,11 +357,11 @@ test_stale(void **state)
 	lim.serve_stale = 0;
 	c = new_cache(&lim);
 	put(c, "www.example", DNS_T_A, CACHE_POSITIVE, 10, "old");
-	at(9999);
+	fakeclock_at(9999);
 	expect(c, "www.example", DNS_T_A, CACHE_REFRESH, 1, false);
-	at(10000);
+	fakeclock_at(10000);
 	expect(c, "www.example", DNS_T_A, CACHE_EXPIRED, 0, false);
-	at(10001);
+	fakeclock_at(10001);
 	expect(c, "www.example", DNS_T_A, CACHE_EXPIRED, 0, false);
 	assert_int_equal(cache_put_failure(c, "www.example", DNS_T_A, false), 0);
 	expect(c, "www.example", DNS_T_A, CACHE_FAILING, 0, false);
@@ -387,11 +371,11 @@ test_stale(void **state)
 	lim.serve_stale = 1;
 	c = new_cache(&lim);
 	put(c, "www.example", DNS_T_A, CACHE_POSITIVE, 10, "old");
-	at(10000);
+	fakeclock_at(10000);
 	expect(c, "www.example", DNS_T_A, CACHE_EXPIRED, 0, true);
-	at(11000);
+	fakeclock_at(11000);
 	expect(c, "www.example", DNS_T_A, CACHE_EXPIRED, 0, true);
-	at(11001);
+	fakeclock_at(11001);
 	expect(c, "www.example", DNS_T_A, CACHE_EXPIRED, 0, false);
 	cache_free(c);
 }
@@ -418,16 +402,16 @@ test_failure(void **state)
 	assert_int_equal(h.len, 0);
 	assert_int_equal(h.ttl_left, 0);
 	assert_false(h.stale_ok);
-	at(4999);
+	fakeclock_at(4999);
 	expect(c, "down.example", DNS_T_A, CACHE_FAILING, 0, false);
-	at(5000);
+	fakeclock_at(5000);
 	expect(c, "down.example", DNS_T_A, CACHE_EXPIRED, 0, false);
 	cache_peek(c, "down.example", DNS_T_A, &h);
 	assert_int_equal(h.status, CACHE_FAILED);
 	/* Failing again: another failure_ttl. */
 	assert_int_equal(cache_put_failure(c, "down.example", DNS_T_A, false), 0);
 	assert_int_equal(cache_count(c), 1);
-	at(9999);
+	fakeclock_at(9999);
 	expect(c, "down.example", DNS_T_A, CACHE_FAILING, 0, false);
 	/* An answer replaces the failure. */
 	put(c, "down.example", DNS_T_A, CACHE_POSITIVE, 60, "up");
@@ -438,24 +422,24 @@ test_failure(void **state)
 	/* A fresh entry stays FRESH, with its data, while its refresh fails. */
 	c = new_cache(&lim);
 	put(c, "www.example", DNS_T_A, CACHE_POSITIVE, 10, "old");
-	at(2000);
+	fakeclock_at(2000);
 	assert_int_equal(cache_put_failure(c, "www.example", DNS_T_A, false), 0);
 	expect(c, "www.example", DNS_T_A, CACHE_FRESH, 8, false);
 	expect_data(c, "www.example", DNS_T_A, CACHE_POSITIVE, "old");
-	at(9100);
+	fakeclock_at(9100);
 	expect(c, "www.example", DNS_T_A, CACHE_REFRESH, 1, false);
 	assert_int_equal(cache_put_failure(c, "www.example", DNS_T_A, false), 0);
 	/* Its prefetch failed: not REFRESH again, so it is not asked again. */
 	expect(c, "www.example", DNS_T_A, CACHE_FRESH, 1, false);
-	at(9999);
+	fakeclock_at(9999);
 	expect(c, "www.example", DNS_T_A, CACHE_FRESH, 1, false);
 	/* Expired within the failure: FAILING, and the old data may serve. */
-	at(10000);
+	fakeclock_at(10000);
 	expect(c, "www.example", DNS_T_A, CACHE_FAILING, 0, true);
 	expect_data(c, "www.example", DNS_T_A, CACHE_POSITIVE, "old");
-	at(14099);
+	fakeclock_at(14099);
 	expect(c, "www.example", DNS_T_A, CACHE_FAILING, 0, true);
-	at(14100);
+	fakeclock_at(14100);
 	expect(c, "www.example", DNS_T_A, CACHE_EXPIRED, 0, true);
 	cache_free(c);
 
@@ -463,7 +447,7 @@ test_failure(void **state)
 	c = new_cache(&lim);
 	put(c, "www.example", DNS_T_A, CACHE_POSITIVE, 10, "old");
 	put(c, "nx.example", DNS_T_A, CACHE_NXDOMAIN, 10, NULL);
-	at(12000);
+	fakeclock_at(12000);
 	expect(c, "www.example", DNS_T_A, CACHE_EXPIRED, 0, true);
 	assert_int_equal(cache_put_failure(c, "www.example", DNS_T_A, false), 0);
 	assert_int_equal(cache_put_failure(c, "nx.example", DNS_T_A, false), 0);
@@ -473,20 +457,20 @@ test_failure(void **state)
 	/* Negative data is never served stale. */
 	expect(c, "nx.example", DNS_T_A, CACHE_FAILING, 0, false);
 	expect_data(c, "nx.example", DNS_T_A, CACHE_NXDOMAIN, "");
-	at(16999);
+	fakeclock_at(16999);
 	expect(c, "www.example", DNS_T_A, CACHE_FAILING, 0, true);
-	at(17000);
+	fakeclock_at(17000);
 	expect(c, "www.example", DNS_T_A, CACHE_EXPIRED, 0, true);
 	expect(c, "nx.example", DNS_T_A, CACHE_EXPIRED, 0, false);
 	/* Failing past serve_stale: FAILING, and nothing to serve. */
-	at(39000);
+	fakeclock_at(39000);
 	assert_int_equal(cache_put_failure(c, "www.example", DNS_T_A, false), 0);
-	at(40000);
+	fakeclock_at(40000);
 	expect(c, "www.example", DNS_T_A, CACHE_FAILING, 0, true);
-	at(40001);
+	fakeclock_at(40001);
 	expect(c, "www.example", DNS_T_A, CACHE_FAILING, 0, false);
 	expect_data(c, "www.example", DNS_T_A, CACHE_POSITIVE, "old");
-	at(44000);
+	fakeclock_at(44000);
 	expect(c, "www.example", DNS_T_A, CACHE_EXPIRED, 0, false);
 	cache_free(c);
 
@@ -549,7 +533,7 @@ test_lru(void **state)
 	expect_data(c, "f.example", DNS_T_A, CACHE_POSITIVE, "f");
 
 	/* f, a, e: an expired entry looked up is recent too. */
-	at(61000);
+	fakeclock_at(61000);
 	cache_lookup(c, "e.example", DNS_T_A, &h);
 	assert_int_equal(h.state, CACHE_EXPIRED);
 	put(c, "g.example", DNS_T_A, CACHE_POSITIVE, 60, "g");
@@ -832,7 +816,7 @@ test_walk(void **state)
 			    i < WALK_N / 2 ? 10 : 1000, data);
 	}
 	assert_int_equal(cache_count(c), WALK_N);
-	at(10500);	/* the first half expired half a second ago */
+	fakeclock_at(10500);	/* the first half expired half a second ago */
 
 	assert_non_null(seen = calloc(WALK_N, 1));
 	assert_non_null(before = calloc(WALK_N + 1, sizeof(*before)));
@@ -919,11 +903,11 @@ test_stats(void **state)
 	cache_peek(c, "a.example", DNS_T_A, &h);		/* counts nothing */
 	cache_peek(c, "b.example", DNS_T_A, &h);
 	expect_stats(c, 1, 1, 0, 1);
-	at(9500);
+	fakeclock_at(9500);
 	cache_lookup(c, "a.example", DNS_T_A, &h);		/* refresh: hit */
 	assert_int_equal(h.state, CACHE_REFRESH);
 	expect_stats(c, 2, 1, 0, 1);
-	at(10000);
+	fakeclock_at(10000);
 	cache_lookup(c, "a.example", DNS_T_A, &h);		/* expired: miss */
 	assert_int_equal(h.state, CACHE_EXPIRED);
 	expect_stats(c, 2, 2, 0, 1);
@@ -934,7 +918,7 @@ test_stats(void **state)
 	expect_stats(c, 3, 2, 0, 1);
 	assert_int_equal(cache_put_failure(c, "b.example", DNS_T_A, false), 0);
 	expect_stats(c, 3, 2, 0, 2);
-	at(15000);
+	fakeclock_at(15000);
 	cache_lookup(c, "b.example", DNS_T_A, &h);		/* failure over: miss */
 	assert_int_equal(h.state, CACHE_EXPIRED);
 	expect_stats(c, 3, 3, 0, 2);

@@ -86,6 +86,7 @@
 
 #include "dnsmsg.h"
 #include "dnswire.h"
+#include "fakeclock.h"
 #include "frame.h"
 #include "hosts.h"
 #include "lookup.h"
@@ -97,7 +98,6 @@
 #define MAXTOK		64
 #define MAXCLIENTS	64
 #define MAXMODS		8
-#define CLOCK_START	1000000000LL	/* ms: far from zero, as a real clock is */
 
 /* --- the fake world ------------------------------------------------------- */
 
@@ -171,7 +171,6 @@ struct fake_hold {
 struct world {
 	const char		*file;
 	int			 lineno;
-	int64_t			 now;
 	uint64_t		 seq;
 	struct lookup		*lk;
 	struct cache_limits	 lim;
@@ -211,12 +210,6 @@ die(const char *fmt, ...)
 	va_end(ap);
 	fail_msg("%s:%d: %s", W->file, W->lineno, msg);
 	abort();	/* not reached */
-}
-
-static int64_t
-fake_now(void *arg)
-{
-	return W->now;
 }
 
 static void
@@ -259,7 +252,7 @@ pending_new(int64_t delay)
 {
 	struct pending *p = calloc(1, sizeof(*p)), **pp;
 
-	p->due = W->now + delay;
+	p->due = fakeclock_ms + delay;
 	p->seq = W->seq++;
 	for (pp = &W->pending; *pp; pp = &(*pp)->next)
 		;
@@ -276,7 +269,7 @@ deliver(void)
 	for (;;) {
 		best = NULL;
 		for (pp = &W->pending; (p = *pp) != NULL; pp = &p->next)
-			if (p->due <= W->now && (best == NULL || p->due < (*best)->due ||
+			if (p->due <= fakeclock_ms && (best == NULL || p->due < (*best)->due ||
 			    (p->due == (*best)->due && p->seq < (*best)->seq)))
 				best = pp;
 		if (best == NULL)
@@ -760,7 +753,7 @@ start(void)
 		.upstream = { fake_query, fake_search, NULL },
 		.modules = { fake_module_call, fake_module_missing, fake_module_id,
 		    NULL },
-		.now = fake_now,
+		.now = fakeclock_now,
 	};
 
 	if (W->started)
@@ -1157,7 +1150,7 @@ command(char **tok, int n, char *rest)
 	} else if (strcmp(c, "tick") == 0) {
 		if (W->nmap == NULL)
 			die("tick without nscd");
-		nscdmap_tick(W->nmap, W->now);
+		nscdmap_tick(W->nmap, fakeclock_ms);
 	} else if (strcmp(c, "flush") == 0) {
 		start();
 		cache_flush(lookup_cache(W->lk));
@@ -1166,7 +1159,7 @@ command(char **tok, int n, char *rest)
 
 		if (n < 2 || tok[1][0] != '+' || sscanf(tok[1] + 1, "%lf", &s) != 1)
 			die("time +SECONDS");
-		W->now += (int64_t)(s * 1000 + 0.5);
+		fakeclock_advance((int64_t)(s * 1000 + 0.5));
 	} else if (strcmp(c, "expect") == 0) {
 		if (n < 3)
 			die("expect ID STATUS ...");
@@ -1253,7 +1246,7 @@ world_new(const char *file)
 {
 	W = calloc(1, sizeof(*W));
 	W->file = file;
-	W->now = CLOCK_START;
+	fakeclock_at(0);
 	/* namecached.conf's defaults. */
 	W->lim.max_entries = 100000;
 	W->lim.max_bytes = 0;

@@ -4,7 +4,7 @@
 /*
  * The modules are a script: each call is queued, and pump() answers the
  * queue from a table of (module, op, key) -> status and body, as the
- * worker pool would, on the "loop".  The clock is a variable.  The maps
+ * worker pool would, on the "loop".  The clock is fakeclock.h's.  The maps
  * are real files in a temporary folder.  What is checked is the walk's
  * semantics (statuses, actions, merge, passing over missing modules,
  * initgroups' duplicate removal, nested netgroups), what is kept and for
@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "fakeclock.h"
 #include "nscd.h"
 #include "nscddb.h"
 #include "nscdent.h"
@@ -58,14 +59,7 @@ static unsigned		 nanswers;
 static struct call	 queue[64];
 static unsigned		 nqueue;
 static unsigned		 calls[MODS];
-static int64_t		 now_ms = 1000000;
 static char		 dir[64];
-
-static int64_t
-fake_now(void *arg)
-{
-	return now_ms;
-}
 
 static int
 mod_id(void *arg, const char *name)
@@ -253,7 +247,7 @@ setup_db(const char *nsswitch, const char *uncached)
 	assert_non_null(c);
 	if (uncached)
 		assert_int_equal(config_set(c, "nscd_uncached_modules", uncached, &err), 0);
-	ndb = nscddb_new(&mods, fake_now, NULL, dir, 1u << 22);
+	ndb = nscddb_new(&mods, fakeclock_now, NULL, dir, 1u << 22);
 	assert_non_null(ndb);
 	nscddb_configure(ndb, c);
 	assert_int_equal(nscddb_load_lines(ndb, path), 0);
@@ -304,10 +298,10 @@ test_ttls(void **state)
 	assert_int_equal(g.cache, PROTO_CACHE_HIT);
 	assert_string_equal(g.source, "");
 	assert_int_equal(calls[0] + calls[1], 2);
-	now_ms += 599 * 1000;
+	fakeclock_advance(599 * 1000);
 	ask(ndb, NSCD_GETPWBYNAME, "alice", &g);
 	assert_int_equal(g.n, 1);
-	now_ms += 2 * 1000;			/* past 600 s */
+	fakeclock_advance(2 * 1000);		/* past 600 s */
 	ask(ndb, NSCD_GETPWBYNAME, "alice", &g);
 	assert_int_equal(g.n, 0);
 	pump();
@@ -317,10 +311,10 @@ test_ttls(void **state)
 	pump();
 	assert_int_equal(found_of(&g), 0);
 	assert_int_equal(g.len, 36);
-	now_ms += 19 * 1000;
+	fakeclock_advance(19 * 1000);
 	ask(ndb, NSCD_GETPWBYNAME, "nobody", &g);
 	assert_int_equal(g.n, 1);
-	now_ms += 2 * 1000;
+	fakeclock_advance(2 * 1000);
 	ask(ndb, NSCD_GETPWBYNAME, "nobody", &g);
 	assert_int_equal(g.n, 0);
 	pump();
@@ -535,8 +529,8 @@ test_refresh(void **state)
 	pump();
 	assert_int_equal(found_of(&g), 0);
 	assert_int_equal(calls[0], 1);
-	now_ms += 19 * 1000;			/* the last tenth of 20 s */
-	nscddb_tick(ndb, now_ms);
+	fakeclock_advance(19 * 1000);		/* the last tenth of 20 s */
+	nscddb_tick(ndb, fakeclock_ms);
 	pump();
 	nscddb_get_stats(ndb, CONFIG_DB_SERVICES, &st);
 	assert_int_equal(st.refreshes, 1);
@@ -558,5 +552,6 @@ main(void)
 		cmocka_unit_test(test_refresh),
 	};
 
+	fakeclock_ms = 1000000;		/* 1000 s since boot */
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,8 @@
 /*
  * Scenarios of issue 22, on a fake clock: a cache in a file, stopped (or
  * killed: the file is the same), and a new cache that opens the same path
- * and takes over what still holds.  Times are milliseconds since T0.
+ * and takes over what still holds.  Times are milliseconds since
+ * FAKECLOCK_T0 (fakeclock.h).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -25,31 +26,17 @@
 
 #include "cache.h"
 #include "dnsmsg.h"
+#include "fakeclock.h"
 #include "proto.h"
 #include "store.h"
 #include "storefmt.h"
-
-#define T0	1000000000LL
 
 /* A pair's halves, as AF_UNSPEC's search keys them. */
 #define PA	(CACHE_KIND_PAIR | DNS_T_A)
 #define PAAAA	(CACHE_KIND_PAIR | DNS_T_AAAA)
 
-static int64_t	now_ms;
 static char	dir[64];
 static char	path[128];
-
-static int64_t
-fake_clock(void *arg)
-{
-	return *(const int64_t *)arg;
-}
-
-static void
-at(int64_t ms)
-{
-	now_ms = T0 + ms;
-}
 
 static struct cache_limits
 limits(void)
@@ -93,7 +80,7 @@ open_cache(const struct cache_limits *lim, uint64_t search_fp, uint64_t modules_
 {
 	struct cache *c;
 
-	assert_non_null(c = cache_new(lim, fake_clock, &now_ms));
+	assert_non_null(c = cache_new(lim, fakeclock_now, NULL));
 	cache_set_fps(c, search_fp, modules_fp);
 	assert_int_equal(cache_open_file(c, path, rep), 0);
 	return c;
@@ -157,7 +144,7 @@ test_adopt_times(void **state)
 	struct cache_hit		 h;
 	int				 st;
 
-	at(0);
+	fakeclock_at(0);
 	c = open_cache(&lim, 1, 2, &rep);
 	assert_null(rep.why);
 	assert_int_equal(rep.adopted, 0);
@@ -174,7 +161,7 @@ test_adopt_times(void **state)
 	cache_free(c);
 
 	/* 20 s on: short is stale (serve_stale 15), gone is past it (19 s). */
-	at(20000);
+	fakeclock_at(20000);
 	lim.serve_stale = 15;
 	c = open_cache(&lim, 1, 2, &rep);
 	assert_null(rep.why);
@@ -214,7 +201,7 @@ test_adopt_fingerprints(void **state)
 	struct cache			*c;
 	int				 st;
 
-	at(0);
+	fakeclock_at(0);
 	c = open_cache(&lim, 1, 2, &rep);
 	put_answer(c, "dns.example", DNS_T_A, 600, "192.0.2.1");
 	put_answer(c, "myhost", CACHE_KIND_NSS | 1 << 8 | 2, 600, "127.0.1.1");
@@ -276,7 +263,7 @@ fill(unsigned n)
 	char				 name[64];
 	unsigned			 i;
 
-	at(0);
+	fakeclock_at(0);
 	c = open_cache(&lim, 1, 2, &rep);
 	for (i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "host%u.example", i);
@@ -346,7 +333,7 @@ test_refused_whole(void **state)
 		struct cache_adopt_report	 rep;
 		struct cache			*c;
 
-		assert_non_null(c = cache_new(&lim, fake_clock, &now_ms));
+		assert_non_null(c = cache_new(&lim, fakeclock_now, NULL));
 		/* It cannot be replaced by a file either: the cache stays in memory. */
 		assert_true(cache_open_file(c, path, &rep) < 0);
 		put_answer(c, "still.example", DNS_T_A, 60, "192.0.2.1");
@@ -476,7 +463,7 @@ test_cleaning(void **state)
 
 	lim.store_page = 4096;
 	lim.max_entries = 300;
-	at(0);
+	fakeclock_at(0);
 	c = open_cache(&lim, 1, 2, &rep);
 	for (round = 0; round < 20; round++) {
 		for (i = 0; i < 300; i++) {
@@ -528,7 +515,7 @@ test_rebuild(void **state)
 	unsigned			 i;
 	int				 st;
 
-	at(0);
+	fakeclock_at(0);
 	c = open_cache(&lim, 1, 2, &rep);
 	for (i = 0; i < 500; i++) {
 		snprintf(name, sizeof(name), "r%u.example", i);
@@ -650,7 +637,7 @@ test_held_pair(void **state)
 	struct cache		*c;
 	int			 st;
 
-	at(0);
+	fakeclock_at(0);
 	c = open_cache(&lim, 1, 2, &rep);
 	/* Not held: two writes, the first record dead. */
 	put_answer(c, "apart.example", PA, 300, "192.0.2.1");
@@ -669,7 +656,7 @@ test_held_pair(void **state)
 	assert_int_equal(cs.insertions, 3);
 	cache_get_store_stats(c, &b);
 	assert_int_equal(b.live_bytes - a.live_bytes, a.live_bytes);
-	at(1000);
+	fakeclock_at(1000);
 	assert_string_equal(addr_of(c, "held.example", PA, &st), "192.0.2.1");
 	cache_peek(c, "held.example", PAAAA, &h);
 	assert_int_equal(h.status, CACHE_NODATA);
@@ -708,7 +695,7 @@ test_pairs(void **state)
 	size_t				 cur = 0, n = 0;
 	int				 st;
 
-	at(0);
+	fakeclock_at(0);
 	c = open_cache(&lim, 1, 2, &rep);
 	put_answer(c, "both.example", PA, 300, "192.0.2.1");
 	assert_int_equal(cache_put(c, "both.example", PAAAA, CACHE_NODATA, 60, NULL, 0), 0);
@@ -716,7 +703,7 @@ test_pairs(void **state)
 	assert_int_equal(cache_put(c, "six.example", PAAAA, CACHE_NXDOMAIN, 30, NULL, 0), 0);
 	put_answer(c, "six.example", PA, 600, "192.0.2.6");
 	assert_int_equal(cache_count(c), 2);
-	at(1000);
+	fakeclock_at(1000);
 	assert_string_equal(addr_of(c, "both.example", PA, &st), "192.0.2.1");
 	cache_peek(c, "both.example", PA, &h);
 	assert_int_equal(h.ttl_left, 299);
@@ -731,7 +718,7 @@ test_pairs(void **state)
 	cache_peek(c, "both.example", DNS_T_A, &h);
 	assert_int_equal(h.state, CACHE_MISS);
 	/* A failure of each half: A's in place, AAAA's in a new record. */
-	at(61000);
+	fakeclock_at(61000);
 	assert_int_equal(cache_put_failure(c, "both.example", PAAAA, true), 0);
 	cache_peek(c, "both.example", PAAAA, &h);
 	assert_int_equal(h.state, CACHE_FAILING);
@@ -759,7 +746,7 @@ test_pairs(void **state)
 	cache_free(c);
 
 	/* Taken over half by half: six's AAAA (30 s) is gone, its A stays. */
-	at(100000);
+	fakeclock_at(100000);
 	c = open_cache(&lim, 1, 2, &rep);
 	assert_null(rep.why);
 	assert_int_equal(rep.dropped, 0);
@@ -793,7 +780,7 @@ test_across_a_reboot(void **state)
 	size_t				 len;
 	int				 st;
 
-	at(0);
+	fakeclock_at(0);
 	c = open_cache(&lim, 1, 2, &rep);
 	put_answer(c, "kept.example", DNS_T_A, 3600, "192.0.2.1");
 	put_answer(c, "short.example", DNS_T_A, 1, "192.0.2.2");
@@ -805,8 +792,8 @@ test_across_a_reboot(void **state)
 	h->realtime_ms -= 100000;	/* and 100 s of real time ago */
 
 	/* This boot's clock started again: 5 s since boot, say. */
-	now_ms = 5000;
-	assert_non_null(c = cache_new(&lim, fake_clock, &now_ms));
+	fakeclock_ms = 5000;
+	assert_non_null(c = cache_new(&lim, fakeclock_now, NULL));
 	cache_set_fps(c, 1, 2);
 	assert_int_equal(cache_adopt_image(c, img, len, boot, true, &rep), 0);
 	assert_true(rep.rebooted);
@@ -817,12 +804,12 @@ test_across_a_reboot(void **state)
 	cache_peek(c, "kept.example", DNS_T_A, &hit);
 	/* Its TTL counts on from where it was, less the 100 s. */
 	assert_true(hit.ttl_left <= 3500 && hit.ttl_left >= 3490);
-	assert_true(hit.expires > now_ms);
+	assert_true(hit.expires > fakeclock_ms);
 	cache_free(c);
 
 	/* A store without the stamp cannot be carried over: left aside. */
 	h->realtime_ms = 0;
-	assert_non_null(c = cache_new(&lim, fake_clock, &now_ms));
+	assert_non_null(c = cache_new(&lim, fakeclock_now, NULL));
 	cache_set_fps(c, 1, 2);
 	assert_int_equal(cache_adopt_image(c, img, len, boot, true, &rep), -EINVAL);
 	assert_non_null(strstr(rep.why, "boot"));
@@ -844,7 +831,7 @@ test_slots_grow(void **state)
 	int				 st;
 
 	lim.max_entries = 100000;
-	at(0);
+	fakeclock_at(0);
 	c = open_cache(&lim, 1, 2, &rep);
 	cache_get_store_stats(c, &ss);
 	assert_int_equal(ss.nslots, 4096);
