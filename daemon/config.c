@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* daemon/config.c - namecached.conf and the flags that override it. */
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <grp.h>
 #include <limits.h>
@@ -255,74 +256,6 @@ parse_server(const char *tok, struct config_server *s)
 	return 0;
 }
 
-static int
-parse_upstream(struct config *c, const char *v, char **ret_err)
-{
-	struct config_server	 servers[CONFIG_UPSTREAM_MAX];
-	char			*copy, *tok, *save = NULL;
-	unsigned		 n = 0;
-	int			 r = 0;
-
-	if ((copy = strdup(v)) == NULL)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, " \t,", &save); tok;
-	    tok = strtok_r(NULL, " \t,", &save)) {
-		if (n == CONFIG_UPSTREAM_MAX) {
-			*ret_err = fmt("more than %d upstream servers",
-			    CONFIG_UPSTREAM_MAX);
-			r = -EINVAL;
-			break;
-		}
-		if (parse_server(tok, &servers[n]) < 0) {
-			*ret_err = fmt("bad upstream server '%s': want ADDR, "
-			    "ADDR:PORT or [ADDR6]:PORT", tok);
-			r = -EINVAL;
-			break;
-		}
-		n++;
-	}
-	free(copy);
-	if (r == 0) {
-		memcpy(c->servers, servers, sizeof(servers));
-		c->nservers = n;
-	}
-	return r;
-}
-
-static int
-parse_dns_listen(struct config *c, const char *v, char **ret_err)
-{
-	struct config_server	 addrs[CONFIG_DNS_LISTEN_MAX];
-	char			*copy, *tok, *save = NULL;
-	unsigned		 n = 0;
-	int			 r = 0;
-
-	if ((copy = strdup(v)) == NULL)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, " \t,", &save); tok;
-	    tok = strtok_r(NULL, " \t,", &save)) {
-		if (n == CONFIG_DNS_LISTEN_MAX) {
-			*ret_err = fmt("dns_listen: more than %d addresses",
-			    CONFIG_DNS_LISTEN_MAX);
-			r = -EINVAL;
-			break;
-		}
-		if (parse_server(tok, &addrs[n]) < 0) {
-			*ret_err = fmt("dns_listen: bad address '%s': want ADDR, "
-			    "ADDR:PORT or [ADDR6]:PORT", tok);
-			r = -EINVAL;
-			break;
-		}
-		n++;
-	}
-	free(copy);
-	if (r == 0) {
-		memcpy(c->dns_addrs, addrs, sizeof(addrs));
-		c->ndns_addrs = n;
-	}
-	return r;
-}
-
 /* "ADDR/LEN" or "ADDR" (one address), IPv4 or IPv6; the host bits must be zero. */
 static int
 parse_prefix(const char *tok, struct config_prefix *p)
@@ -356,37 +289,6 @@ const char *const config_db_names[CONFIG_DB_COUNT] = {
 	"hosts", "passwd", "group", "services", "netgroup",
 };
 
-/* "hosts passwd group": the databases glibc's nscd client is answered for. */
-static int
-parse_nscd_dbs(struct config *c, const char *v, char **ret_err)
-{
-	char		*copy, *tok, *save = NULL;
-	unsigned	 set = 0, i;
-	int		 r = 0;
-
-	if ((copy = strdup(v)) == NULL)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, " \t,", &save); tok;
-	    tok = strtok_r(NULL, " \t,", &save)) {
-		for (i = 0; i < CONFIG_DB_COUNT; i++)
-			if (strcmp(tok, config_db_names[i]) == 0)
-				break;
-		if (i == CONFIG_DB_COUNT) {
-			*ret_err = fmt("nscd_databases: '%s' is not hosts, passwd, "
-			    "group, services or netgroup", tok);
-			r = -EINVAL;
-			break;
-		}
-		set |= 1u << i;
-	}
-	free(copy);
-	if (r == 0) {
-		c->nscd_databases = set;
-		c->nscd_databases_given = true;
-	}
-	return r;
-}
-
 /* A list of NSS module names ("systemd ldap"): plain names, no paths. */
 static int
 check_names(const char *key, const char *v, char **ret_err)
@@ -403,38 +305,135 @@ check_names(const char *key, const char *v, char **ret_err)
 	return 0;
 }
 
+/*
+ * The list-valued keys (upstream, dns_listen, dns_allow, nscd_databases)
+ * share one reading: items split on blanks and commas, each handed to the
+ * key's item parser, and the list taken whole or not at all, so a refused
+ * value leaves the old one in place.  The messages are put together from
+ * each key's words, so every key says what it said when it had a loop of
+ * its own.
+ */
+struct list_rule {
+	const char	*head;		/* begins each message: "dns_allow: ", or "" */
+	const char	*bad;		/* comes before a bad item: "bad prefix " */
+	const char	*want;		/* comes after it: ": want ADDR/LEN ..." */
+	const char	*items;		/* what there are too many of: "prefixes" */
+	unsigned	 max;		/* items at most; 0: no bound */
+	/* Item i is tok: parses it into scratch; 0, or < 0 when it is bad. */
+	int		(*item)(void *scratch, unsigned i, const char *tok);
+	/* Where the items and their count go; size 0: nscd_databases, a set. */
+	size_t		 size, array, count;
+};
+
+/* Room for any list key's items, before they are known to be good. */
+union list_scratch {
+	struct config_server	servers[CONFIG_UPSTREAM_MAX];
+	struct config_server	dns_addrs[CONFIG_DNS_LISTEN_MAX];
+	struct config_prefix	dns_prefixes[CONFIG_DNS_ALLOW_MAX];
+	unsigned		nscd_databases;	/* 1 << enum config_db */
+};
+
+/* Returns the number of items, or -errno with *ret_err set for -EINVAL. */
 static int
-parse_dns_allow(struct config *c, const char *v, char **ret_err)
+parse_list(const struct list_rule *rule, const char *v, void *scratch,
+    char **ret_err)
 {
-	struct config_prefix	 pfx[CONFIG_DNS_ALLOW_MAX];
-	char			*copy, *tok, *save = NULL;
-	unsigned		 n = 0;
-	int			 r = 0;
+	char		*copy, *tok, *save = NULL;
+	unsigned	 n = 0;
+	int		 r = 0;
 
 	if ((copy = strdup(v)) == NULL)
 		return -ENOMEM;
 	for (tok = strtok_r(copy, " \t,", &save); tok;
 	    tok = strtok_r(NULL, " \t,", &save)) {
-		if (n == CONFIG_DNS_ALLOW_MAX) {
-			*ret_err = fmt("dns_allow: more than %d prefixes",
-			    CONFIG_DNS_ALLOW_MAX);
+		if (rule->max > 0 && n == rule->max) {
+			*ret_err = fmt("%smore than %u %s", rule->head, rule->max,
+			    rule->items);
 			r = -EINVAL;
 			break;
 		}
-		if (parse_prefix(tok, &pfx[n]) < 0) {
-			*ret_err = fmt("dns_allow: bad prefix '%s': want ADDR/LEN "
-			    "(host bits zero) or ADDR", tok);
+		if (rule->item(scratch, n, tok) < 0) {
+			*ret_err = fmt("%s%s'%s'%s", rule->head, rule->bad, tok,
+			    rule->want);
 			r = -EINVAL;
 			break;
 		}
 		n++;
 	}
 	free(copy);
-	if (r == 0) {
-		memcpy(c->dns_prefixes, pfx, sizeof(pfx));
-		c->ndns_prefixes = n;
+	return r < 0 ? r : (int)n;
+}
+
+static int
+server_item(void *scratch, unsigned i, const char *tok)
+{
+	return parse_server(tok, (struct config_server *)scratch + i);
+}
+
+static int
+prefix_item(void *scratch, unsigned i, const char *tok)
+{
+	return parse_prefix(tok, (struct config_prefix *)scratch + i);
+}
+
+/* "hosts passwd group": the databases glibc's nscd client is answered for. */
+static int
+nscd_db_item(void *scratch, unsigned i, const char *tok)
+{
+	unsigned *set = scratch, db;
+
+	for (db = 0; db < CONFIG_DB_COUNT; db++)
+		if (strcmp(tok, config_db_names[db]) == 0) {
+			*set |= 1u << db;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+#define F(f)	offsetof(struct config, f)
+#define WANT_SERVER	": want ADDR, ADDR:PORT or [ADDR6]:PORT"
+static const struct list_rule list_rules[] = {
+	[K_UPSTREAM] = { .head = "", .bad = "bad upstream server ",
+	    .want = WANT_SERVER, .items = "upstream servers",
+	    .max = CONFIG_UPSTREAM_MAX, .item = server_item,
+	    .size = sizeof(struct config_server), .array = F(servers),
+	    .count = F(nservers) },
+	[K_DNSLISTEN] = { .head = "dns_listen: ", .bad = "bad address ",
+	    .want = WANT_SERVER, .items = "addresses",
+	    .max = CONFIG_DNS_LISTEN_MAX, .item = server_item,
+	    .size = sizeof(struct config_server), .array = F(dns_addrs),
+	    .count = F(ndns_addrs) },
+	[K_DNSALLOW] = { .head = "dns_allow: ", .bad = "bad prefix ",
+	    .want = ": want ADDR/LEN (host bits zero) or ADDR",
+	    .items = "prefixes", .max = CONFIG_DNS_ALLOW_MAX,
+	    .item = prefix_item, .size = sizeof(struct config_prefix),
+	    .array = F(dns_prefixes), .count = F(ndns_prefixes) },
+	/* Unbounded: a name said twice is still one database. */
+	[K_NSCDDBS] = { .head = "nscd_databases: ", .bad = "",
+	    .want = " is not hosts, passwd, group, services or netgroup",
+	    .item = nscd_db_item },
+};
+#undef WANT_SERVER
+#undef F
+
+static int
+set_list(struct config *c, const struct list_rule *rule, const char *v,
+    char **ret_err)
+{
+	union list_scratch	 scratch = { .nscd_databases = 0 };
+	int			 n;
+
+	assert(rule->max * rule->size <= sizeof(scratch));
+	if ((n = parse_list(rule, v, &scratch, ret_err)) < 0)
+		return n;
+	if (rule->size > 0) {
+		memcpy((char *)c + rule->array, &scratch, (size_t)n * rule->size);
+		*(unsigned *)((char *)c + rule->count) = (unsigned)n;
+	} else {
+		c->nscd_databases = scratch.nscd_databases;
+		c->nscd_databases_given = true;
 	}
-	return r;
+	return 0;
 }
 
 int
@@ -482,15 +481,10 @@ config_set(struct config *c, const char *key, const char *value, char **ret_err)
 		*(bool *)((char *)c + k->off) = b;
 		return 0;
 	case K_UPSTREAM:
-		if (parse_upstream(c, value, ret_err) < 0)
-			return -EINVAL;
-		break;
 	case K_DNSLISTEN:
-		if (parse_dns_listen(c, value, ret_err) < 0)
-			return -EINVAL;
-		break;
 	case K_DNSALLOW:
-		if (parse_dns_allow(c, value, ret_err) < 0)
+	case K_NSCDDBS:
+		if (set_list(c, &list_rules[k->kind], value, ret_err) < 0)
 			return -EINVAL;
 		break;
 	case K_DNSSOURCES:
@@ -503,10 +497,6 @@ config_set(struct config *c, const char *key, const char *value, char **ret_err)
 			return -EINVAL;
 		}
 		return 0;
-	case K_NSCDDBS:
-		if (parse_nscd_dbs(c, value, ret_err) < 0)
-			return -EINVAL;
-		break;
 	case K_METRICSLISTEN:
 		/* One address, its port required: no default port to guess. */
 		c->metrics_on = false;

@@ -87,6 +87,12 @@ entry_ok(const struct store_rec *r, int k, const struct view *v, int64_t now)
 	return v->expires - now <= ((int64_t)v->ttl + 1) * 1000;
 }
 
+/*
+ * Copies every entry of the store image at base (len bytes) that passes
+ * the checks into c's store: the body of cache_adopt_image, and of a
+ * store's rebuild.  adopt: the image is another daemon's (its times and
+ * what its answers rest on are weighed); else c's own.
+ */
 void
 cache_copy_image(struct cache *c, const void *base, size_t len, const uint8_t *boot,
     bool verify_check, bool adopt, struct cache_adopt_report *ret)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* daemon/engine/cache-int.h - the cache's insides, shared by cache.c and cache-adopt.c only. */
+/* daemon/engine/cache-int.h - the cache's insides, shared by cache.c, cache-adopt.c and cache-evict.c only. */
 #ifndef NAMECACHE_CACHE_INT_H
 #define NAMECACHE_CACHE_INT_H
 
@@ -77,6 +77,14 @@ uint16_t cache_stamp_of(const struct cache *c);
 int64_t	 cache_realtime_ms(void);
 /* A store for these limits, in the file at path (NULL: anonymous memory). */
 struct store *cache_store_for(const struct cache_limits *lim, const char *path);
+/* The shift of the slots' recency stamps for a bound of max_entries. */
+unsigned cache_stamp_shift(size_t max_entries);
+/*
+ * Writes the record tmpl says for (lname, tmpl->kind), stamped: the least
+ * recently used evicted first to make room.  Returns 0 or -errno.
+ */
+int	 cache_put_rec(struct cache *c, const struct store_rec *tmpl, uint16_t stamp,
+	    const char *lname, size_t nlen, const void *data, size_t len);
 /*
  * Copies the store image at base (len bytes) into c's store: another
  * daemon's, checked record by record (adopt, verify_check; boot: this

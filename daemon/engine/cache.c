@@ -29,7 +29,8 @@
  * longest ago goes (Redis's sampled LRU): exact while the cache holds 16
  * or fewer, close to LRU above, no list to keep, and no record touched to
  * choose.  An entry left unused for 64 cache-fulls of uses looks young
- * again (the stamp wraps); by then it has been sampled many times.
+ * again (the stamp wraps); by then it has been sampled many times.  The
+ * bounds, the sample and the room made for a write are cache-evict.c's.
  *
  * Restarts.  The store's file outlives the daemon.  cache_open_file takes
  * over what a previous daemon left: every record checked (storefmt.c),
@@ -52,27 +53,6 @@
 #include "ttl.h"
 
 #define DATA_MAX	65536		/* an entry's data, as cache_put takes it */
-#define SAMPLE		16
-
-
-/* The store's bounds for these limits: a byte bound of 0 is none. */
-struct store *
-cache_store_for(const struct cache_limits *lim, const char *path)
-{
-	return store_new(path, lim->max_entries ? lim->max_entries : 1,
-	    lim->max_bytes, lim->store_page);
-}
-
-/* The shift of the slots' 16-bit stamps: a cache-full of uses moves them ~1,024. */
-static unsigned
-stamp_shift(size_t max_entries)
-{
-	unsigned shift = 0;
-
-	while ((max_entries >> shift) > 1024)
-		shift++;
-	return shift;
-}
 
 uint16_t
 cache_stamp_of(const struct cache *c)
@@ -86,15 +66,6 @@ next_stamp(struct cache *c)
 {
 	c->tick++;
 	return cache_stamp_of(c);
-}
-
-static uint64_t
-next_rand(struct cache *c)
-{
-	c->rand ^= c->rand << 13;
-	c->rand ^= c->rand >> 7;
-	c->rand ^= c->rand << 17;
-	return c->rand;
 }
 
 int64_t
@@ -308,43 +279,6 @@ find(const struct cache *c, const char *name, uint32_t kind, char lname[STORE_NA
 	    store_hash(c->st, rec_kind(kind), lname, (size_t)len));
 }
 
-/* The least recently used of a sample of entries goes. */
-static bool
-evict_one(struct cache *c)
-{
-	uint32_t	 n = store_nslots(c->st), i, seen = 0, k;
-	uint16_t	 now = cache_stamp_of(c), age, best_age = 0;
-	long		 victim = -1;
-
-	if (store_count(c->st) == 0)
-		return false;
-	i = (uint32_t)(next_rand(c) % n);
-	for (k = 0; k < n && seen < SAMPLE; k++, i = i + 1 == n ? 0 : i + 1) {
-		if (store_at(c->st, i) == NULL)
-			continue;
-		seen++;
-		/* Unsigned: a stamp from before the counter wrapped looks young. */
-		age = (uint16_t)(now - store_stamp(c->st, i));
-		if (victim < 0 || age > best_age) {
-			best_age = age;
-			victim = i;
-		}
-	}
-	if (victim < 0)
-		return false;
-	store_remove(c->st, (size_t)victim);
-	c->stats.evictions++;
-	return true;
-}
-
-static void
-evict_over(struct cache *c)
-{
-	while (store_over(c->st, c->lim.max_entries))
-		if (!evict_one(c))
-			break;
-}
-
 struct cache *
 cache_new(const struct cache_limits *lim, cache_clock_fn *now, void *arg)
 {
@@ -353,7 +287,7 @@ cache_new(const struct cache_limits *lim, cache_clock_fn *now, void *arg)
 	if (c == NULL)
 		return NULL;
 	c->lim = *lim;
-	c->stamp_shift = stamp_shift(lim->max_entries);
+	c->stamp_shift = cache_stamp_shift(lim->max_entries);
 	c->now = now;
 	c->now_arg = arg;
 	if ((c->st = cache_store_for(lim, NULL)) == NULL) {
@@ -374,57 +308,6 @@ cache_free(struct cache *c)
 	cache_heartbeat(c);
 	store_free(c->st);
 	free(c);
-}
-
-/*
- * Copies every entry of the store image at base (len bytes) that passes
- * the checks into c's store: the body of cache_adopt_image, and of a
- * store's rebuild.  adopt: the image is another daemon's (its times and
- * what its answers rest on are weighed); else c's own.
- */
-
-/* A new store of the geometry lim asks for, with every entry copied. */
-static int
-rebuild(struct cache *c)
-{
-	struct store			*old = c->st, *st;
-	const struct store_header	*h = store_header(old);
-	struct cache_adopt_report	 rep;
-
-	if ((st = cache_store_for(&c->lim, store_path(old))) == NULL)
-		return -errno;
-	store_set_fps(st, c->search_fp, c->modules_fp);
-	c->st = st;
-	cache_copy_image(c, h, h->file_size, NULL, false, false, &rep);
-	store_free(old);
-	return 0;
-}
-
-void
-cache_set_limits(struct cache *c, const struct cache_limits *lim)
-{
-	struct store_stats	 a;
-	struct store		*probe;
-	bool			 same;
-
-	c->lim = *lim;
-	c->stamp_shift = stamp_shift(lim->max_entries);
-	store_set_max_bytes(c->st, lim->max_bytes);
-	evict_over(c);
-	/* A geometry of its own: a new store, when it differs. */
-	store_get_stats(c->st, &a);
-	if ((probe = cache_store_for(lim, NULL)) == NULL)
-		return;
-	{
-		struct store_stats b;
-
-		store_get_stats(probe, &b);
-		same = a.nslots == b.nslots && a.npages == b.npages;
-	}
-	store_free(probe);
-	if (!same)
-		rebuild(c);
-	evict_over(c);
 }
 
 static void
@@ -514,35 +397,6 @@ cache_clamp_ttl(const struct cache *c, int status, uint32_t ttl)
 	return ttl;
 }
 
-/* Writes (lname, tmpl->kind): room made first, a retry after more evictions. */
-static int
-put_rec(struct cache *c, const struct store_rec *tmpl, uint16_t stamp,
-    const char *lname, size_t nlen, const void *data, size_t len)
-{
-	size_t	need = store_cost(nlen, len);
-	long	i;
-	int	tries;
-	/* A replacement takes no slot of its own. */
-	bool	replacing = store_find(c->st, tmpl->kind, lname, nlen,
-		    store_hash(c->st, tmpl->kind, lname, nlen)) >= 0;
-
-	for (tries = 0; tries < 4; tries++) {
-		while (!store_room(c->st, need, c->lim.max_entries + replacing))
-			if (!evict_one(c))
-				break;
-		if ((i = store_put(c->st, tmpl, stamp, lname, data, len)) >= 0) {
-			c->stats.insertions++;
-			return 0;
-		}
-		if (i != -ENOSPC)
-			return (int)i;
-		/* No page to be had as things are: a few more go. */
-		for (int k = 0; k < 16 && evict_one(c); k++)
-			;
-	}
-	return -ENOMEM;
-}
-
 /* A failure's time as a record keeps it: relative to the expiry, in 32 bits. */
 bool
 cache_failed_rel(int64_t failed_until, int64_t expires, int32_t *ret)
@@ -627,7 +481,7 @@ cache_write_pair(struct cache *c, uint32_t rkind, const char *lname, size_t nlen
 		memmove(c->blob + o, h[1].data, h[1].len);
 		o += h[1].len;
 	}
-	return put_rec(c, &tmpl, stamp, lname, nlen, c->blob, o);
+	return cache_put_rec(c, &tmpl, stamp, lname, nlen, c->blob, o);
 }
 
 /* Writes a pair's record; when the halves' times do not fit together, half alone. */
@@ -775,7 +629,7 @@ cache_put_at(struct cache *c, const char *name, uint32_t kind, int status,
 
 		return put_pair(c, rec_kind(kind), lname, (size_t)nlen, half, &nv);
 	}
-	return put_rec(c, &tmpl, next_stamp(c), lname, (size_t)nlen, data, len);
+	return cache_put_rec(c, &tmpl, next_stamp(c), lname, (size_t)nlen, data, len);
 }
 
 /* cache_put_failure of a pair's half: A's in place, AAAA's in a new record. */
@@ -854,7 +708,7 @@ fresh:
 	tmpl.status = (uint8_t)(CACHE_FAILED | (notfound ? STORE_S_NOTFOUND : 0));
 	tmpl.expires = now;
 	tmpl.failed = (int32_t)((int64_t)c->lim.failure_ttl * 1000);
-	return put_rec(c, &tmpl, next_stamp(c), lname, (size_t)nlen, NULL, 0);
+	return cache_put_rec(c, &tmpl, next_stamp(c), lname, (size_t)nlen, NULL, 0);
 }
 
 size_t

@@ -2,10 +2,10 @@
 /* daemon/sources/resolver.c - c-ares on the libevent loop: queries upstream, never blocks. */
 
 /*
- * c-ares tells us which sockets it wants watched (the socket-state
- * callback); each gets a libevent event that calls ares_process_fd on
- * readiness, and one timer per channel follows ares_timeout.  Nothing here
- * blocks.
+ * This file holds the channels and the queries.  resolver-sock.c puts a
+ * channel's sockets on the libevent loop (an event per socket c-ares
+ * wants watched, which calls ares_process_fd; a timer that follows
+ * ares_timeout) and makes c-ares' socket calls.  Nothing here blocks.
  *
  * A configuration change builds a new channel and makes it current; the old
  * one keeps its queries until they finish, then is destroyed from a timer
@@ -26,31 +26,25 @@
  * tables); past that the current one keeps taking queries.
  *
  * Round trips per server (resolver_foreach_server).  Every byte c-ares
- * sends or reads goes through the socket functions below, which tell
- * upstat.c what each socket does (opened, connected, bytes sent and
- * received, closed) and when; it matches replies to queries and counts.
+ * sends or reads goes through the socket functions of resolver-sock.c,
+ * which tell upstat.c what each socket does (opened, connected, bytes
+ * sent and received, closed) and when; it matches replies to queries and
+ * counts.
  */
-#include <sys/socket.h>
-#include <sys/uio.h>
-
 #include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <ares.h>
 #include <event2/event.h>
 
-#include "clock.h"
 #include "log.h"
 #include "resolvconf.h"
 #include "resolver.h"
+#include "resolver-int.h"
 #include "stats.h"
 #include "upstat.h"
 #include "watch.h"
@@ -59,49 +53,10 @@
 #define CHAN_QUERIES	16	/* queries a channel sends before it is replaced */
 #define CHAN_LIVE_MAX	64	/* channels at once, current and retiring */
 #define CHAN_PENDING_MAX 49152	/* ids in use on a channel: a free one is quick to draw */
-#define IDPOOL		64	/* random ids drawn at once */
-#define READ_AHEAD	7	/* replies read with the one c-ares asks for */
-#define UDP_READ_MAX	(4096 + 1)	/* c-ares 1.18's UDP read: MAXENDSSZ + 1 */
-#define CHAN_SOCKS	32	/* sockets timed per channel: c-ares 1.18 has a UDP
-				   and a TCP one per server; more are not timed */
 
 _Static_assert(UPSTAT_SERVERS_MAX == RESOLVER_SERVERS_MAX, "one bound, two names");
 _Static_assert(sizeof(((struct upstat_server *)0)->server) ==
     sizeof(((struct resolver_server_stats *)0)->server), "one name, copied");
-
-struct sockev {
-	struct sockev	*next;
-	int		 fd;
-	short		 what;
-	bool		 refused;	/* the next read says ECONNREFUSED */
-	struct event	*ev;
-};
-
-/* An upstream socket, for its round trips. */
-struct upsock {
-	bool			 used;
-	int			 fd;
-	struct upstat_sock	 st;
-};
-
-struct chan {
-	struct chan	*next;
-	struct resolver	*r;
-	ares_channel	 ares;
-	struct event	*timer;
-	struct sockev	*socks;
-	unsigned	 pending;
-	unsigned	 sent;		/* queries sent on it */
-	bool		 retired;
-	bool		 in_send;	/* a callback now would be synchronous */
-	char		*domains[RESOLVER_SEARCH_MAX + 1];
-	int		 ndots;
-	int		 timeout_ms;
-	int		 attempts;
-	char		 servers[512];
-	uint64_t	 ids[65536 / 64];	/* ids of the queries in flight */
-	struct upsock	 us[CHAN_SOCKS];
-};
 
 struct rquery {
 	struct chan	*ch;
@@ -110,326 +65,11 @@ struct rquery {
 	void		*arg;
 };
 
-/*
- * The replies one recvmmsg read past the first, while c-ares' read loop
- * (read_udp_packets) runs for one readiness of one UDP socket.
- */
-struct readahead {
-	int		 fd;		/* the socket read; -1 outside sock_cb */
-	bool		 drained;	/* recvmmsg found fewer than it could take */
-	unsigned	 n, next;	/* held, handed over */
-	struct {
-		size_t			 len;
-		socklen_t		 fromlen;
-		struct sockaddr_storage	 from;
-	}		 msg[READ_AHEAD];
-	uint8_t		 buf[READ_AHEAD][UDP_READ_MAX];
-};
-
 /* A callback c-ares made during ares_send, to be delivered from the loop. */
 struct deferred {
 	resolver_cb	*cb;
 	void		*arg;
 	int		 status;
-};
-
-struct resolver {
-	struct event_base	*base;
-	struct stats		*stats;
-	struct chan		*cur;
-	struct chan		*all;
-	unsigned		 nchans;	/* on the list all */
-	struct event		*gc;
-	struct watch		*watch;
-	char			*resolv_conf;
-	struct config_server	 servers[CONFIG_UPSTREAM_MAX];
-	unsigned		 nservers;
-	uint64_t		 generation;
-	void			(*changed)(void *);
-	void			*changed_arg;
-	uint16_t		 idpool[IDPOOL];	/* random, not yet used */
-	unsigned		 nidpool;
-	struct readahead	 ra;
-	struct upstat		*upstat;	/* round trips per server */
-};
-
-static void
-chan_update_timer(struct chan *ch)
-{
-	struct timeval tv, *t;
-
-	if ((t = ares_timeout(ch->ares, NULL, &tv)) != NULL)
-		evtimer_add(ch->timer, t);
-	else
-		evtimer_del(ch->timer);
-}
-
-static void
-sock_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct chan	*ch = arg;
-	struct readahead *ra = &ch->r->ra;
-	unsigned	 before;
-
-	ra->fd = fd;
-	ra->drained = false;
-	ra->n = ra->next = 0;
-	ares_process_fd(ch->ares, what & EV_READ ? fd : ARES_SOCKET_BAD,
-	    what & EV_WRITE ? fd : ARES_SOCKET_BAD);
-	/* c-ares left its loop early (a reply from elsewhere): the rest. */
-	do {
-		before = ra->next;
-		if (ra->fd == fd && ra->next < ra->n)
-			ares_process_fd(ch->ares, fd, ARES_SOCKET_BAD);
-	} while (ra->fd == fd && ra->next < ra->n && ra->next != before);
-	ra->fd = -1;
-	ra->n = ra->next = 0;
-	chan_update_timer(ch);
-}
-
-static void
-timer_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct chan *ch = arg;
-
-	ares_process_fd(ch->ares, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
-	chan_update_timer(ch);
-}
-
-/* c-ares: start, change or stop watching fd. */
-static void
-sock_state_cb(void *data, ares_socket_t fd, int readable, int writable)
-{
-	struct chan	*ch = data;
-	struct sockev	**pp, *s;
-	short		 what = (readable ? EV_READ : 0) | (writable ? EV_WRITE : 0);
-
-	for (pp = &ch->socks; *pp && (*pp)->fd != fd; pp = &(*pp)->next)
-		;
-	s = *pp;
-	if (what == 0) {
-		if (s) {
-			*pp = s->next;
-			event_free(s->ev);
-			free(s);
-		}
-		return;
-	}
-	if (s && s->what == what)
-		return;
-	if (s == NULL) {
-		if ((s = calloc(1, sizeof(*s))) == NULL) {
-			log_error("resolver: out of memory watching a socket");
-			return;
-		}
-		s->fd = fd;
-		s->next = ch->socks;
-		ch->socks = s;
-	} else
-		event_free(s->ev);
-	s->what = what;
-	s->ev = event_new(ch->r->base, fd, what | EV_PERSIST, sock_cb, ch);
-	if (s->ev == NULL || event_add(s->ev, NULL) < 0)
-		log_error("resolver: cannot watch socket %d", fd);
-}
-
-/* The place of fd, or with fd -1 a free one. */
-static struct upsock *
-upsock_find(struct chan *ch, int fd)
-{
-	int i;
-
-	for (i = 0; i < CHAN_SOCKS; i++)
-		if (fd < 0 ? !ch->us[i].used : ch->us[i].used && ch->us[i].fd == fd)
-			return &ch->us[i];
-	return NULL;
-}
-
-/*
- * c-ares' socket calls (ares_set_socket_functions).  Its own would make a
- * socket and set it non-blocking and close-on-exec with three fcntl calls,
- * and read a UDP socket with recvfrom until one fails with EAGAIN: with
- * sockets kept open (ARES_FLAG_STAYOPEN) that is one failed call per
- * readiness.  Here one recvmmsg takes the reply c-ares asks for and up to
- * READ_AHEAD more; when it found fewer than it could take, the socket is
- * empty, and the next read of this readiness says EAGAIN without asking the
- * kernel (the event is level-triggered: a reply arriving since wakes us).
- */
-static ares_socket_t
-sf_socket(int af, int type, int protocol, void *arg)
-{
-	struct chan	*ch = arg;
-	struct upsock	*u;
-	int		 fd, one = 1;
-
-	if ((fd = socket(af, type | SOCK_NONBLOCK | SOCK_CLOEXEC, protocol)) < 0)
-		return ARES_SOCKET_BAD;
-	/* As c-ares does for its own TCP sockets. */
-	if (type == SOCK_STREAM &&
-	    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0) {
-		close(fd);
-		return ARES_SOCKET_BAD;
-	}
-	if ((u = upsock_find(ch, -1)) != NULL) {
-		u->used = true;
-		u->fd = fd;
-		upstat_open(ch->r->upstat, &u->st, type == SOCK_STREAM);
-	}
-	return fd;
-}
-
-static int
-sf_close(ares_socket_t fd, void *arg)
-{
-	struct chan	*ch = arg;
-	struct upsock	*u;
-
-	if ((u = upsock_find(ch, fd)) != NULL) {
-		upstat_close(ch->r->upstat, &u->st, mono_us());
-		u->used = false;
-	}
-	if (ch->r->ra.fd == fd) {
-		ch->r->ra.fd = -1;
-		ch->r->ra.n = ch->r->ra.next = 0;
-	}
-	return close(fd);
-}
-
-static int
-sf_connect(ares_socket_t fd, const struct sockaddr *sa, ares_socklen_t len,
-    void *arg)
-{
-	struct chan	*ch = arg;
-	struct upsock	*u;
-	int		 rc = connect(fd, sa, len), saved = errno;
-
-	if ((rc == 0 || saved == EINPROGRESS) && (u = upsock_find(ch, fd)) != NULL)
-		upstat_connect(ch->r->upstat, &u->st, sa, len);
-	errno = saved;
-	return rc;
-}
-
-static ares_ssize_t
-sock_read(ares_socket_t fd, void *buf, size_t len, int flags,
-    struct sockaddr *from, ares_socklen_t *fromlen, void *arg)
-{
-	struct chan	*ch = arg;
-	struct readahead *ra = &ch->r->ra;
-	struct sockev	*s;
-	struct mmsghdr	 mm[1 + READ_AHEAD];
-	struct iovec	 iov[1 + READ_AHEAD];
-	unsigned	 i;
-	int		 got;
-
-	/* TCP (no address asked), or not from sock_cb: as c-ares would. */
-	if (from == NULL)
-		return recv(fd, buf, len, flags);
-	for (s = ch->socks; s && s->fd != fd; s = s->next)
-		;
-	if (s && s->refused) {
-		s->refused = false;
-		errno = ECONNREFUSED;
-		return -1;
-	}
-	if (ra->fd != fd)
-		return recvfrom(fd, buf, len, flags, from, fromlen);
-	if (ra->next < ra->n) {
-		i = ra->next++;
-		if (len > ra->msg[i].len)
-			len = ra->msg[i].len;
-		memcpy(buf, ra->buf[i], len);
-		if (*fromlen > ra->msg[i].fromlen)
-			*fromlen = ra->msg[i].fromlen;
-		memcpy(from, &ra->msg[i].from, *fromlen);
-		*fromlen = ra->msg[i].fromlen;
-		return (ares_ssize_t)len;
-	}
-	if (ra->drained) {
-		errno = EAGAIN;
-		return -1;
-	}
-	memset(mm, 0, sizeof(mm));
-	iov[0] = (struct iovec){ buf, len };
-	mm[0].msg_hdr.msg_name = from;
-	mm[0].msg_hdr.msg_namelen = *fromlen;
-	for (i = 1; i <= READ_AHEAD; i++) {
-		iov[i] = (struct iovec){ ra->buf[i - 1], UDP_READ_MAX };
-		mm[i].msg_hdr.msg_name = &ra->msg[i - 1].from;
-		mm[i].msg_hdr.msg_namelen = sizeof(ra->msg[i - 1].from);
-	}
-	for (i = 0; i <= READ_AHEAD; i++) {
-		mm[i].msg_hdr.msg_iov = &iov[i];
-		mm[i].msg_hdr.msg_iovlen = 1;
-	}
-	if ((got = recvmmsg(fd, mm, 1 + READ_AHEAD, flags | MSG_DONTWAIT,
-	    NULL)) < 0)
-		return -1;
-	ra->drained = got < 1 + READ_AHEAD;
-	ra->next = 0;
-	ra->n = got > 0 ? (unsigned)got - 1 : 0;
-	for (i = 0; i < ra->n; i++) {
-		ra->msg[i].len = mm[i + 1].msg_len;
-		ra->msg[i].fromlen = mm[i + 1].msg_hdr.msg_namelen;
-	}
-	*fromlen = mm[0].msg_hdr.msg_namelen;
-	return got > 0 ? (ares_ssize_t)mm[0].msg_len : 0;
-}
-
-/* Every reply c-ares reads, read ahead or not, comes by here once. */
-static ares_ssize_t
-sf_recvfrom(ares_socket_t fd, void *buf, size_t len, int flags,
-    struct sockaddr *from, ares_socklen_t *fromlen, void *arg)
-{
-	struct chan	*ch = arg;
-	struct upsock	*u;
-	ares_ssize_t	 rc = sock_read(fd, buf, len, flags, from, fromlen, ch);
-
-	if (rc > 0 && (u = upsock_find(ch, fd)) != NULL)
-		upstat_received(ch->r->upstat, &u->st, buf, (size_t)rc, mono_us());
-	return rc;
-}
-
-/*
- * A connected UDP socket reports a refusal (an ICMP port unreachable for
- * any query sent on it) to whichever call comes next.  When a send takes
- * it, c-ares fails only the query being sent, and the one that earned the
- * refusal (a lookup's A, when its AAAA is sent next) waits for its
- * timeouts.  So the socket is also made to read as refused once: c-ares
- * then moves every query on that server on, as after any failed read.
- *
- * Sent at once, one call per query.  Holding a lookup's A and AAAA for one
- * sendmmsg was tried: sendmmsg drops the error of any message after the
- * first, so c-ares lost count of refusals altogether.
- */
-static ares_ssize_t
-sf_sendv(ares_socket_t fd, const struct iovec *iov, int n, void *arg)
-{
-	struct chan	*ch = arg;
-	struct sockev	*s;
-	struct upsock	*u;
-	struct msghdr	 m = { .msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)n };
-	ares_ssize_t	 rc;
-
-	if (n == 1)
-		rc = send(fd, iov[0].iov_base, iov[0].iov_len, MSG_NOSIGNAL);
-	else
-		rc = sendmsg(fd, &m, MSG_NOSIGNAL);
-	if (rc > 0 && (u = upsock_find(ch, fd)) != NULL)
-		upstat_sent(ch->r->upstat, &u->st, iov, n, (size_t)rc, mono_us());
-	if (rc < 0 && errno == ECONNREFUSED) {
-		for (s = ch->socks; s && s->fd != fd; s = s->next)
-			;
-		if (s && s->ev && !s->refused) {
-			s->refused = true;
-			event_active(s->ev, EV_READ, 0);
-		}
-		errno = ECONNREFUSED;
-	}
-	return rc;
-}
-
-static const struct ares_socket_functions sock_funcs = {
-	sf_socket, sf_close, sf_connect, sf_recvfrom, sf_sendv
 };
 
 static void
@@ -587,14 +227,14 @@ chan_new(struct resolver *r, struct chan **ret, char **ret_err)
 	if ((ch = calloc(1, sizeof(*ch))) == NULL)
 		return -ENOMEM;
 	ch->r = r;
-	if ((ch->timer = evtimer_new(r->base, timer_cb, ch)) == NULL) {
+	if ((ch->timer = evtimer_new(r->base, resolver_timer_cb, ch)) == NULL) {
 		free(ch);
 		return -ENOMEM;
 	}
 	memset(&o, 0, sizeof(o));
 	o.flags = ARES_FLAG_EDNS | ARES_FLAG_STAYOPEN;
 	o.ednspsz = EDNS_PAYLOAD;
-	o.sock_state_cb = sock_state_cb;
+	o.sock_state_cb = resolver_sock_state_cb;
 	o.sock_state_cb_data = ch;
 	o.lookups = lookups;
 	o.resolvconf_path = r->resolv_conf;
@@ -610,7 +250,7 @@ chan_new(struct resolver *r, struct chan **ret, char **ret_err)
 		free(ch);
 		return -EINVAL;
 	}
-	ares_set_socket_functions(ch->ares, &sock_funcs, ch);
+	ares_set_socket_functions(ch->ares, &resolver_sock_funcs, ch);
 	if (r->nservers > 0) {
 		for (i = 0; i < r->nservers; i++) {
 			memset(&nodes[i], 0, sizeof(nodes[i]));
@@ -658,7 +298,7 @@ chan_dup(struct chan *from, struct chan **ret)
 	if ((ch = calloc(1, sizeof(*ch))) == NULL)
 		return -ENOMEM;
 	ch->r = from->r;
-	if ((ch->timer = evtimer_new(ch->r->base, timer_cb, ch)) == NULL) {
+	if ((ch->timer = evtimer_new(ch->r->base, resolver_timer_cb, ch)) == NULL) {
 		free(ch);
 		return -ENOMEM;
 	}
@@ -669,7 +309,7 @@ chan_dup(struct chan *from, struct chan **ret)
 	}
 	o.flags |= ARES_FLAG_EDNS | ARES_FLAG_STAYOPEN;
 	o.ednspsz = EDNS_PAYLOAD;
-	o.sock_state_cb = sock_state_cb;
+	o.sock_state_cb = resolver_sock_state_cb;
 	o.sock_state_cb_data = ch;
 	mask |= ARES_OPT_FLAGS | ARES_OPT_EDNSPSZ | ARES_OPT_SOCK_STATE_CB;
 	i = ares_init_options(&ch->ares, &o, mask);
@@ -679,7 +319,7 @@ chan_dup(struct chan *from, struct chan **ret)
 		free(ch);
 		return -ENOMEM;
 	}
-	ares_set_socket_functions(ch->ares, &sock_funcs, ch);
+	ares_set_socket_functions(ch->ares, &resolver_sock_funcs, ch);
 	if (ares_get_servers_ports(from->ares, &servers) != ARES_SUCCESS ||
 	    ares_set_servers_ports(ch->ares, servers) != ARES_SUCCESS) {
 		rc = -EIO;
@@ -916,7 +556,7 @@ resolver_query(struct resolver *r, const char *name, uint16_t type,
 	ares_send(ch->ares, buf, len, ares_cb, q);
 	ch->in_send = false;
 	ares_free_string(buf);
-	chan_update_timer(ch);
+	resolver_timer_update(ch);
 	return 0;
 }
 

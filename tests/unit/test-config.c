@@ -367,6 +367,191 @@ test_upstream(void **state)
 	assert_string_equal(c->upstream, "");
 }
 
+/*
+ * The list-valued keys share one parser: the same separators, an empty
+ * list, a bound, and a bad item anywhere refusing the whole value.  Each
+ * row makes distinct items "pre N post".
+ */
+struct list_key {
+	const char	*key;
+	const char	*pre, *post;	/* item N: pre N post */
+	unsigned	 max;		/* items at most; 0: no bound */
+	size_t		 text;		/* offset of the value as written */
+	size_t		 count;		/* offset of the count; 0: nscd_databases */
+	const char	*bad;		/* a bad item */
+	const char	*bad_msg;	/* config_set's message for it */
+	const char	*too_many;	/* and for max + 1 items */
+};
+
+static const struct list_key list_keys[] = {
+	{ "upstream", "10.0.0.", "", CONFIG_UPSTREAM_MAX,
+	    offsetof(struct config, upstream), offsetof(struct config, nservers), "nothost",
+	    "bad upstream server 'nothost': want ADDR, ADDR:PORT or "
+	    "[ADDR6]:PORT", "more than 8 upstream servers" },
+	{ "dns_listen", "127.0.0.", ":5353", CONFIG_DNS_LISTEN_MAX,
+	    offsetof(struct config, dns_listen),
+	    offsetof(struct config, ndns_addrs), "1.2.3.4:0",
+	    "dns_listen: bad address '1.2.3.4:0': want ADDR, ADDR:PORT or "
+	    "[ADDR6]:PORT", "dns_listen: more than 8 addresses" },
+	{ "dns_allow", "10.", ".0.0/16", CONFIG_DNS_ALLOW_MAX,
+	    offsetof(struct config, dns_allow),
+	    offsetof(struct config, ndns_prefixes), "10.0.0.1/8",
+	    "dns_allow: bad prefix '10.0.0.1/8': want ADDR/LEN (host bits "
+	    "zero) or ADDR", "dns_allow: more than 64 prefixes" },
+	{ "nscd_databases", "", "", 0,
+	    offsetof(struct config, nscd_databases_text), 0, "hostz",
+	    "nscd_databases: 'hostz' is not hosts, passwd, group, services "
+	    "or netgroup", NULL },
+};
+
+/* Items 1 to n of row k, or its database names in turn, mixed separators. */
+static void
+list_text(const struct list_key *k, unsigned n, char *buf, size_t size)
+{
+	static const char *const seps[] = { " ", ",", "\t", " , ", ",\t" };
+	size_t	 off = 0;
+	unsigned i;
+
+	buf[0] = '\0';
+	for (i = 1; i <= n; i++) {
+		const char *sep = i == 1 ? "" : seps[i % 5];
+
+		if (k->count == 0)
+			off += (size_t)snprintf(buf + off, size - off, "%s%s", sep,
+			    config_db_names[i % CONFIG_DB_COUNT]);
+		else
+			off += (size_t)snprintf(buf + off, size - off, "%s%s%u%s",
+			    sep, k->pre, i, k->post);
+		assert_true(off < size);
+	}
+}
+
+/* The items row k holds: its count, or for the set of databases its size. */
+static unsigned
+list_count(const struct config *c, const struct list_key *k)
+{
+	if (k->count == 0)
+		return (unsigned)__builtin_popcount(c->nscd_databases);
+	return *(const unsigned *)((const char *)c + k->count);
+}
+
+/* value must be refused with exactly want, the list left as it was. */
+static void
+list_bad(struct config *c, const struct list_key *k, const char *value,
+    const char *want)
+{
+	unsigned	 before = list_count(c, k);
+	char		*err = NULL;
+
+	assert_int_equal(config_set(c, k->key, value, &err), -EINVAL);
+	assert_non_null(err);
+	if (strcmp(err, want) != 0)
+		print_message("%s = '%s': '%s', want '%s'\n", k->key, value, err,
+		    want);
+	assert_string_equal(err, want);
+	free(err);
+	assert_int_equal(list_count(c, k), before);
+	set_bad(c, k->key, value);
+}
+
+static void
+test_lists(void **state)
+{
+	struct config	*c = *state;
+	char		 text[2048], two[64], bad[2200], conf[2400], want[256];
+	size_t		 i;
+	unsigned	 n;
+
+	for (i = 0; i < sizeof(list_keys) / sizeof(list_keys[0]); i++) {
+		const struct list_key *k = &list_keys[i];
+
+		/* Empty, or separators alone: no items. */
+		set_ok(c, k->key, "");
+		assert_int_equal(list_count(c, k), 0);
+		set_ok(c, k->key, " ,\t, ");
+		assert_int_equal(list_count(c, k), 0);
+
+		/* As many as there may be, or for no bound a long list. */
+		n = k->max ? k->max : 4 * CONFIG_DB_COUNT;
+		list_text(k, n, text, sizeof(text));
+		set_ok(c, k->key, text);
+		assert_int_equal(list_count(c, k), k->max ? k->max : CONFIG_DB_COUNT);
+		assert_string_equal(*(char **)((char *)c + k->text), text);
+
+		/* One more: refused, the full list kept. */
+		if (k->max) {
+			list_text(k, k->max + 1, bad, sizeof(bad));
+			list_bad(c, k, bad, k->too_many);
+		}
+
+		/* A bad item first, in the middle or last refuses them all. */
+		list_text(k, 2, two, sizeof(two));
+		snprintf(bad, sizeof(bad), "%s %s", k->bad, text);
+		list_bad(c, k, bad, k->bad_msg);
+		snprintf(bad, sizeof(bad), "%s, %s\t%s", two, k->bad, two);
+		list_bad(c, k, bad, k->bad_msg);
+		snprintf(bad, sizeof(bad), "%s %s", two, k->bad);
+		list_bad(c, k, bad, k->bad_msg);
+		assert_int_equal(list_count(c, k), k->max ? k->max : CONFIG_DB_COUNT);
+		assert_string_equal(*(char **)((char *)c + k->text), text);
+
+		/* Read from a file: the file and line, then the same words. */
+		snprintf(conf, sizeof(conf), "\n# a list\n%s = %s %s\n", k->key,
+		    two, k->bad);
+		snprintf(want, sizeof(want), "test.conf:3: %s", k->bad_msg);
+		parse_bad(conf, want, NULL);
+		if (k->max) {
+			list_text(k, k->max + 1, bad, sizeof(bad));
+			snprintf(conf, sizeof(conf), "%s = %s\n", k->key, bad);
+			snprintf(want, sizeof(want), "test.conf:1: %s", k->too_many);
+			parse_bad(conf, want, NULL);
+		}
+	}
+}
+
+/* What each list's items become. */
+static void
+test_list_items(void **state)
+{
+	struct config	*c = *state;
+
+	set_ok(c, "dns_listen", "127.0.0.1,[::1]:5353\t0.0.0.0:53");
+	assert_int_equal(c->ndns_addrs, 3);
+	check_server(&c->dns_addrs[0], AF_INET, "127.0.0.1", 53);
+	check_server(&c->dns_addrs[1], AF_INET6, "::1", 5353);
+	check_server(&c->dns_addrs[2], AF_INET, "0.0.0.0", 53);
+
+	set_ok(c, "dns_allow", "10.0.0.0/8 192.0.2.7,2001:db8::/32\t::1");
+	assert_int_equal(c->ndns_prefixes, 4);
+	assert_int_equal(c->dns_prefixes[0].family, AF_INET);
+	assert_int_equal(c->dns_prefixes[0].len, 8);
+	assert_int_equal(c->dns_prefixes[1].family, AF_INET);
+	assert_int_equal(c->dns_prefixes[1].len, 32);
+	assert_int_equal(c->dns_prefixes[2].family, AF_INET6);
+	assert_int_equal(c->dns_prefixes[2].len, 32);
+	assert_int_equal(c->dns_prefixes[3].family, AF_INET6);
+	assert_int_equal(c->dns_prefixes[3].len, 128);
+	/* Host bits set, or a length past the family's. */
+	set_bad(c, "dns_allow", "10.0.0.1/8");
+	set_bad(c, "dns_allow", "10.0.0.0/33");
+	set_bad(c, "dns_allow", "::/129");
+	assert_int_equal(c->ndns_prefixes, 4);
+
+	assert_int_equal(c->nscd_databases, CONFIG_DBS_ALL);
+	assert_false(c->nscd_databases_given);
+	set_ok(c, "nscd_databases", "passwd,group passwd");
+	assert_int_equal(c->nscd_databases,
+	    (1u << CONFIG_DB_PASSWD) | (1u << CONFIG_DB_GROUP));
+	assert_true(c->nscd_databases_given);
+	assert_string_equal(c->nscd_databases_text, "passwd,group passwd");
+	/* Said, even as nothing: sss lines are answered only when listed. */
+	set_ok(c, "nscd_databases", "");
+	assert_int_equal(c->nscd_databases, 0);
+	assert_true(c->nscd_databases_given);
+	set_bad(c, "nscd_databases", "Hosts");
+	assert_int_equal(c->nscd_databases, 0);
+}
+
 static void
 test_admin_group(void **state)
 {
@@ -638,6 +823,8 @@ main(void)
 		T(test_numbers),
 		T(test_booleans),
 		T(test_upstream),
+		T(test_lists),
+		T(test_list_items),
 		T(test_admin_group),
 		T(test_log_level),
 		T(test_unknown_key),
