@@ -48,6 +48,7 @@
 #include "cache-int.h"
 #include "dnswire.h"
 #include "name.h"
+#include "storefmt.h"
 #include "proto.h"
 #include "store.h"
 #include "ttl.h"
@@ -328,30 +329,30 @@ cache_peek(struct cache *c, const char *name, uint32_t kind,
 	lookup(c, name, kind, ret, false);
 }
 
-static void
-lookup(struct cache *c, const char *name, uint32_t kind, struct cache_hit *ret,
-    bool touch)
+/*
+ * The hit of record i's entry of kind (its half, for an address record),
+ * a compact one's data expanded into buf; counted in *st.  Whether the
+ * record holds such an entry (to touch), expired or not.
+ */
+static bool
+hit_of(struct cache *c, long i, uint32_t kind, struct cache_hit *ret,
+    struct cache_stats *st, uint8_t *buf)
 {
-	struct cache_stats	 junk = { 0 }, *st = touch ? &c->stats : &junk;
-	char			 lname[STORE_NAME_MAX + 1];
-	struct store_rec	*e = NULL;
+	struct store_rec	*e;
 	struct view		 v;
-	long			 i;
 	int64_t			 now, left;
 	int			 status;
 
 	memset(ret, 0, sizeof(*ret));
-	if ((i = find(c, name, kind, lname)) < 0 ||
-	    !cache_view_of(e = store_at(c->st, (size_t)i), cache_pair_half(kind), &v)) {
+	if (i < 0 || !cache_view_of(e = store_at(c->st, (size_t)i),
+	    cache_pair_half(kind), &v)) {
 		st->misses++;
-		return;
+		return false;
 	}
 	now = c->now(c->now_arg);
-	if (touch)
-		store_touch(c->st, (size_t)i, next_stamp(c));
 	status = v.status;
 	ret->status = status;
-	ret->data = cache_view_data(&v, store_rec_name(e), e->name_len, c->buf, &ret->len);
+	ret->data = cache_view_data(&v, store_rec_name(e), e->name_len, buf, &ret->len);
 	ret->ttl = v.ttl;
 	ret->expires = v.expires;
 	left = v.expires - now;
@@ -370,18 +371,48 @@ lookup(struct cache *c, const char *name, uint32_t kind, struct cache_hit *ret,
 			ret->state = CACHE_FAILING;
 			st->hits++;
 		}
-		return;
+		return true;
 	}
 	if (status == CACHE_FAILED || left <= 0) {
 		ret->state = CACHE_EXPIRED;
 		st->misses++;
-		return;
+		return true;
 	}
 	st->hits++;
 	/* In the last 10% of its TTL: serve, and refresh in the background. */
 	ret->state = status == CACHE_POSITIVE &&
 	    ttl_refresh_due(left * TTL_NS_PER_MS, v.ttl, 0) ?
 	    CACHE_REFRESH : CACHE_FRESH;
+	return true;
+}
+
+static void
+lookup(struct cache *c, const char *name, uint32_t kind, struct cache_hit *ret,
+    bool touch)
+{
+	struct cache_stats	 junk = { 0 };
+	char			 lname[STORE_NAME_MAX + 1];
+	long			 i = find(c, name, kind, lname);
+
+	if (hit_of(c, i, kind, ret, touch ? &c->stats : &junk, c->buf) && touch)
+		store_touch(c->st, (size_t)i, next_stamp(c));
+}
+
+_Static_assert(CACHE_DATA_MAX == STORE_DATA_MAX, "an entry's data, expanded");
+
+void
+cache_lookup_addrs(struct cache *c, const char *name, uint32_t mark,
+    struct cache_hit ret[2], uint8_t *bufs[2])
+{
+	char	lname[STORE_NAME_MAX + 1];
+	long	i = find(c, name, mark | DNS_T_A, lname);
+	bool	a, aaaa;
+
+	/* One record holds both halves: one probe, two hits. */
+	a = hit_of(c, i, mark | DNS_T_A, &ret[0], &c->stats, bufs[0]);
+	aaaa = hit_of(c, i, mark | DNS_T_AAAA, &ret[1], &c->stats, bufs[1]);
+	if (a || aaaa)
+		store_touch(c->st, (size_t)i, next_stamp(c));
 }
 
 uint32_t

@@ -101,12 +101,25 @@ void	 cache_set_limits(struct cache *, const struct cache_limits *);
 /* CACHE_KIND_WIRE | type: the DNS listener's records, kept in wire form. */
 #define CACHE_KIND_WIRE	0x80000u
 
+/* The most bytes one entry's data takes, expanded (STORE_DATA_MAX). */
+#define CACHE_DATA_MAX	(65536 + 64)
+
 /*
  * Looks (name, kind) up; name is compared case-insensitively.  Counts a hit
  * or a miss and makes the entry the most recently used.
  */
 void	 cache_lookup(struct cache *, const char *name, uint32_t kind,
 	    struct cache_hit *ret_hit);
+
+/*
+ * cache_lookup of both halves of a name's addresses, which one record
+ * holds: mark 0 for DNS_T_A and DNS_T_AAAA asked apart, CACHE_KIND_PAIR
+ * for the pair.  ret[0] is A's, ret[1] AAAA's; a compact record's data is
+ * written into bufs[i] (CACHE_DATA_MAX bytes each), else it is borrowed
+ * as cache_lookup's.  One probe for both.
+ */
+void	 cache_lookup_addrs(struct cache *, const char *name, uint32_t mark,
+	    struct cache_hit ret[2], uint8_t *bufs[2]);
 
 /* As cache_lookup, but counts nothing and leaves the recency order alone. */
 void	 cache_peek(struct cache *, const char *name, uint32_t kind,

@@ -137,8 +137,9 @@ struct dnssrc {
 	struct dnssrc_stats	 st;
 	/* A fetch's answer, borrowed by its waiters while they wake. */
 	uint8_t			 fetched[PROTO_FRAME_MAX];
-	/* Cache hits of one peek, borrowed until the next dnssrc call. */
-	uint8_t			 hit[2][PROTO_FRAME_MAX];
+	/* Cache hits of one peek, borrowed until the next dnssrc call
+	 * (cache_lookup_addrs expands records into them). */
+	uint8_t			 hit[2][CACHE_DATA_MAX];
 };
 
 /* Clients choose the names: a keyed hash, so they cannot choose collisions. */
@@ -800,16 +801,18 @@ from_stash(struct dnssrc *ds, const struct dnssrc_kind *k, struct cache_hit *hit
 	return true;
 }
 
-/* What the cache says for k: true with *r filled when it answers now. */
+/*
+ * What the cache says for k, its own entry's hit given: true with *r
+ * filled when it answers now, *ret_refresh when a prefetch is due.
+ */
 static bool
 from_cache(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
-    struct dns_result *r)
+    struct cache_hit hit, struct dns_result *r, bool *ret_refresh)
 {
 	const struct dnssrc_kind *k = &a->k[i];
-	struct cache_hit	 hit;
 
 	memset(r, 0, sizeof(*r));
-	cache_lookup(ds->cache, k->key, k->kind, &hit);
+	*ret_refresh = false;
 	/*
 	 * A or AAAA alone: where the pair's search found records of this
 	 * type, this type's own search stops at the same name (every name
@@ -852,14 +855,15 @@ from_cache(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
 	}
 	if (r->status == CACHE_POSITIVE || (k->mode == DNSANSWER_WIRE &&
 	    hit.state != CACHE_FAILING)) {
-		memcpy(ds->hit[i], hit.data, hit.len);
+		/* Ours until the next dnssrc call, whatever the cache does. */
+		if (hit.data != ds->hit[i])
+			memcpy(ds->hit[i], hit.data, hit.len);
 		r->data = ds->hit[i];
 		r->len = hit.len;
 	}
 	/* A refresh walk refreshes any live positive answer it finds. */
-	if ((hit.state == CACHE_REFRESH || (a->refresh && hit.state == CACHE_FRESH &&
-	    r->status == CACHE_POSITIVE)) && ds->prefetch)
-		fetch_join(ds, a, i, NULL, 0);
+	*ret_refresh = (hit.state == CACHE_REFRESH || (a->refresh &&
+	    hit.state == CACHE_FRESH && r->status == CACHE_POSITIVE)) && ds->prefetch;
 	return true;
 }
 
@@ -867,12 +871,26 @@ unsigned
 dnssrc_peek(struct dnssrc *ds, const struct dnssrc_ask *a, struct dns_result now[2],
     bool wants[2])
 {
-	unsigned i, need = 0;
+	struct cache_hit hits[2];
+	uint8_t		*bufs[2] = { ds->hit[0], ds->hit[1] };
+	bool		 refresh[2] = { false, false };
+	unsigned	 i, need = 0;
 
 	ds->notes = 0;
-	for (i = 0; i < a->n; i++)
-		if ((wants[i] = !from_cache(ds, a, i, &now[i])))
+	/* A and AAAA are one record's halves: one probe finds both. */
+	if (a->n == 2)
+		cache_lookup_addrs(ds->cache, a->k[0].key, a->k[0].kind & ~0xffffu, hits,
+		    bufs);
+	for (i = 0; i < a->n; i++) {
+		if (a->n != 2)
+			cache_lookup(ds->cache, a->k[i].key, a->k[i].kind, &hits[i]);
+		if ((wants[i] = !from_cache(ds, a, i, hits[i], &now[i], &refresh[i])))
 			need++;
+	}
+	/* Prefetches once every answer is copied: a fetch may write the cache. */
+	for (i = 0; i < a->n; i++)
+		if (refresh[i])
+			fetch_join(ds, a, i, NULL, 0);
 	/* A pair is fetched whole: half of it is as good as none. */
 	if (a->pair && need > 0) {
 		wants[0] = wants[1] = true;
