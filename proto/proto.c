@@ -4,8 +4,8 @@
 /*
  * Design.  Frames are length-prefixed so that one stream carries many
  * requests in flight; the id pairs a reply with its request, and replies may
- * come in any order.  Every byte read from a peer goes through struct
- * proto_rd, whose error is sticky: a decoder reads all its fields and checks
+ * come in any order.  Every byte read from a peer goes through struct rd
+ * (rd.h), whose error is sticky: a decoder reads all its fields and checks
  * err once.  Nothing here allocates, logs or touches errno, so the NSS
  * module can link it into any process.
  *
@@ -22,75 +22,11 @@
 
 #include "proto.h"
 
-void
-proto_rd_init(struct proto_rd *rd, const void *p, size_t len)
-{
-	rd->p = p;
-	rd->len = len;
-	rd->off = 0;
-	rd->err = 0;
-}
-
-static const uint8_t *
-rd_take(struct proto_rd *rd, size_t n)
-{
-	const uint8_t *p;
-
-	if (rd->err || n > rd->len - rd->off) {
-		rd->err = -EBADMSG;
-		return NULL;
-	}
-	p = rd->p + rd->off;
-	rd->off += n;
-	return p;
-}
-
-uint8_t
-proto_get_u8(struct proto_rd *rd)
-{
-	const uint8_t *p = rd_take(rd, 1);
-
-	return p ? p[0] : 0;
-}
-
-uint16_t
-proto_get_u16(struct proto_rd *rd)
-{
-	const uint8_t *p = rd_take(rd, 2);
-
-	return p ? (uint16_t)(p[0] << 8 | p[1]) : 0;
-}
-
-uint32_t
-proto_get_u32(struct proto_rd *rd)
-{
-	const uint8_t *p = rd_take(rd, 4);
-
-	return p ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	    (uint32_t)p[2] << 8 | p[3] : 0;
-}
-
-uint64_t
-proto_get_u64(struct proto_rd *rd)
-{
-	uint64_t hi = proto_get_u32(rd);
-	uint64_t lo = proto_get_u32(rd);
-
-	/* Like the others: 0 past the end, not half a value. */
-	return rd->err ? 0 : hi << 32 | lo;
-}
-
-const uint8_t *
-proto_get_bytes(struct proto_rd *rd, size_t n)
-{
-	return rd_take(rd, n);
-}
-
 const char *
-proto_get_str(struct proto_rd *rd, size_t *ret_len)
+proto_get_str(struct rd *rd, size_t *ret_len)
 {
-	size_t		 n = proto_get_u16(rd);
-	const uint8_t	*p = rd_take(rd, n);
+	size_t		 n = rd_u16(rd);
+	const uint8_t	*p = rd_bytes(rd, n);
 
 	if (p == NULL || memchr(p, '\0', n) != NULL) {
 		rd->err = -EBADMSG;
@@ -197,16 +133,16 @@ proto_put_str(struct proto_wr *w, const char *s, size_t n)
 int
 proto_hdr_decode(const void *buf, size_t len, struct proto_hdr *ret_hdr)
 {
-	struct proto_rd rd;
+	struct rd rd;
 
 	if (len < PROTO_HDR_LEN)
 		return -EAGAIN;
-	proto_rd_init(&rd, buf, len);
-	ret_hdr->len = proto_get_u32(&rd);
-	ret_hdr->version = proto_get_u8(&rd);
-	ret_hdr->type = proto_get_u8(&rd);
-	ret_hdr->status = proto_get_u16(&rd);
-	ret_hdr->id = proto_get_u32(&rd);
+	rd_init(&rd, buf, len);
+	ret_hdr->len = rd_u32(&rd);
+	ret_hdr->version = rd_u8(&rd);
+	ret_hdr->type = rd_u8(&rd);
+	ret_hdr->status = rd_u16(&rd);
+	ret_hdr->id = rd_u32(&rd);
 	if (ret_hdr->len < PROTO_HDR_LEN || ret_hdr->len > PROTO_FRAME_MAX)
 		return -EMSGSIZE;
 	if (ret_hdr->version != PROTO_VERSION)
@@ -316,15 +252,15 @@ int
 proto_lookup_name_decode(const void *body, size_t len,
     struct proto_lookup_name *ret_req, const char **ret_why)
 {
-	struct proto_rd	 rd;
+	struct rd	 rd;
 	const uint8_t	*name;
 	size_t		 n;
 
-	proto_rd_init(&rd, body, len);
-	ret_req->family = proto_get_u8(&rd);
-	ret_req->flags = proto_get_u8(&rd);
-	n = proto_get_u16(&rd);
-	name = proto_get_bytes(&rd, n);
+	rd_init(&rd, body, len);
+	ret_req->family = rd_u8(&rd);
+	ret_req->flags = rd_u8(&rd);
+	n = rd_u16(&rd);
+	name = rd_bytes(&rd, n);
 	if (rd.err) {
 		if (ret_why)
 			*ret_why = "truncated lookup request";
@@ -404,18 +340,18 @@ int
 proto_lookup_addr_decode(const void *body, size_t len,
     struct proto_lookup_addr *ret_req, const char **ret_why)
 {
-	struct proto_rd	 rd;
+	struct rd	 rd;
 	const uint8_t	*a;
 
-	proto_rd_init(&rd, body, len);
-	ret_req->family = proto_get_u8(&rd);
-	ret_req->flags = proto_get_u8(&rd);
+	rd_init(&rd, body, len);
+	ret_req->family = rd_u8(&rd);
+	ret_req->flags = rd_u8(&rd);
 	if (rd.err == 0 && !family_ok(ret_req->family, 0)) {
 		if (ret_why)
 			*ret_why = "unknown address family";
 		return -EINVAL;
 	}
-	a = proto_get_bytes(&rd, addr_len(ret_req->family));
+	a = rd_bytes(&rd, addr_len(ret_req->family));
 	if (rd.err) {
 		if (ret_why)
 			*ret_why = "truncated address request";
@@ -486,21 +422,21 @@ int
 proto_answer_decode(const void *body, size_t len, struct proto_answer *ret_ans)
 {
 	struct proto_answer	a;
-	struct proto_rd		rd;
+	struct rd		rd;
 	size_t			i, n;
 
 	memset(&a, 0, sizeof(a));
-	proto_rd_init(&rd, body, len);
-	a.ttl = proto_get_u32(&rd);
-	a.source = proto_get_u8(&rd);
-	a.flags = proto_get_u8(&rd);
-	a.naddr = proto_get_u16(&rd);
-	a.nalias = proto_get_u16(&rd);
+	rd_init(&rd, body, len);
+	a.ttl = rd_u32(&rd);
+	a.source = rd_u8(&rd);
+	a.flags = rd_u8(&rd);
+	a.naddr = rd_u16(&rd);
+	a.nalias = rd_u16(&rd);
 	a.canon = proto_get_str(&rd, &a.canon_len);
 	a.strings_size = a.canon_len + 1;
 	a.addrs = rd.p + rd.off;
 	for (i = 0; i < a.naddr && rd.err == 0; i++) {
-		uint8_t family = proto_get_u8(&rd);
+		uint8_t family = rd_u8(&rd);
 
 		if (!answer_family_ok(family)) {
 			rd.err = -EBADMSG;
@@ -510,7 +446,7 @@ proto_answer_decode(const void *body, size_t len, struct proto_answer *ret_ans)
 			a.naddr4++;
 		else
 			a.naddr6++;
-		proto_get_bytes(&rd, addr_len(family));
+		rd_bytes(&rd, addr_len(family));
 	}
 	a.aliases = rd.p + rd.off;
 	for (i = 0; i < a.nalias && rd.err == 0; i++) {
@@ -522,7 +458,7 @@ proto_answer_decode(const void *body, size_t len, struct proto_answer *ret_ans)
 	a.aliases_len = (size_t)(rd.p + rd.off - a.aliases);
 	/* A module's name may follow; other trailing bytes are ignored. */
 	if (rd.off < rd.len) {
-		struct proto_rd tail = rd;
+		struct rd tail = rd;
 
 		a.origin = proto_get_str(&tail, &a.origin_len);
 		if (tail.err || a.origin_len == 0) {
@@ -615,8 +551,8 @@ proto_kv_end(struct proto_kv_wr *kw)
 int
 proto_kv_init(struct proto_kv_rd *kr, const void *body, size_t len)
 {
-	proto_rd_init(&kr->rd, body, len);
-	kr->left = proto_get_u16(&kr->rd);
+	rd_init(&kr->rd, body, len);
+	kr->left = rd_u16(&kr->rd);
 	return kr->rd.err;
 }
 
@@ -631,11 +567,11 @@ proto_kv_next(struct proto_kv_rd *kr, struct proto_kv *ret_kv)
 		return 0;
 	memset(&kv, 0, sizeof(kv));
 	kv.key = proto_get_str(&kr->rd, &kv.key_len);
-	kv.kind = proto_get_u8(&kr->rd);
+	kv.kind = rd_u8(&kr->rd);
 	if (kr->rd.err == 0 && (kv.key_len == 0 || kv.key_len > PROTO_KEY_MAX))
 		kr->rd.err = -EBADMSG;
 	if (kv.kind == PROTO_KV_U64)
-		kv.u64 = proto_get_u64(&kr->rd);
+		kv.u64 = rd_u64(&kr->rd);
 	else if (kv.kind == PROTO_KV_STR)
 		kv.str = proto_get_str(&kr->rd, &kv.str_len);
 	else
@@ -658,13 +594,13 @@ int
 proto_error_decode(const void *body, size_t len, const char **ret_msg,
     size_t *ret_len)
 {
-	struct proto_rd rd;
+	struct rd rd;
 
 	*ret_msg = NULL;
 	*ret_len = 0;
 	if (len == 0)
 		return 0;
-	proto_rd_init(&rd, body, len);
+	rd_init(&rd, body, len);
 	*ret_msg = proto_get_str(&rd, ret_len);
 	if (rd.err) {
 		*ret_msg = NULL;
@@ -728,16 +664,16 @@ int
 proto_query_rr_decode(const void *body, size_t len, struct proto_query_rr *ret_req,
     const char **ret_why)
 {
-	struct proto_rd	 rd;
+	struct rd	 rd;
 	const uint8_t	*name;
 	size_t		 n;
 
-	proto_rd_init(&rd, body, len);
-	ret_req->type = proto_get_u16(&rd);
-	proto_get_u8(&rd);
-	proto_get_u8(&rd);
-	n = proto_get_u16(&rd);
-	name = proto_get_bytes(&rd, n);
+	rd_init(&rd, body, len);
+	ret_req->type = rd_u16(&rd);
+	rd_u8(&rd);
+	rd_u8(&rd);
+	n = rd_u16(&rd);
+	name = rd_bytes(&rd, n);
 	if (rd.err) {
 		if (ret_why)
 			*ret_why = "truncated query request";
@@ -798,20 +734,20 @@ int
 proto_records_decode(const void *body, size_t len, struct proto_records *ret)
 {
 	struct proto_records	r;
-	struct proto_rd		rd;
+	struct rd		rd;
 	size_t			i, n;
 
 	memset(&r, 0, sizeof(r));
-	proto_rd_init(&rd, body, len);
-	r.ttl = proto_get_u32(&rd);
-	r.source = proto_get_u8(&rd);
-	proto_get_u8(&rd);
-	r.count = proto_get_u16(&rd);
+	rd_init(&rd, body, len);
+	r.ttl = rd_u32(&rd);
+	r.source = rd_u8(&rd);
+	rd_u8(&rd);
+	r.count = rd_u16(&rd);
 	r.items = rd.p + rd.off;
 	for (i = 0; i < r.count && rd.err == 0; i++) {
 		proto_get_str(&rd, &n);
-		proto_get_u16(&rd);
-		proto_get_u32(&rd);
+		rd_u16(&rd);
+		rd_u32(&rd);
 		proto_get_str(&rd, &n);
 	}
 	if (rd.err)
@@ -836,14 +772,14 @@ int
 proto_wire_decode(const void *body, size_t len, struct proto_wire *ret)
 {
 	struct proto_wire	b;
-	struct proto_rd		rd;
+	struct rd		rd;
 
-	proto_rd_init(&rd, body, len);
-	b.cap = proto_get_u32(&rd);
-	b.age = proto_get_u32(&rd);
-	b.source = proto_get_u8(&rd);
-	proto_get_u8(&rd);
-	proto_get_u16(&rd);
+	rd_init(&rd, body, len);
+	b.cap = rd_u32(&rd);
+	b.age = rd_u32(&rd);
+	b.source = rd_u8(&rd);
+	rd_u8(&rd);
+	rd_u16(&rd);
 	if (rd.err)
 		return rd.err;
 	b.rrs = rd.p + rd.off;
@@ -856,7 +792,7 @@ int
 proto_records_stamp(void *body, size_t len, uint32_t ttl, uint8_t source)
 {
 	struct proto_records	 recs;
-	struct proto_rd		 rd;
+	struct rd		 rd;
 	uint8_t			*items;
 	size_t			 i, n;
 	int			 r;
@@ -867,13 +803,13 @@ proto_records_stamp(void *body, size_t len, uint32_t ttl, uint8_t source)
 	if ((r = proto_records_decode(body, len, &recs)) < 0)
 		return r;
 	items = (uint8_t *)body + (recs.items - (const uint8_t *)body);
-	proto_rd_init(&rd, items, recs.items_len);
+	rd_init(&rd, items, recs.items_len);
 	for (i = 0; i < recs.count && rd.err == 0; i++) {
 		proto_get_str(&rd, &n);
-		proto_get_u16(&rd);
+		rd_u16(&rd);
 		/* The decoder walked these bytes: the ttl is in bounds. */
 		be32(items + rd.off, ttl);
-		proto_get_u32(&rd);
+		rd_u32(&rd);
 		proto_get_str(&rd, &n);
 	}
 	return rd.err;
@@ -883,15 +819,15 @@ int
 proto_records_next(const struct proto_records *r, size_t *cursor,
     struct proto_record *ret)
 {
-	struct proto_rd rd;
+	struct rd rd;
 
 	if (*cursor >= r->items_len)
 		return 0;
-	proto_rd_init(&rd, r->items, r->items_len);
-	rd.off = *cursor;
+	rd_init(&rd, r->items, r->items_len);
+	rd_seek(&rd, *cursor);
 	ret->owner = proto_get_str(&rd, &ret->owner_len);
-	ret->type = proto_get_u16(&rd);
-	ret->ttl = proto_get_u32(&rd);
+	ret->type = rd_u16(&rd);
+	ret->ttl = rd_u32(&rd);
 	ret->rdata = proto_get_str(&rd, &ret->rdata_len);
 	if (rd.err)
 		return 0;
@@ -915,13 +851,13 @@ int
 proto_invalidate_decode(const void *body, size_t len, char *name, size_t cap,
     const char **ret_why)
 {
-	struct proto_rd	 rd;
+	struct rd	 rd;
 	const uint8_t	*p;
 	size_t		 n;
 
-	proto_rd_init(&rd, body, len);
-	n = proto_get_u16(&rd);
-	p = proto_get_bytes(&rd, n);
+	rd_init(&rd, body, len);
+	n = rd_u16(&rd);
+	p = rd_bytes(&rd, n);
 	if (rd.err) {
 		if (ret_why)
 			*ret_why = "truncated invalidate request";
@@ -945,26 +881,26 @@ proto_show_cache_encode(struct proto_wr *w, uint32_t id, uint64_t cursor)
 int
 proto_show_cache_decode(const void *body, size_t len, uint64_t *ret_cursor)
 {
-	struct proto_rd rd;
+	struct rd rd;
 
-	proto_rd_init(&rd, body, len);
-	*ret_cursor = proto_get_u64(&rd);
+	rd_init(&rd, body, len);
+	*ret_cursor = rd_u64(&rd);
 	return rd.err;
 }
 
 /* An optional database name: absent is "", a name is a short token. */
 static int
-get_db(struct proto_rd *rd, char *db, size_t cap)
+get_db(struct rd *rd, char *db, size_t cap)
 {
 	const uint8_t	*p;
 	size_t		 n, i;
 
 	db[0] = '\0';
-	if (rd->off == rd->len)
+	if (rd_left(rd) == 0)
 		return 0;
-	n = proto_get_u16(rd);
-	p = proto_get_bytes(rd, n);
-	if (rd->err || rd->off != rd->len)
+	n = rd_u16(rd);
+	p = rd_bytes(rd, n);
+	if (!rd_done(rd))
 		return -EBADMSG;
 	if (n == 0 || n >= cap)
 		return -EINVAL;
@@ -990,10 +926,10 @@ int
 proto_show_db_decode(const void *body, size_t len, uint64_t *ret_cursor, char *db,
     size_t cap)
 {
-	struct proto_rd rd;
+	struct rd rd;
 
-	proto_rd_init(&rd, body, len);
-	*ret_cursor = proto_get_u64(&rd);
+	rd_init(&rd, body, len);
+	*ret_cursor = rd_u64(&rd);
 	if (rd.err)
 		return rd.err;
 	return get_db(&rd, db, cap);
@@ -1011,9 +947,9 @@ proto_flush_encode(struct proto_wr *w, uint32_t id, const char *db)
 int
 proto_flush_decode(const void *body, size_t len, char *db, size_t cap)
 {
-	struct proto_rd rd;
+	struct rd rd;
 
-	proto_rd_init(&rd, body, len);
+	rd_init(&rd, body, len);
 	return get_db(&rd, db, cap);
 }
 
@@ -1057,22 +993,22 @@ int
 proto_cache_page_decode(const void *body, size_t len, struct proto_cache_page *ret)
 {
 	struct proto_cache_page	 pg;
-	struct proto_rd		 rd;
+	struct rd		 rd;
 	size_t			 i, n;
 
 	memset(&pg, 0, sizeof(pg));
-	proto_rd_init(&rd, body, len);
-	pg.next = proto_get_u64(&rd);
-	pg.count = proto_get_u16(&rd);
+	rd_init(&rd, body, len);
+	pg.next = rd_u64(&rd);
+	pg.count = rd_u16(&rd);
 	pg.items = rd.p + rd.off;
 	for (i = 0; i < pg.count && rd.err == 0; i++) {
 		uint32_t kind;
 
 		proto_get_str(&rd, &n);
-		kind = proto_get_u32(&rd);
-		proto_get_u8(&rd);
-		proto_get_u8(&rd);
-		proto_get_u32(&rd);
+		kind = rd_u32(&rd);
+		rd_u8(&rd);
+		rd_u8(&rd);
+		rd_u32(&rd);
 		if (kind & (PROTO_CACHE_KIND_NSS | PROTO_CACHE_KIND_NSCD))
 			proto_get_str(&rd, &n);
 	}
@@ -1087,17 +1023,17 @@ int
 proto_cache_page_next(const struct proto_cache_page *pg, size_t *cursor,
     struct proto_cache_item *ret)
 {
-	struct proto_rd rd;
+	struct rd rd;
 
 	if (*cursor >= pg->items_len)
 		return 0;
-	proto_rd_init(&rd, pg->items, pg->items_len);
-	rd.off = *cursor;
+	rd_init(&rd, pg->items, pg->items_len);
+	rd_seek(&rd, *cursor);
 	ret->name = proto_get_str(&rd, &ret->name_len);
-	ret->kind = proto_get_u32(&rd);
-	ret->status = proto_get_u8(&rd);
-	ret->flags = proto_get_u8(&rd);
-	ret->ttl = proto_get_u32(&rd);
+	ret->kind = rd_u32(&rd);
+	ret->status = rd_u8(&rd);
+	ret->flags = rd_u8(&rd);
+	ret->ttl = rd_u32(&rd);
 	ret->origin = NULL;
 	ret->origin_len = 0;
 	if ((ret->kind & (PROTO_CACHE_KIND_NSS | PROTO_CACHE_KIND_NSCD)) != 0)
@@ -1162,13 +1098,13 @@ proto_unavail_body(struct proto_wr *w, int herrno, int err, const char *msg)
 int
 proto_unavail_decode(const void *body, size_t len, int *ret_herrno, int *ret_errno)
 {
-	struct proto_rd	rd;
+	struct rd	rd;
 	uint8_t		he;
 	uint32_t	err;
 
-	proto_rd_init(&rd, body, len);
-	he = proto_get_u8(&rd);
-	err = proto_get_u32(&rd);
+	rd_init(&rd, body, len);
+	he = rd_u8(&rd);
+	err = rd_u32(&rd);
 	if (rd.err || he > 5 || err > 4095)
 		return -EBADMSG;
 	*ret_herrno = (int)he - 1;

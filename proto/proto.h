@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rd.h"
+
 /*
  * Every message is a frame: a 12-byte header, then a body whose layout the
  * type gives.  Integers are big-endian.  docs/protocol.md is the reference;
@@ -92,14 +94,7 @@ struct proto_hdr {
 	uint32_t	id;
 };
 
-/* Bounds-checked cursors with a sticky error: check err once at the end. */
-struct proto_rd {
-	const uint8_t	*p;
-	size_t		 len;
-	size_t		 off;
-	int		 err;		/* 0 or -EBADMSG */
-};
-
+/* The writer's mirror, struct rd, is the one reader of untrusted bytes (rd.h). */
 struct proto_wr {
 	uint8_t		*p;
 	size_t		 cap;
@@ -107,14 +102,8 @@ struct proto_wr {
 	int		 err;		/* 0 or -EMSGSIZE */
 };
 
-void	 proto_rd_init(struct proto_rd *, const void *, size_t);
-uint8_t	 proto_get_u8(struct proto_rd *);
-uint16_t proto_get_u16(struct proto_rd *);
-uint32_t proto_get_u32(struct proto_rd *);
-uint64_t proto_get_u64(struct proto_rd *);
-const uint8_t *proto_get_bytes(struct proto_rd *, size_t);
 /* A u16 length and that many bytes, none of them NUL; borrowed from the buffer. */
-const char *proto_get_str(struct proto_rd *, size_t *ret_len);
+const char *proto_get_str(struct rd *, size_t *ret_len);
 
 void	 proto_wr_init(struct proto_wr *, void *, size_t);
 void	 proto_put_u8(struct proto_wr *, uint8_t);
@@ -259,7 +248,7 @@ struct proto_kv {
 	size_t		 str_len;
 };
 struct proto_kv_rd {
-	struct proto_rd	 rd;
+	struct rd	 rd;
 	uint16_t	 left;
 };
 int	 proto_kv_init(struct proto_kv_rd *, const void *body, size_t len);
