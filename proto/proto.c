@@ -103,6 +103,15 @@ proto_put_u32(struct proto_wr *w, uint32_t v)
 		be32(p, v);
 }
 
+int
+proto_put_u16_at(struct proto_wr *w, size_t off, uint16_t v)
+{
+	if (w->err)
+		return w->err;
+	be16(w->p + off, v);
+	return 0;
+}
+
 void
 proto_put_u64(struct proto_wr *w, uint64_t v)
 {
@@ -411,11 +420,8 @@ proto_answer_alias(struct proto_answer_wr *aw, const char *s, size_t len)
 int
 proto_answer_end(struct proto_answer_wr *aw)
 {
-	if (aw->w->err)
-		return aw->w->err;
-	be16(aw->w->p + aw->counts_off, aw->naddr);
-	be16(aw->w->p + aw->counts_off + 2, aw->nalias);
-	return 0;
+	proto_put_u16_at(aw->w, aw->counts_off, aw->naddr);
+	return proto_put_u16_at(aw->w, aw->counts_off + 2, aw->nalias);
 }
 
 int
@@ -542,10 +548,7 @@ proto_kv_str(struct proto_kv_wr *kw, const char *key, const char *s)
 int
 proto_kv_end(struct proto_kv_wr *kw)
 {
-	if (kw->w->err)
-		return kw->w->err;
-	be16(kw->w->p + kw->count_off, kw->count);
-	return 0;
+	return proto_put_u16_at(kw->w, kw->count_off, kw->count);
 }
 
 int
@@ -724,10 +727,7 @@ proto_records_add(struct proto_records_wr *rw, const char *owner, uint16_t type,
 int
 proto_records_end(struct proto_records_wr *rw)
 {
-	if (rw->w->err)
-		return rw->w->err;
-	be16(rw->w->p + rw->count_off, rw->count);
-	return 0;
+	return proto_put_u16_at(rw->w, rw->count_off, rw->count);
 }
 
 int
@@ -793,6 +793,7 @@ proto_records_stamp(void *body, size_t len, uint32_t ttl, uint8_t source)
 {
 	struct proto_records	 recs;
 	struct rd		 rd;
+	struct proto_wr		 w;
 	uint8_t			*items;
 	size_t			 i, n;
 	int			 r;
@@ -808,7 +809,8 @@ proto_records_stamp(void *body, size_t len, uint32_t ttl, uint8_t source)
 		proto_get_str(&rd, &n);
 		rd_u16(&rd);
 		/* The decoder walked these bytes: the ttl is in bounds. */
-		be32(items + rd.off, ttl);
+		proto_wr_init(&w, items + rd.off, 4);
+		proto_put_u32(&w, ttl);
 		rd_u32(&rd);
 		proto_get_str(&rd, &n);
 	}

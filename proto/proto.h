@@ -112,6 +112,12 @@ void	 proto_put_u32(struct proto_wr *, uint32_t);
 void	 proto_put_u64(struct proto_wr *, uint64_t);
 void	 proto_put_bytes(struct proto_wr *, const void *, size_t);
 void	 proto_put_str(struct proto_wr *, const char *, size_t);
+/*
+ * Writes v over the two bytes at off, written before (the place of a
+ * count known only at the end).  Returns 0, or the writer's error, and
+ * then writes nothing.
+ */
+int	 proto_put_u16_at(struct proto_wr *, size_t off, uint16_t v);
 
 /*
  * Decodes the header at the start of buf.  Returns 0, -EAGAIN when fewer
