@@ -10,7 +10,8 @@
 
 /*
  * Every byte that a client, an upstream or a file gives is read through
- * struct rd: namecache's protocol (proto.c, event.c, nscd.c), DNS messages with their compression pointers
+ * struct rd: namecache's protocol and nscd's requests (the decoders of
+ * proto/), DNS messages with their compression pointers
  * (daemon/sources/dnsmsg.c), the DNS listener's queries and kept records
  * (daemon/front/dnswire.c).  A read past the end sets err to -EBADMSG,
  * returns 0 (or NULL) and leaves the cursor where it was; once err is
