@@ -13,6 +13,7 @@
  * changes.  New request types, statuses, kv keys and trailing body fields
  * may be added within version 1: decoders ignore bytes after the fields
  * they know, and a daemon answers an unknown type with PROTO_UNSUPPORTED.
+ * Both rules hold for control.c and records.c, the rest of the protocol.
  */
 #include <errno.h>
 #include <string.h>

@@ -11,7 +11,7 @@
 /*
  * Every message is a frame: a 12-byte header, then a body whose layout the
  * type gives.  Integers are big-endian.  docs/protocol.md is the reference;
- * this header is its only implementation's, whose code is split by role:
+ * this header and three files are the only implementation, split by role:
  * proto.c (frames, lookups and their answers, errors), control.c
  * (statistics and status, invalidate, flush, show-cache) and records.c
  * (query -t, the DNS listener's records, type names).
