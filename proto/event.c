@@ -67,35 +67,35 @@ proto_event_body(struct proto_wr *w, const struct proto_event *ev)
 int
 proto_event_decode(const void *body, size_t len, struct proto_event *ret)
 {
-	struct proto_rd	 rd;
+	struct rd	 rd;
 	const uint8_t	*p;
 
 	memset(ret, 0, sizeof(*ret));
-	proto_rd_init(&rd, body, len);
-	ret->time_us = proto_get_u64(&rd);
-	ret->usec = proto_get_u32(&rd);
-	ret->lost = proto_get_u64(&rd);
-	ret->pid = (int32_t)proto_get_u32(&rd);
-	ret->uid = proto_get_u32(&rd);
-	ret->fe = proto_get_u8(&rd);
-	ret->cache = proto_get_u8(&rd);
-	ret->question = proto_get_u8(&rd);
-	ret->family = proto_get_u8(&rd);
-	ret->type = proto_get_u16(&rd);
-	ret->status = proto_get_u16(&rd);
-	ret->client_family = proto_get_u8(&rd);
-	ret->client_port = proto_get_u16(&rd);
-	if ((p = proto_get_bytes(&rd, 16)) != NULL)
+	rd_init(&rd, body, len);
+	ret->time_us = rd_u64(&rd);
+	ret->usec = rd_u32(&rd);
+	ret->lost = rd_u64(&rd);
+	ret->pid = (int32_t)rd_u32(&rd);
+	ret->uid = rd_u32(&rd);
+	ret->fe = rd_u8(&rd);
+	ret->cache = rd_u8(&rd);
+	ret->question = rd_u8(&rd);
+	ret->family = rd_u8(&rd);
+	ret->type = rd_u16(&rd);
+	ret->status = rd_u16(&rd);
+	ret->client_family = rd_u8(&rd);
+	ret->client_port = rd_u16(&rd);
+	if ((p = rd_bytes(&rd, 16)) != NULL)
 		memcpy(ret->client_addr, p, 16);
-	if ((p = proto_get_bytes(&rd, 16)) != NULL)
+	if ((p = rd_bytes(&rd, 16)) != NULL)
 		memcpy(ret->addr, p, 16);
 	ret->command = proto_get_str(&rd, &ret->command_len);
 	ret->source = proto_get_str(&rd, &ret->source_len);
 	ret->name = proto_get_str(&rd, &ret->name_len);
-	ret->reply_type = proto_get_u8(&rd);
-	ret->body_len = proto_get_u16(&rd);
-	ret->body = proto_get_bytes(&rd, ret->body_len);
-	if (rd.err || rd.off != len || ret->fe >= PROTO_FE_COUNT ||
+	ret->reply_type = rd_u8(&rd);
+	ret->body_len = rd_u16(&rd);
+	ret->body = rd_bytes(&rd, ret->body_len);
+	if (!rd_done(&rd) || ret->fe >= PROTO_FE_COUNT ||
 	    ret->cache >= PROTO_CACHE_COUNT || ret->question > PROTO_Q_DB)
 		return -EBADMSG;
 	return 0;
@@ -217,25 +217,25 @@ int
 proto_metrics_decode(const void *body, size_t len, uint64_t *ret_serial,
     uint64_t *ret_offset)
 {
-	struct proto_rd rd;
+	struct rd rd;
 
-	proto_rd_init(&rd, body, len);
-	*ret_serial = proto_get_u64(&rd);
-	*ret_offset = proto_get_u64(&rd);
-	return rd.err || rd.off != len ? -EBADMSG : 0;
+	rd_init(&rd, body, len);
+	*ret_serial = rd_u64(&rd);
+	*ret_offset = rd_u64(&rd);
+	return rd_done(&rd) ? 0 : -EBADMSG;
 }
 
 int
 proto_metrics_page_decode(const void *body, size_t len, struct proto_metrics_page *ret)
 {
-	struct proto_rd rd;
+	struct rd rd;
 
-	proto_rd_init(&rd, body, len);
-	ret->serial = proto_get_u64(&rd);
-	ret->total = proto_get_u64(&rd);
+	rd_init(&rd, body, len);
+	ret->serial = rd_u64(&rd);
+	ret->total = rd_u64(&rd);
 	if (rd.err || ret->total > UINT32_MAX)
 		return -EBADMSG;
 	ret->text = rd.p + rd.off;
-	ret->len = len - rd.off;
+	ret->len = rd_left(&rd);
 	return 0;
 }

@@ -25,12 +25,12 @@ int
 nscd_req_decode(const void *buf, size_t len, struct nscd_req_hdr *ret_hdr)
 {
 	struct nscd_req_hdr	 h;
-	struct proto_rd		 rd;
+	struct rd		 rd;
 	const uint8_t		*p;
 
 	/* Host order, as glibc writes the struct: copied, not read big-endian. */
-	proto_rd_init(&rd, buf, len);
-	if ((p = proto_get_bytes(&rd, sizeof(h))) == NULL)
+	rd_init(&rd, buf, len);
+	if ((p = rd_bytes(&rd, sizeof(h))) == NULL)
 		return -EAGAIN;
 	memcpy(&h, p, sizeof(h));
 	if (h.version != NSCD_VERSION)

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* proto/proto.c - namecache wire protocol, version 1: encoder and decoder. */
+/* proto/proto.c - namecache wire protocol, version 1: frames, lookups and their answers, errors. */
 
 /*
  * Design.  Frames are length-prefixed so that one stream carries many
  * requests in flight; the id pairs a reply with its request, and replies may
- * come in any order.  Every byte read from a peer goes through struct
- * proto_rd, whose error is sticky: a decoder reads all its fields and checks
+ * come in any order.  Every byte read from a peer goes through struct rd
+ * (rd.h), whose error is sticky: a decoder reads all its fields and checks
  * err once.  Nothing here allocates, logs or touches errno, so the NSS
  * module can link it into any process.
  *
@@ -13,84 +13,18 @@
  * changes.  New request types, statuses, kv keys and trailing body fields
  * may be added within version 1: decoders ignore bytes after the fields
  * they know, and a daemon answers an unknown type with PROTO_UNSUPPORTED.
+ * Both rules hold for control.c and records.c, the rest of the protocol.
  */
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "proto.h"
 
-void
-proto_rd_init(struct proto_rd *rd, const void *p, size_t len)
-{
-	rd->p = p;
-	rd->len = len;
-	rd->off = 0;
-	rd->err = 0;
-}
-
-static const uint8_t *
-rd_take(struct proto_rd *rd, size_t n)
-{
-	const uint8_t *p;
-
-	if (rd->err || n > rd->len - rd->off) {
-		rd->err = -EBADMSG;
-		return NULL;
-	}
-	p = rd->p + rd->off;
-	rd->off += n;
-	return p;
-}
-
-uint8_t
-proto_get_u8(struct proto_rd *rd)
-{
-	const uint8_t *p = rd_take(rd, 1);
-
-	return p ? p[0] : 0;
-}
-
-uint16_t
-proto_get_u16(struct proto_rd *rd)
-{
-	const uint8_t *p = rd_take(rd, 2);
-
-	return p ? (uint16_t)(p[0] << 8 | p[1]) : 0;
-}
-
-uint32_t
-proto_get_u32(struct proto_rd *rd)
-{
-	const uint8_t *p = rd_take(rd, 4);
-
-	return p ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	    (uint32_t)p[2] << 8 | p[3] : 0;
-}
-
-uint64_t
-proto_get_u64(struct proto_rd *rd)
-{
-	uint64_t hi = proto_get_u32(rd);
-	uint64_t lo = proto_get_u32(rd);
-
-	/* Like the others: 0 past the end, not half a value. */
-	return rd->err ? 0 : hi << 32 | lo;
-}
-
-const uint8_t *
-proto_get_bytes(struct proto_rd *rd, size_t n)
-{
-	return rd_take(rd, n);
-}
-
 const char *
-proto_get_str(struct proto_rd *rd, size_t *ret_len)
+proto_get_str(struct rd *rd, size_t *ret_len)
 {
-	size_t		 n = proto_get_u16(rd);
-	const uint8_t	*p = rd_take(rd, n);
+	size_t		 n = rd_u16(rd);
+	const uint8_t	*p = rd_bytes(rd, n);
 
 	if (p == NULL || memchr(p, '\0', n) != NULL) {
 		rd->err = -EBADMSG;
@@ -195,18 +129,27 @@ proto_put_str(struct proto_wr *w, const char *s, size_t n)
 }
 
 int
+proto_put_u16_at(struct proto_wr *w, size_t off, uint16_t v)
+{
+	if (w->err)
+		return w->err;
+	be16(w->p + off, v);
+	return 0;
+}
+
+int
 proto_hdr_decode(const void *buf, size_t len, struct proto_hdr *ret_hdr)
 {
-	struct proto_rd rd;
+	struct rd rd;
 
 	if (len < PROTO_HDR_LEN)
 		return -EAGAIN;
-	proto_rd_init(&rd, buf, len);
-	ret_hdr->len = proto_get_u32(&rd);
-	ret_hdr->version = proto_get_u8(&rd);
-	ret_hdr->type = proto_get_u8(&rd);
-	ret_hdr->status = proto_get_u16(&rd);
-	ret_hdr->id = proto_get_u32(&rd);
+	rd_init(&rd, buf, len);
+	ret_hdr->len = rd_u32(&rd);
+	ret_hdr->version = rd_u8(&rd);
+	ret_hdr->type = rd_u8(&rd);
+	ret_hdr->status = rd_u16(&rd);
+	ret_hdr->id = rd_u32(&rd);
 	if (ret_hdr->len < PROTO_HDR_LEN || ret_hdr->len > PROTO_FRAME_MAX)
 		return -EMSGSIZE;
 	if (ret_hdr->version != PROTO_VERSION)
@@ -316,15 +259,15 @@ int
 proto_lookup_name_decode(const void *body, size_t len,
     struct proto_lookup_name *ret_req, const char **ret_why)
 {
-	struct proto_rd	 rd;
+	struct rd	 rd;
 	const uint8_t	*name;
 	size_t		 n;
 
-	proto_rd_init(&rd, body, len);
-	ret_req->family = proto_get_u8(&rd);
-	ret_req->flags = proto_get_u8(&rd);
-	n = proto_get_u16(&rd);
-	name = proto_get_bytes(&rd, n);
+	rd_init(&rd, body, len);
+	ret_req->family = rd_u8(&rd);
+	ret_req->flags = rd_u8(&rd);
+	n = rd_u16(&rd);
+	name = rd_bytes(&rd, n);
 	if (rd.err) {
 		if (ret_why)
 			*ret_why = "truncated lookup request";
@@ -404,18 +347,18 @@ int
 proto_lookup_addr_decode(const void *body, size_t len,
     struct proto_lookup_addr *ret_req, const char **ret_why)
 {
-	struct proto_rd	 rd;
+	struct rd	 rd;
 	const uint8_t	*a;
 
-	proto_rd_init(&rd, body, len);
-	ret_req->family = proto_get_u8(&rd);
-	ret_req->flags = proto_get_u8(&rd);
+	rd_init(&rd, body, len);
+	ret_req->family = rd_u8(&rd);
+	ret_req->flags = rd_u8(&rd);
 	if (rd.err == 0 && !family_ok(ret_req->family, 0)) {
 		if (ret_why)
 			*ret_why = "unknown address family";
 		return -EINVAL;
 	}
-	a = proto_get_bytes(&rd, addr_len(ret_req->family));
+	a = rd_bytes(&rd, addr_len(ret_req->family));
 	if (rd.err) {
 		if (ret_why)
 			*ret_why = "truncated address request";
@@ -475,32 +418,29 @@ proto_answer_alias(struct proto_answer_wr *aw, const char *s, size_t len)
 int
 proto_answer_end(struct proto_answer_wr *aw)
 {
-	if (aw->w->err)
-		return aw->w->err;
-	be16(aw->w->p + aw->counts_off, aw->naddr);
-	be16(aw->w->p + aw->counts_off + 2, aw->nalias);
-	return 0;
+	proto_put_u16_at(aw->w, aw->counts_off, aw->naddr);
+	return proto_put_u16_at(aw->w, aw->counts_off + 2, aw->nalias);
 }
 
 int
 proto_answer_decode(const void *body, size_t len, struct proto_answer *ret_ans)
 {
 	struct proto_answer	a;
-	struct proto_rd		rd;
+	struct rd		rd;
 	size_t			i, n;
 
 	memset(&a, 0, sizeof(a));
-	proto_rd_init(&rd, body, len);
-	a.ttl = proto_get_u32(&rd);
-	a.source = proto_get_u8(&rd);
-	a.flags = proto_get_u8(&rd);
-	a.naddr = proto_get_u16(&rd);
-	a.nalias = proto_get_u16(&rd);
+	rd_init(&rd, body, len);
+	a.ttl = rd_u32(&rd);
+	a.source = rd_u8(&rd);
+	a.flags = rd_u8(&rd);
+	a.naddr = rd_u16(&rd);
+	a.nalias = rd_u16(&rd);
 	a.canon = proto_get_str(&rd, &a.canon_len);
 	a.strings_size = a.canon_len + 1;
 	a.addrs = rd.p + rd.off;
 	for (i = 0; i < a.naddr && rd.err == 0; i++) {
-		uint8_t family = proto_get_u8(&rd);
+		uint8_t family = rd_u8(&rd);
 
 		if (!answer_family_ok(family)) {
 			rd.err = -EBADMSG;
@@ -510,7 +450,7 @@ proto_answer_decode(const void *body, size_t len, struct proto_answer *ret_ans)
 			a.naddr4++;
 		else
 			a.naddr6++;
-		proto_get_bytes(&rd, addr_len(family));
+		rd_bytes(&rd, addr_len(family));
 	}
 	a.addrs_len = (size_t)(rd.p + rd.off - a.addrs);
 	a.aliases = rd.p + rd.off;
@@ -523,7 +463,7 @@ proto_answer_decode(const void *body, size_t len, struct proto_answer *ret_ans)
 	a.aliases_len = (size_t)(rd.p + rd.off - a.aliases);
 	/* A module's name may follow; other trailing bytes are ignored. */
 	if (rd.off < rd.len) {
-		struct proto_rd tail = rd;
+		struct rd tail = rd;
 
 		a.origin = proto_get_str(&tail, &a.origin_len);
 		if (tail.err || a.origin_len == 0) {
@@ -568,87 +508,6 @@ proto_answer_next_alias(const struct proto_answer *a, size_t *cursor,
 }
 
 void
-proto_kv_begin(struct proto_kv_wr *kw, struct proto_wr *w)
-{
-	kw->w = w;
-	kw->count = 0;
-	kw->count_off = w->off;
-	proto_put_u16(w, 0);
-}
-
-static void
-kv_key(struct proto_kv_wr *kw, const char *key, uint8_t kind)
-{
-	size_t n = strlen(key);
-
-	if (n == 0 || n > PROTO_KEY_MAX || kw->count == UINT16_MAX) {
-		kw->w->err = -EMSGSIZE;
-		return;
-	}
-	proto_put_str(kw->w, key, n);
-	proto_put_u8(kw->w, kind);
-	kw->count++;
-}
-
-void
-proto_kv_u64(struct proto_kv_wr *kw, const char *key, uint64_t v)
-{
-	kv_key(kw, key, PROTO_KV_U64);
-	proto_put_u64(kw->w, v);
-}
-
-void
-proto_kv_str(struct proto_kv_wr *kw, const char *key, const char *s)
-{
-	kv_key(kw, key, PROTO_KV_STR);
-	proto_put_str(kw->w, s, strlen(s));
-}
-
-int
-proto_kv_end(struct proto_kv_wr *kw)
-{
-	if (kw->w->err)
-		return kw->w->err;
-	be16(kw->w->p + kw->count_off, kw->count);
-	return 0;
-}
-
-int
-proto_kv_init(struct proto_kv_rd *kr, const void *body, size_t len)
-{
-	proto_rd_init(&kr->rd, body, len);
-	kr->left = proto_get_u16(&kr->rd);
-	return kr->rd.err;
-}
-
-int
-proto_kv_next(struct proto_kv_rd *kr, struct proto_kv *ret_kv)
-{
-	struct proto_kv kv;
-
-	if (kr->rd.err)
-		return kr->rd.err;
-	if (kr->left == 0)
-		return 0;
-	memset(&kv, 0, sizeof(kv));
-	kv.key = proto_get_str(&kr->rd, &kv.key_len);
-	kv.kind = proto_get_u8(&kr->rd);
-	if (kr->rd.err == 0 && (kv.key_len == 0 || kv.key_len > PROTO_KEY_MAX))
-		kr->rd.err = -EBADMSG;
-	if (kv.kind == PROTO_KV_U64)
-		kv.u64 = proto_get_u64(&kr->rd);
-	else if (kv.kind == PROTO_KV_STR)
-		kv.str = proto_get_str(&kr->rd, &kv.str_len);
-	else
-		kr->rd.err = -EBADMSG;
-	if (kr->rd.err)
-		return kr->rd.err;
-	kr->left--;
-	*ret_kv = kv;
-	return 1;
-}
-
-void
 proto_error_body(struct proto_wr *w, const char *msg)
 {
 	if (msg)
@@ -659,13 +518,13 @@ int
 proto_error_decode(const void *body, size_t len, const char **ret_msg,
     size_t *ret_len)
 {
-	struct proto_rd rd;
+	struct rd rd;
 
 	*ret_msg = NULL;
 	*ret_len = 0;
 	if (len == 0)
 		return 0;
-	proto_rd_init(&rd, body, len);
+	rd_init(&rd, body, len);
 	*ret_msg = proto_get_str(&rd, ret_len);
 	if (rd.err) {
 		*ret_msg = NULL;
@@ -709,449 +568,6 @@ proto_source_str(int source)
 	return "none";
 }
 
-int
-proto_query_rr_encode(struct proto_wr *w, uint32_t id, uint16_t type,
-    const char *name)
-{
-	size_t len = strlen(name);
-
-	if (proto_name_check(name, len, NULL) < 0)
-		return -EINVAL;
-	proto_frame_begin(w, PROTO_QUERY_RR, 0, id);
-	proto_put_u16(w, type);
-	proto_put_u8(w, 0);
-	proto_put_u8(w, 0);
-	proto_put_str(w, name, len);
-	return proto_frame_end(w);
-}
-
-int
-proto_query_rr_decode(const void *body, size_t len, struct proto_query_rr *ret_req,
-    const char **ret_why)
-{
-	struct proto_rd	 rd;
-	const uint8_t	*name;
-	size_t		 n;
-
-	proto_rd_init(&rd, body, len);
-	ret_req->type = proto_get_u16(&rd);
-	proto_get_u8(&rd);
-	proto_get_u8(&rd);
-	n = proto_get_u16(&rd);
-	name = proto_get_bytes(&rd, n);
-	if (rd.err) {
-		if (ret_why)
-			*ret_why = "truncated query request";
-		return rd.err;
-	}
-	if (ret_req->type == 0) {
-		if (ret_why)
-			*ret_why = "record type 0";
-		return -EINVAL;
-	}
-	if (proto_name_check((const char *)name, n, ret_why) < 0 ||
-	    n > sizeof(ret_req->name) - 1)
-		return -EINVAL;
-	memcpy(ret_req->name, name, n);
-	ret_req->name[n] = '\0';
-	ret_req->name_len = n;
-	return 0;
-}
-
-void
-proto_records_begin(struct proto_records_wr *rw, struct proto_wr *w,
-    uint32_t ttl, uint8_t source)
-{
-	rw->w = w;
-	rw->count = 0;
-	proto_put_u32(w, ttl);
-	proto_put_u8(w, source);
-	proto_put_u8(w, 0);
-	rw->count_off = w->off;
-	proto_put_u16(w, 0);
-}
-
-void
-proto_records_add(struct proto_records_wr *rw, const char *owner, uint16_t type,
-    uint32_t ttl, const char *rdata)
-{
-	if (rw->count == UINT16_MAX) {
-		rw->w->err = -EMSGSIZE;
-		return;
-	}
-	proto_put_str(rw->w, owner, strlen(owner));
-	proto_put_u16(rw->w, type);
-	proto_put_u32(rw->w, ttl);
-	proto_put_str(rw->w, rdata, strlen(rdata));
-	rw->count++;
-}
-
-int
-proto_records_end(struct proto_records_wr *rw)
-{
-	if (rw->w->err)
-		return rw->w->err;
-	be16(rw->w->p + rw->count_off, rw->count);
-	return 0;
-}
-
-int
-proto_records_decode(const void *body, size_t len, struct proto_records *ret)
-{
-	struct proto_records	r;
-	struct proto_rd		rd;
-	size_t			i, n;
-
-	memset(&r, 0, sizeof(r));
-	proto_rd_init(&rd, body, len);
-	r.ttl = proto_get_u32(&rd);
-	r.source = proto_get_u8(&rd);
-	proto_get_u8(&rd);
-	r.count = proto_get_u16(&rd);
-	r.items = rd.p + rd.off;
-	for (i = 0; i < r.count && rd.err == 0; i++) {
-		proto_get_str(&rd, &n);
-		proto_get_u16(&rd);
-		proto_get_u32(&rd);
-		proto_get_str(&rd, &n);
-	}
-	if (rd.err)
-		return rd.err;
-	r.items_len = (size_t)(rd.p + rd.off - r.items);
-	*ret = r;
-	return 0;
-}
-
-void
-proto_wire_body(struct proto_wr *w, const struct proto_wire *b)
-{
-	proto_put_u32(w, b->cap);
-	proto_put_u32(w, b->age);
-	proto_put_u8(w, b->source);
-	proto_put_u8(w, 0);
-	proto_put_u16(w, 0);
-	proto_put_bytes(w, b->rrs, b->rrs_len);
-}
-
-int
-proto_wire_decode(const void *body, size_t len, struct proto_wire *ret)
-{
-	struct proto_wire	b;
-	struct proto_rd		rd;
-
-	proto_rd_init(&rd, body, len);
-	b.cap = proto_get_u32(&rd);
-	b.age = proto_get_u32(&rd);
-	b.source = proto_get_u8(&rd);
-	proto_get_u8(&rd);
-	proto_get_u16(&rd);
-	if (rd.err)
-		return rd.err;
-	b.rrs = rd.p + rd.off;
-	b.rrs_len = len - rd.off;
-	*ret = b;
-	return 0;
-}
-
-int
-proto_records_stamp(void *body, size_t len, uint32_t ttl, uint8_t source)
-{
-	struct proto_records	 recs;
-	struct proto_rd		 rd;
-	uint8_t			*items;
-	size_t			 i, n;
-	int			 r;
-
-	/* Records bodies open as answers do: u32 ttl, u8 source. */
-	if ((r = proto_answer_stamp(body, len, ttl, source)) < 0)
-		return r;
-	if ((r = proto_records_decode(body, len, &recs)) < 0)
-		return r;
-	items = (uint8_t *)body + (recs.items - (const uint8_t *)body);
-	proto_rd_init(&rd, items, recs.items_len);
-	for (i = 0; i < recs.count && rd.err == 0; i++) {
-		proto_get_str(&rd, &n);
-		proto_get_u16(&rd);
-		/* The decoder walked these bytes: the ttl is in bounds. */
-		be32(items + rd.off, ttl);
-		proto_get_u32(&rd);
-		proto_get_str(&rd, &n);
-	}
-	return rd.err;
-}
-
-int
-proto_records_next(const struct proto_records *r, size_t *cursor,
-    struct proto_record *ret)
-{
-	struct proto_rd rd;
-
-	if (*cursor >= r->items_len)
-		return 0;
-	proto_rd_init(&rd, r->items, r->items_len);
-	rd.off = *cursor;
-	ret->owner = proto_get_str(&rd, &ret->owner_len);
-	ret->type = proto_get_u16(&rd);
-	ret->ttl = proto_get_u32(&rd);
-	ret->rdata = proto_get_str(&rd, &ret->rdata_len);
-	if (rd.err)
-		return 0;
-	*cursor = rd.off;
-	return 1;
-}
-
-int
-proto_invalidate_encode(struct proto_wr *w, uint32_t id, const char *name)
-{
-	size_t len = strlen(name);
-
-	if (proto_name_check(name, len, NULL) < 0)
-		return -EINVAL;
-	proto_frame_begin(w, PROTO_INVALIDATE, 0, id);
-	proto_put_str(w, name, len);
-	return proto_frame_end(w);
-}
-
-int
-proto_invalidate_decode(const void *body, size_t len, char *name, size_t cap,
-    const char **ret_why)
-{
-	struct proto_rd	 rd;
-	const uint8_t	*p;
-	size_t		 n;
-
-	proto_rd_init(&rd, body, len);
-	n = proto_get_u16(&rd);
-	p = proto_get_bytes(&rd, n);
-	if (rd.err) {
-		if (ret_why)
-			*ret_why = "truncated invalidate request";
-		return rd.err;
-	}
-	if (proto_name_check((const char *)p, n, ret_why) < 0 || n >= cap)
-		return -EINVAL;
-	memcpy(name, p, n);
-	name[n] = '\0';
-	return 0;
-}
-
-int
-proto_show_cache_encode(struct proto_wr *w, uint32_t id, uint64_t cursor)
-{
-	proto_frame_begin(w, PROTO_SHOW_CACHE, 0, id);
-	proto_put_u64(w, cursor);
-	return proto_frame_end(w);
-}
-
-int
-proto_show_cache_decode(const void *body, size_t len, uint64_t *ret_cursor)
-{
-	struct proto_rd rd;
-
-	proto_rd_init(&rd, body, len);
-	*ret_cursor = proto_get_u64(&rd);
-	return rd.err;
-}
-
-/* An optional database name: absent is "", a name is a short token. */
-static int
-get_db(struct proto_rd *rd, char *db, size_t cap)
-{
-	const uint8_t	*p;
-	size_t		 n, i;
-
-	db[0] = '\0';
-	if (rd->off == rd->len)
-		return 0;
-	n = proto_get_u16(rd);
-	p = proto_get_bytes(rd, n);
-	if (rd->err || rd->off != rd->len)
-		return -EBADMSG;
-	if (n == 0 || n >= cap)
-		return -EINVAL;
-	for (i = 0; i < n; i++)
-		if (p[i] < 'a' || p[i] > 'z')
-			return -EINVAL;
-	memcpy(db, p, n);
-	db[n] = '\0';
-	return 0;
-}
-
-int
-proto_show_db_encode(struct proto_wr *w, uint32_t id, uint64_t cursor, const char *db)
-{
-	proto_frame_begin(w, PROTO_SHOW_CACHE, 0, id);
-	proto_put_u64(w, cursor);
-	if (db && db[0])
-		proto_put_str(w, db, strlen(db));
-	return proto_frame_end(w);
-}
-
-int
-proto_show_db_decode(const void *body, size_t len, uint64_t *ret_cursor, char *db,
-    size_t cap)
-{
-	struct proto_rd rd;
-
-	proto_rd_init(&rd, body, len);
-	*ret_cursor = proto_get_u64(&rd);
-	if (rd.err)
-		return rd.err;
-	return get_db(&rd, db, cap);
-}
-
-int
-proto_flush_encode(struct proto_wr *w, uint32_t id, const char *db)
-{
-	proto_frame_begin(w, PROTO_FLUSH_CACHES, 0, id);
-	if (db && db[0])
-		proto_put_str(w, db, strlen(db));
-	return proto_frame_end(w);
-}
-
-int
-proto_flush_decode(const void *body, size_t len, char *db, size_t cap)
-{
-	struct proto_rd rd;
-
-	proto_rd_init(&rd, body, len);
-	return get_db(&rd, db, cap);
-}
-
-void
-proto_cache_page_begin(struct proto_wr *w, size_t *ret_page_off)
-{
-	*ret_page_off = w->off;
-	proto_put_u64(w, 0);		/* next cursor, */
-	proto_put_u16(w, 0);		/* count: both written by _end */
-}
-
-void
-proto_cache_page_item(struct proto_wr *w, const struct proto_cache_item *it)
-{
-	proto_put_str(w, it->name, it->name_len);
-	proto_put_u32(w, it->kind);
-	proto_put_u8(w, it->status);
-	proto_put_u8(w, it->flags);
-	proto_put_u32(w, it->ttl);
-	if ((it->kind & (PROTO_CACHE_KIND_NSS | PROTO_CACHE_KIND_NSCD)) != 0)
-		proto_put_str(w, it->origin ? it->origin : "", it->origin ? it->origin_len : 0);
-}
-
-int
-proto_cache_page_end(struct proto_wr *w, size_t page_off, uint64_t next,
-    uint16_t count)
-{
-	struct proto_wr at;
-
-	if (w->err)
-		return w->err;
-	if (page_off > w->off)
-		return -EINVAL;
-	proto_wr_init(&at, w->p + page_off, w->off - page_off);
-	proto_put_u64(&at, next);
-	proto_put_u16(&at, count);
-	return at.err;
-}
-
-int
-proto_cache_page_decode(const void *body, size_t len, struct proto_cache_page *ret)
-{
-	struct proto_cache_page	 pg;
-	struct proto_rd		 rd;
-	size_t			 i, n;
-
-	memset(&pg, 0, sizeof(pg));
-	proto_rd_init(&rd, body, len);
-	pg.next = proto_get_u64(&rd);
-	pg.count = proto_get_u16(&rd);
-	pg.items = rd.p + rd.off;
-	for (i = 0; i < pg.count && rd.err == 0; i++) {
-		uint32_t kind;
-
-		proto_get_str(&rd, &n);
-		kind = proto_get_u32(&rd);
-		proto_get_u8(&rd);
-		proto_get_u8(&rd);
-		proto_get_u32(&rd);
-		if (kind & (PROTO_CACHE_KIND_NSS | PROTO_CACHE_KIND_NSCD))
-			proto_get_str(&rd, &n);
-	}
-	if (rd.err)
-		return rd.err;
-	pg.items_len = (size_t)(rd.p + rd.off - pg.items);
-	*ret = pg;
-	return 0;
-}
-
-int
-proto_cache_page_next(const struct proto_cache_page *pg, size_t *cursor,
-    struct proto_cache_item *ret)
-{
-	struct proto_rd rd;
-
-	if (*cursor >= pg->items_len)
-		return 0;
-	proto_rd_init(&rd, pg->items, pg->items_len);
-	rd.off = *cursor;
-	ret->name = proto_get_str(&rd, &ret->name_len);
-	ret->kind = proto_get_u32(&rd);
-	ret->status = proto_get_u8(&rd);
-	ret->flags = proto_get_u8(&rd);
-	ret->ttl = proto_get_u32(&rd);
-	ret->origin = NULL;
-	ret->origin_len = 0;
-	if ((ret->kind & (PROTO_CACHE_KIND_NSS | PROTO_CACHE_KIND_NSCD)) != 0)
-		ret->origin = proto_get_str(&rd, &ret->origin_len);
-	if (rd.err)
-		return 0;
-	*cursor = rd.off;
-	return 1;
-}
-
-static const struct {
-	uint16_t	 type;
-	const char	*name;
-} rrtypes[] = {
-	{ 1, "A" }, { 2, "NS" }, { 5, "CNAME" }, { 6, "SOA" }, { 12, "PTR" },
-	{ 13, "HINFO" }, { 15, "MX" }, { 16, "TXT" }, { 28, "AAAA" },
-	{ 33, "SRV" }, { 35, "NAPTR" }, { 39, "DNAME" }, { 41, "OPT" },
-	{ 43, "DS" }, { 44, "SSHFP" }, { 46, "RRSIG" }, { 47, "NSEC" },
-	{ 48, "DNSKEY" }, { 52, "TLSA" }, { 64, "SVCB" }, { 65, "HTTPS" },
-	{ 99, "SPF" }, { 255, "ANY" }, { 256, "URI" }, { 257, "CAA" },
-};
-
-const char *
-proto_rrtype_str(uint16_t type, char *buf, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(rrtypes) / sizeof(rrtypes[0]); i++)
-		if (rrtypes[i].type == type)
-			return rrtypes[i].name;
-	snprintf(buf, len, "TYPE%u", type);
-	return buf;
-}
-
-int
-proto_rrtype_parse(const char *s)
-{
-	unsigned long	 n = 0;
-	size_t		 i;
-
-	for (i = 0; i < sizeof(rrtypes) / sizeof(rrtypes[0]); i++)
-		if (strcasecmp(rrtypes[i].name, s) == 0)
-			return rrtypes[i].type;
-	if (strncasecmp(s, "TYPE", 4) != 0 || s[4] == '\0')
-		return -1;
-	/* By hand, not strtoul: proto leaves errno alone. */
-	for (s += 4; *s; s++) {
-		if (*s < '0' || *s > '9' || (n = n * 10 + (unsigned long)(*s - '0')) > 65535)
-			return -1;
-	}
-	return n > 0 ? (int)n : -1;
-}
-
 void
 proto_unavail_body(struct proto_wr *w, int herrno, int err, const char *msg)
 {
@@ -1163,13 +579,13 @@ proto_unavail_body(struct proto_wr *w, int herrno, int err, const char *msg)
 int
 proto_unavail_decode(const void *body, size_t len, int *ret_herrno, int *ret_errno)
 {
-	struct proto_rd	rd;
+	struct rd	rd;
 	uint8_t		he;
 	uint32_t	err;
 
-	proto_rd_init(&rd, body, len);
-	he = proto_get_u8(&rd);
-	err = proto_get_u32(&rd);
+	rd_init(&rd, body, len);
+	he = rd_u8(&rd);
+	err = rd_u32(&rd);
 	if (rd.err || he > 5 || err > 4095)
 		return -EBADMSG;
 	*ret_herrno = (int)he - 1;

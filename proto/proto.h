@@ -6,10 +6,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rd.h"
+
 /*
  * Every message is a frame: a 12-byte header, then a body whose layout the
  * type gives.  Integers are big-endian.  docs/protocol.md is the reference;
- * this header and proto.c are its only implementation.
+ * this header and three files are the only implementation, split by role:
+ * proto.c (frames, lookups and their answers, errors), control.c
+ * (statistics and status, invalidate, flush, show-cache) and records.c
+ * (query -t, the DNS listener's records, type names).
  *
  *	u32 len		whole frame, header included: 12 .. PROTO_FRAME_MAX
  *	u8  version	PROTO_VERSION
@@ -92,14 +97,7 @@ struct proto_hdr {
 	uint32_t	id;
 };
 
-/* Bounds-checked cursors with a sticky error: check err once at the end. */
-struct proto_rd {
-	const uint8_t	*p;
-	size_t		 len;
-	size_t		 off;
-	int		 err;		/* 0 or -EBADMSG */
-};
-
+/* The writer's mirror, struct rd, is the one reader of untrusted bytes (rd.h). */
 struct proto_wr {
 	uint8_t		*p;
 	size_t		 cap;
@@ -107,14 +105,8 @@ struct proto_wr {
 	int		 err;		/* 0 or -EMSGSIZE */
 };
 
-void	 proto_rd_init(struct proto_rd *, const void *, size_t);
-uint8_t	 proto_get_u8(struct proto_rd *);
-uint16_t proto_get_u16(struct proto_rd *);
-uint32_t proto_get_u32(struct proto_rd *);
-uint64_t proto_get_u64(struct proto_rd *);
-const uint8_t *proto_get_bytes(struct proto_rd *, size_t);
 /* A u16 length and that many bytes, none of them NUL; borrowed from the buffer. */
-const char *proto_get_str(struct proto_rd *, size_t *ret_len);
+const char *proto_get_str(struct rd *, size_t *ret_len);
 
 void	 proto_wr_init(struct proto_wr *, void *, size_t);
 void	 proto_put_u8(struct proto_wr *, uint8_t);
@@ -123,6 +115,12 @@ void	 proto_put_u32(struct proto_wr *, uint32_t);
 void	 proto_put_u64(struct proto_wr *, uint64_t);
 void	 proto_put_bytes(struct proto_wr *, const void *, size_t);
 void	 proto_put_str(struct proto_wr *, const char *, size_t);
+/*
+ * Writes v over the two bytes at off, written before (the place of a
+ * count known only at the end).  Returns 0, or the writer's error, and
+ * then writes nothing.
+ */
+int	 proto_put_u16_at(struct proto_wr *, size_t off, uint16_t v);
 
 /*
  * Decodes the header at the start of buf.  Returns 0, -EAGAIN when fewer
@@ -264,7 +262,7 @@ struct proto_kv {
 	size_t		 str_len;
 };
 struct proto_kv_rd {
-	struct proto_rd	 rd;
+	struct rd	 rd;
 	uint16_t	 left;
 };
 int	 proto_kv_init(struct proto_kv_rd *, const void *body, size_t len);

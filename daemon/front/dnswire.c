@@ -50,6 +50,7 @@
 
 #include "dnswire.h"
 #include "name.h"
+#include "rd.h"
 
 #define HDR_LEN		12
 #define OPT_LEN		11	/* root, type, class, TTL, rdlength 0 */
@@ -64,45 +65,6 @@
 #define F_CD		0x0010
 #define EDNS_DO		0x8000	/* in the low 16 bits of the OPT's TTL */
 
-/* A bounds-checked cursor over [p, p + len) with a sticky error. */
-struct rd {
-	const uint8_t	*p;
-	size_t		 len;
-	size_t		 off;
-	int		 err;		/* 0 or -EBADMSG */
-};
-
-static const uint8_t *
-rd_take(struct rd *rd, size_t n)
-{
-	const uint8_t *p;
-
-	if (rd->err || n > rd->len - rd->off) {
-		rd->err = -EBADMSG;
-		return NULL;
-	}
-	p = rd->p + rd->off;
-	rd->off += n;
-	return p;
-}
-
-static uint16_t
-rd_u16(struct rd *rd)
-{
-	const uint8_t *p = rd_take(rd, 2);
-
-	return p ? (uint16_t)(p[0] << 8 | p[1]) : 0;
-}
-
-static uint32_t
-rd_u32(struct rd *rd)
-{
-	const uint8_t *p = rd_take(rd, 4);
-
-	return p ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	    (uint32_t)p[2] << 8 | p[3] : 0;
-}
-
 /* A name in place: rd moves past its encoding; its expanded length, or 0. */
 static size_t
 rd_name(struct rd *rd, uint8_t *out)
@@ -116,7 +78,7 @@ rd_name(struct rd *rd, uint8_t *out)
 		rd->err = r;
 		return 0;
 	}
-	rd->off = next;
+	rd_seek(rd, next);
 	return (size_t)r;
 }
 
@@ -179,7 +141,7 @@ query_additional(struct rd *rd, uint16_t arcount, struct dnswire_query *q)
 		size = rd_u16(rd);
 		ttl = rd_u32(rd);
 		rdlen = rd_u16(rd);
-		rdata = rd_take(rd, rdlen);
+		rdata = rd_bytes(rd, rdlen);
 		if (rd->err || type != DNS_T_OPT || olen != 1 || i > 0)
 			goto formerr;
 		q->edns = true;
@@ -191,10 +153,10 @@ query_additional(struct rd *rd, uint16_t arcount, struct dnswire_query *q)
 			continue;
 		}
 		/* Each option's header and length, within the rdata. */
-		opt = (struct rd){ rdata, rdlen, 0, 0 };
-		while (opt.err == 0 && opt.off < opt.len) {
+		rd_init(&opt, rdata, rdlen);
+		while (opt.err == 0 && rd_left(&opt) > 0) {
 			rd_u16(&opt);		/* OPTION-CODE */
-			rd_take(&opt, rd_u16(&opt));
+			rd_bytes(&opt, rd_u16(&opt));
 		}
 		if (opt.err)
 			goto formerr;
@@ -210,7 +172,7 @@ int
 dnswire_query_read(const uint8_t *buf, size_t len, struct dnswire_query *ret_q)
 {
 	struct dnswire_query	*q = ret_q;
-	struct rd		 rd = { buf, len, 0, 0 };
+	struct rd		 rd;
 	uint16_t		 qdcount, ancount, nscount, arcount;
 	size_t			 wire_len;
 	int			 r;
@@ -225,6 +187,7 @@ dnswire_query_read(const uint8_t *buf, size_t len, struct dnswire_query *ret_q)
 
 	if (len < HDR_LEN)
 		return DNSWIRE_DROP;
+	rd_init(&rd, buf, len);
 	q->id = rd_u16(&rd);
 	q->flags = rd_u16(&rd);
 	q->opcode = (uint8_t)(q->flags >> 11 & 0x0f);
@@ -721,26 +684,23 @@ struct kept_rr {
 static int
 kept_next(struct rd *rd, int prev, struct kept_rr *rr)
 {
-	const uint8_t	*p;
-	size_t		 next;
-	int		 r;
+	size_t	next;
+	int	r;
 
-	if ((p = rd_take(rd, 1)) == NULL)
-		return -EBADMSG;
-	rr->section = p[0];
-	if (rr->section < prev || rr->section > DNS_S_AUTHORITY)
+	rr->section = rd_u8(rd);
+	if (rd->err || rr->section < prev || rr->section > DNS_S_AUTHORITY)
 		return -EBADMSG;
 	rr->owner = rd->p + rd->off;
-	r = dnsmsg_name_wire(rr->owner, rd->len - rd->off, 0, NULL, &next);
+	r = dnsmsg_name_wire(rr->owner, rd_left(rd), 0, NULL, &next);
 	if (r < 0)
 		return r;
 	rr->owner_len = (size_t)r;
-	rd->off += next;
+	rd_bytes(rd, next);
 	rr->type = rd_u16(rd);
 	rr->rclass = rd_u16(rd);
 	rr->ttl = rd_u32(rd);
 	rr->rdlen = rd_u16(rd);
-	rr->rdata = rd_take(rd, rr->rdlen);
+	rr->rdata = rd_bytes(rd, rr->rdlen);
 	return rd->err;
 }
 
@@ -750,12 +710,13 @@ dnswire_add_kept(struct dnswire_wr *w, const uint8_t *kept, size_t kept_len,
 {
 	struct dnswire_wr	saved = *w;
 	struct kept_rr		rr;
-	struct rd		rd = { kept, kept_len, 0, 0 };
+	struct rd		rd;
 	uint32_t		ttl;
 	int			r = 0;
 
+	rd_init(&rd, kept, kept_len);
 	rr.section = DNS_S_ANSWER;
-	while (rd.off < rd.len) {
+	while (rd_left(&rd) > 0) {
 		if ((r = kept_next(&rd, rr.section, &rr)) < 0)
 			break;
 		ttl = rr.ttl > age ? rr.ttl - age : 0;
@@ -792,7 +753,8 @@ dnswire_rrs_keep(const uint8_t *msg, size_t len, uint8_t *out, size_t cap)
 	memset(&w, 0, sizeof(w));
 	w.buf = out;
 	w.room = cap;
-	rd = (struct rd){ msg, len, m.rr_off, 0 };
+	rd_init(&rd, msg, len);
+	rd_seek(&rd, m.rr_off);
 	n = (unsigned)m.ancount + m.nscount;
 	for (i = 0; i < n; i++) {
 		olen = rd_name(&rd, owner);
@@ -801,7 +763,7 @@ dnswire_rrs_keep(const uint8_t *msg, size_t len, uint8_t *out, size_t cap)
 		ttl = rd_u32(&rd);
 		rdlen = rd_u16(&rd);
 		rdata_off = rd.off;
-		if (rd_take(&rd, rdlen) == NULL)
+		if (rd_bytes(&rd, rdlen) == NULL)
 			return -EBADMSG;	/* cannot happen: dnsmsg_parse read it */
 		if (type == DNS_T_OPT)
 			continue;
@@ -842,13 +804,14 @@ int
 dnswire_rrs_ttl(const uint8_t *kept, size_t len, uint32_t *ret_ttl)
 {
 	struct kept_rr	rr;
-	struct rd	rd = { kept, len, 0, 0 };
+	struct rd	rd;
 	uint32_t	ttl = UINT32_MAX;
 	bool		any = false;
 	int		r;
 
+	rd_init(&rd, kept, len);
 	rr.section = DNS_S_ANSWER;
-	while (rd.off < rd.len) {
+	while (rd_left(&rd) > 0) {
 		if ((r = kept_next(&rd, rr.section, &rr)) < 0)
 			return r;
 		if (rr.ttl < ttl)
@@ -865,12 +828,13 @@ int
 dnswire_rrs_answers(const uint8_t *kept, size_t len)
 {
 	struct kept_rr	rr;
-	struct rd	rd = { kept, len, 0, 0 };
+	struct rd	rd;
 	size_t		at;
 	int		r;
 
+	rd_init(&rd, kept, len);
 	rr.section = DNS_S_ANSWER;
-	while (rd.off < rd.len) {
+	while (rd_left(&rd) > 0) {
 		at = rd.off;
 		if ((r = kept_next(&rd, rr.section, &rr)) < 0)
 			return r;

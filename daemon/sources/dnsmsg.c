@@ -3,11 +3,12 @@
 
 /*
  * Design.  Every byte of a message comes from the network, so every read
- * goes through struct rd, whose error is sticky: a reader takes all its
- * fields and checks err once.  Output strings go through struct wr, which
- * never writes past its buffer, always NUL-terminates, and keeps a sticky
- * -ENOSPC; a malformed message (-EBADMSG) wins over a short buffer, so the
- * answer does not depend on the buffer's size.
+ * goes through struct rd (proto/rd.h), compression pointers included,
+ * whose error is sticky: a reader takes all its fields and checks err
+ * once.  Output strings go through struct wr, which never writes past its
+ * buffer, always NUL-terminates, and keeps a sticky -ENOSPC; a malformed
+ * message (-EBADMSG) wins over a short buffer, so the answer does not
+ * depend on the buffer's size.
  *
  * Compression (RFC 1035 4.1.4): a pointer must point strictly before the
  * start of the run of labels it ends, that is before the name's own start
@@ -32,16 +33,9 @@
 
 #include "dnsmsg.h"
 #include "name.h"
+#include "rd.h"
 
 #define DNS_HDR_LEN	12
-
-/* A bounds-checked cursor over [p, p + len) with a sticky error. */
-struct rd {
-	const uint8_t	*p;
-	size_t		 len;
-	size_t		 off;
-	int		 err;		/* 0 or -EBADMSG */
-};
 
 /* A string writer: never past cap, always NUL-terminated, sticky -ENOSPC. */
 struct wr {
@@ -50,54 +44,6 @@ struct wr {
 	size_t		 off;		/* length of the whole string, written or not */
 	int		 err;		/* 0 or -ENOSPC */
 };
-
-static void
-rd_init(struct rd *rd, const uint8_t *p, size_t len, size_t off)
-{
-	rd->p = p;
-	rd->len = len;
-	rd->off = off;
-	rd->err = off > len ? -EBADMSG : 0;
-}
-
-static const uint8_t *
-rd_take(struct rd *rd, size_t n)
-{
-	const uint8_t *p;
-
-	if (rd->err || n > rd->len - rd->off) {
-		rd->err = -EBADMSG;
-		return NULL;
-	}
-	p = rd->p + rd->off;
-	rd->off += n;
-	return p;
-}
-
-static uint8_t
-rd_u8(struct rd *rd)
-{
-	const uint8_t *p = rd_take(rd, 1);
-
-	return p ? p[0] : 0;
-}
-
-static uint16_t
-rd_u16(struct rd *rd)
-{
-	const uint8_t *p = rd_take(rd, 2);
-
-	return p ? (uint16_t)(p[0] << 8 | p[1]) : 0;
-}
-
-static uint32_t
-rd_u32(struct rd *rd)
-{
-	const uint8_t *p = rd_take(rd, 4);
-
-	return p ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	    (uint32_t)p[2] << 8 | p[3] : 0;
-}
 
 static void
 wr_init(struct wr *w, char *p, size_t cap)
@@ -218,51 +164,55 @@ static int
 name_read(const uint8_t *buf, size_t len, size_t off, struct wr *w,
     bool absolute, uint8_t *wire_out, size_t *ret_next)
 {
-	size_t		 pos = off, seg = off, next = 0, wire = 0, target, i;
+	struct rd	 rd;
+	const uint8_t	*label;
+	size_t		 seg = off, next = 0, wire = 0, target, i;
 	unsigned	 ptrs = 0, labels = 0;
 	uint8_t		 c;
 
+	rd_init(&rd, buf, len);
+	rd_seek(&rd, off);
 	for (;;) {
-		if (pos >= len)
+		c = rd_u8(&rd);
+		if (rd.err)
 			return -EBADMSG;
-		c = buf[pos];
 		if ((c & 0xc0) == 0xc0) {
-			if (len - pos < 2)
-				return -EBADMSG;
-			target = (size_t)(c & 0x3f) << 8 | buf[pos + 1];
-			if (target >= seg || ++ptrs > DNSMSG_MAX_POINTERS)
+			target = (size_t)(c & 0x3f) << 8 | rd_u8(&rd);
+			if (rd.err || target >= seg || ++ptrs > DNSMSG_MAX_POINTERS)
 				return -EBADMSG;
 			if (next == 0)
-				next = pos + 2;
-			pos = seg = target;
+				next = rd.off;
+			rd_seek(&rd, target);	/* before seg: in bounds */
+			seg = target;
 			continue;
 		}
 		if (c & 0xc0)
 			return -EBADMSG;	/* 0x40 extended, 0x80 reserved */
 		if (c == 0)
 			break;
-		if (c > len - pos - 1)
+		if ((label = rd_bytes(&rd, c)) == NULL)
 			return -EBADMSG;
 		/* With the root label still to come, at most 254 so far. */
 		if (wire + 1 + c > DNSMSG_NAME_MAX - 1)
 			return -EBADMSG;
-		if (wire_out)
-			memcpy(wire_out + wire, buf + pos, 1 + (size_t)c);
+		if (wire_out) {
+			wire_out[wire] = c;
+			memcpy(wire_out + wire + 1, label, c);
+		}
 		wire += 1 + (size_t)c;
 		if (labels++ > 0 && !absolute)
 			wr_char(w, '.');
-		for (i = 1; i <= c; i++)
-			wr_label_byte(w, buf[pos + i]);
+		for (i = 0; i < c; i++)
+			wr_label_byte(w, label[i]);
 		if (absolute)
 			wr_char(w, '.');
-		pos += 1 + (size_t)c;
 	}
 	if (labels == 0)
 		wr_char(w, '.');
 	if (wire_out)
 		wire_out[wire] = 0;
 	if (ret_next)
-		*ret_next = next ? next : pos + 1;
+		*ret_next = next ? next : rd.off;
 	return (int)wire + 1;
 }
 
@@ -342,7 +292,7 @@ rd_name(struct rd *rd, struct wr *w, bool absolute)
 	if (name_read(rd->p, rd->len, rd->off, w, absolute, NULL, &next) < 0)
 		rd->err = -EBADMSG;
 	else
-		rd->off = next;
+		rd_seek(rd, next);
 }
 
 /* The length of s without one trailing, unescaped dot. */
@@ -383,7 +333,7 @@ rd_rr(struct rd *rd, struct dnsmsg_rr *rr, bool with_name)
 	rr->ttl = rd_u32(rd);
 	rr->rdlen = rd_u16(rd);
 	rr->rdata_off = rd->off;
-	rd_take(rd, rr->rdlen);
+	rd_bytes(rd, rr->rdlen);
 }
 
 int
@@ -396,7 +346,7 @@ dnsmsg_parse(const uint8_t *buf, size_t len, struct dnsmsg *ret_msg)
 	unsigned	 i, total;
 
 	memset(&m, 0, sizeof(m));
-	rd_init(&rd, buf, len, 0);
+	rd_init(&rd, buf, len);
 	m.buf = buf;
 	m.len = len;
 	m.id = rd_u16(&rd);
@@ -437,7 +387,8 @@ dnsmsg_next_rr(const struct dnsmsg *msg, struct dnsmsg_iter *it,
 
 	if (it->index >= total)
 		return 0;
-	rd_init(&rd, msg->buf, msg->len, it->off ? it->off : msg->rr_off);
+	rd_init(&rd, msg->buf, msg->len);
+	rd_seek(&rd, it->off ? it->off : msg->rr_off);
 	rd_rr(&rd, &rr, true);
 	if (rd.err)
 		return -EBADMSG;
@@ -458,18 +409,12 @@ static void
 rd_rdata(struct rd *rd, const struct dnsmsg *msg, const struct dnsmsg_rr *rr)
 {
 	if (rr->rdata_off > msg->len || rr->rdlen > msg->len - rr->rdata_off) {
-		rd_init(rd, msg->buf, 0, 0);
+		rd_init(rd, msg->buf, 0);
 		rd->err = -EBADMSG;
 		return;
 	}
-	rd_init(rd, msg->buf, rr->rdata_off + rr->rdlen, rr->rdata_off);
-}
-
-/* The rdata was read exactly, to its last byte. */
-static bool
-rd_done(const struct rd *rd)
-{
-	return rd->err == 0 && rd->off == rd->len;
+	rd_init(rd, msg->buf, rr->rdata_off + rr->rdlen);
+	rd_seek(rd, rr->rdata_off);
 }
 
 static void
@@ -490,8 +435,8 @@ static void
 wr_unknown(struct wr *w, struct rd *rd)
 {
 	static const char	 hex[] = "0123456789abcdef";
-	size_t			 n = rd->len - rd->off, i;
-	const uint8_t		*p = rd_take(rd, n);
+	size_t			 n = rd_left(rd), i;
+	const uint8_t		*p = rd_bytes(rd, n);
 
 	wr_str(w, "\\# ");
 	wr_uint(w, (uint32_t)n);
@@ -514,8 +459,8 @@ wr_caa(struct wr *w, struct rd *rd)
 	/* RFC 8659 4.1.1: a tag is 1 to 15 letters and digits. */
 	if (taglen < 1 || taglen > 15)
 		rd->err = -EBADMSG;
-	tag = rd_take(rd, taglen);
-	val = rd_take(rd, rd->len - rd->off);
+	tag = rd_bytes(rd, taglen);
+	val = rd_bytes(rd, rd_left(rd));
 	if (rd->err)
 		return;
 	wr_uint(w, flags);
@@ -547,11 +492,11 @@ dnsmsg_rdata_str(const struct dnsmsg *msg, const struct dnsmsg_rr *rr,
 	wr_init(&w, out, outlen);
 	switch (rr->type) {
 	case DNS_T_A:
-		if ((p = rd_take(&rd, 4)) != NULL)
+		if ((p = rd_bytes(&rd, 4)) != NULL)
 			wr_addr(&w, AF_INET, p);
 		break;
 	case DNS_T_AAAA:
-		if ((p = rd_take(&rd, 16)) != NULL)
+		if ((p = rd_bytes(&rd, 16)) != NULL)
 			wr_addr(&w, AF_INET6, p);
 		break;
 	case DNS_T_NS:
@@ -575,11 +520,11 @@ dnsmsg_rdata_str(const struct dnsmsg *msg, const struct dnsmsg_rr *rr,
 		break;
 	case DNS_T_TXT:
 		/* One or more character-strings (RFC 1035 3.3.14). */
-		if (rd.off == rd.len)
+		if (rd_left(&rd) == 0)
 			rd.err = -EBADMSG;
-		while (rd.err == 0 && rd.off < rd.len) {
+		while (rd.err == 0 && rd_left(&rd) > 0) {
 			n = rd_u8(&rd);
-			if ((p = rd_take(&rd, n)) == NULL)
+			if ((p = rd_bytes(&rd, n)) == NULL)
 				break;
 			if (w.off)
 				wr_char(&w, ' ');
@@ -621,7 +566,7 @@ dnsmsg_rdata_addr(const struct dnsmsg *msg, const struct dnsmsg_rr *rr,
 	else
 		return -EINVAL;
 	rd_rdata(&rd, msg, rr);
-	p = rd_take(&rd, n);
+	p = rd_bytes(&rd, n);
 	if (!rd_done(&rd))
 		return -EBADMSG;
 	memcpy(out, p, n);
@@ -660,7 +605,7 @@ dnsmsg_rdata_soa_minimum(const struct dnsmsg *msg, const struct dnsmsg_rr *rr,
 	wr_init(&w, NULL, 0);
 	rd_name(&rd, &w, false);	/* MNAME */
 	rd_name(&rd, &w, false);	/* RNAME */
-	rd_take(&rd, 16);		/* SERIAL REFRESH RETRY EXPIRE */
+	rd_bytes(&rd, 16);		/* SERIAL REFRESH RETRY EXPIRE */
 	minimum = rd_u32(&rd);
 	if (!rd_done(&rd))
 		return -EBADMSG;

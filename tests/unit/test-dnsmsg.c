@@ -2,8 +2,8 @@
 /* tests/unit/test-dnsmsg.c - unit tests of the DNS message reader. */
 
 /*
- * Messages are built here byte by byte with a tiny builder (struct mb), so
- * that each test states exactly what is on the wire, compression pointers
+ * Messages are built here byte by byte (struct mb, dnsbuild.h), so that
+ * each test states exactly what is on the wire, compression pointers
  * included.  Truncation tests copy each prefix into a heap buffer of
  * exactly that size, so a read past the end is an ASan report.
  */
@@ -18,147 +18,12 @@
 
 #include <cmocka.h>
 
+#include "dnsbuild.h"
 #include "dnsmsg.h"
 
-#define MB_MAX		65536
 #define QR_RD_RA	0x8180
-#define CLASS_IN	1
-
-/* A message under construction. */
-struct mb {
-	uint8_t	buf[MB_MAX];
-	size_t	len;
-};
 
 static struct mb	mb;
-
-static void
-mb_u8(struct mb *m, uint8_t v)
-{
-	assert_true(m->len < MB_MAX);
-	m->buf[m->len++] = v;
-}
-
-static void
-mb_u16(struct mb *m, uint16_t v)
-{
-	mb_u8(m, (uint8_t)(v >> 8));
-	mb_u8(m, (uint8_t)v);
-}
-
-static void
-mb_u32(struct mb *m, uint32_t v)
-{
-	mb_u16(m, (uint16_t)(v >> 16));
-	mb_u16(m, (uint16_t)v);
-}
-
-static void
-mb_bytes(struct mb *m, const void *p, size_t n)
-{
-	assert_true(n <= MB_MAX - m->len);
-	if (n)
-		memcpy(m->buf + m->len, p, n);
-	m->len += n;
-}
-
-static void
-mb_hdr(struct mb *m, uint16_t id, uint16_t flags, uint16_t qd, uint16_t an,
-    uint16_t ns, uint16_t ar)
-{
-	m->len = 0;
-	mb_u16(m, id);
-	mb_u16(m, flags);
-	mb_u16(m, qd);
-	mb_u16(m, an);
-	mb_u16(m, ns);
-	mb_u16(m, ar);
-}
-
-/* The labels of a dotted name ("" and "." have none), no root label. */
-static size_t
-mb_labels(struct mb *m, const char *name)
-{
-	size_t		 start = m->len, n;
-	const char	*dot;
-
-	while (*name && strcmp(name, ".") != 0) {
-		dot = strchr(name, '.');
-		n = dot ? (size_t)(dot - name) : strlen(name);
-		assert_true(n >= 1 && n <= 63);
-		mb_u8(m, (uint8_t)n);
-		mb_bytes(m, name, n);
-		name += n + (dot ? 1 : 0);
-	}
-	return start;
-}
-
-/* A whole uncompressed name; returns its offset. */
-static size_t
-mb_name(struct mb *m, const char *name)
-{
-	size_t start = mb_labels(m, name);
-
-	mb_u8(m, 0);
-	return start;
-}
-
-/* A compression pointer to off; returns the pointer's own offset. */
-static size_t
-mb_ptr(struct mb *m, size_t off)
-{
-	size_t start = m->len;
-
-	assert_true(off < 0x4000);
-	mb_u16(m, (uint16_t)(0xc000 | off));
-	return start;
-}
-
-static void
-mb_question(struct mb *m, const char *name, uint16_t type)
-{
-	mb_name(m, name);
-	mb_u16(m, type);
-	mb_u16(m, CLASS_IN);
-}
-
-/* After the owner name: type, class IN, ttl and a place for rdlength. */
-static size_t
-mb_rr_fixed(struct mb *m, uint16_t type, uint32_t ttl)
-{
-	size_t at;
-
-	mb_u16(m, type);
-	mb_u16(m, CLASS_IN);
-	mb_u32(m, ttl);
-	at = m->len;
-	mb_u16(m, 0);
-	return at;
-}
-
-/* Patches rdlength to what was written since mb_rr_fixed. */
-static void
-mb_rr_end(struct mb *m, size_t at)
-{
-	size_t n = m->len - at - 2;
-
-	assert_true(n <= UINT16_MAX);
-	m->buf[at] = (uint8_t)(n >> 8);
-	m->buf[at + 1] = (uint8_t)n;
-}
-
-/* A whole RR with raw rdata, owner a dotted name. */
-static void
-mb_rr_raw(struct mb *m, const char *owner, uint16_t type, uint32_t ttl,
-    const void *rdata, size_t rdlen)
-{
-	size_t at;
-
-	mb_name(m, owner);
-	at = mb_rr_fixed(m, type, ttl);
-	mb_bytes(m, rdata, rdlen);
-	mb_rr_end(m, at);
-}
 
 static void
 parse_ok(const struct mb *m, struct dnsmsg *msg)
@@ -172,18 +37,6 @@ parse_bad(const struct mb *m)
 	struct dnsmsg msg;
 
 	assert_int_equal(dnsmsg_parse(m->buf, m->len, &msg), -EBADMSG);
-}
-
-/* The RR number i of a parsed message. */
-static void
-rr_at(const struct dnsmsg *msg, unsigned i, struct dnsmsg_rr *rr)
-{
-	struct dnsmsg_iter it;
-
-	memset(&it, 0, sizeof(it));
-	do
-		assert_int_equal(dnsmsg_next_rr(msg, &it, rr), 1);
-	while (i-- > 0);
 }
 
 /* The rdata of the only answer in mb, as dnsmsg_rdata_str returns it. */
@@ -207,7 +60,7 @@ build_one(uint16_t type, const void *rdata, size_t rdlen)
 	mb_hdr(&mb, 1, QR_RD_RA, 1, 1, 0, 0);
 	mb_question(&mb, "www.example.com", type);
 	mb_ptr(&mb, 12);
-	at = mb_rr_fixed(&mb, type, 300);
+	at = mb_rr_fixed(&mb, type, CLASS_IN, 300);
 	mb_bytes(&mb, rdata, rdlen);
 	mb_rr_end(&mb, at);
 }
@@ -383,41 +236,41 @@ test_rdata_types(void **state)
 	ex = 16;	/* "example.com" inside the question */
 
 	mb_ptr(&mb, 12);
-	at = mb_rr_fixed(&mb, DNS_T_A, 300);
+	at = mb_rr_fixed(&mb, DNS_T_A, CLASS_IN, 300);
 	mb_bytes(&mb, "\xc0\x00\x02\x01", 4);
 	mb_rr_end(&mb, at);
 
 	mb_ptr(&mb, 12);
-	at = mb_rr_fixed(&mb, DNS_T_AAAA, 300);
+	at = mb_rr_fixed(&mb, DNS_T_AAAA, CLASS_IN, 300);
 	mb_bytes(&mb, "\x20\x01\x0d\xb8\0\0\0\0\0\0\0\0\0\0\0\x01", 16);
 	mb_rr_end(&mb, at);
 
 	mb_ptr(&mb, ex);
-	at = mb_rr_fixed(&mb, DNS_T_NS, 300);
+	at = mb_rr_fixed(&mb, DNS_T_NS, CLASS_IN, 300);
 	mb_labels(&mb, "ns1");
 	mb_ptr(&mb, ex);
 	mb_rr_end(&mb, at);
 
 	mb_ptr(&mb, 12);
-	at = mb_rr_fixed(&mb, DNS_T_CNAME, 300);
+	at = mb_rr_fixed(&mb, DNS_T_CNAME, CLASS_IN, 300);
 	mb_labels(&mb, "web");
 	mb_ptr(&mb, ex);
 	mb_rr_end(&mb, at);
 
 	mb_name(&mb, "1.2.0.192.in-addr.arpa");
-	at = mb_rr_fixed(&mb, DNS_T_PTR, 300);
+	at = mb_rr_fixed(&mb, DNS_T_PTR, CLASS_IN, 300);
 	mb_name(&mb, "host.example.com");	/* uncompressed */
 	mb_rr_end(&mb, at);
 
 	mb_ptr(&mb, ex);
-	at = mb_rr_fixed(&mb, DNS_T_MX, 300);
+	at = mb_rr_fixed(&mb, DNS_T_MX, CLASS_IN, 300);
 	mb_u16(&mb, 10);
 	mb_labels(&mb, "mail");
 	mb_ptr(&mb, ex);
 	mb_rr_end(&mb, at);
 
 	mb_ptr(&mb, ex);
-	at = mb_rr_fixed(&mb, DNS_T_SOA, 300);
+	at = mb_rr_fixed(&mb, DNS_T_SOA, CLASS_IN, 300);
 	mb_labels(&mb, "ns1");
 	mb_ptr(&mb, ex);
 	mb_labels(&mb, "hostmaster");
@@ -430,14 +283,14 @@ test_rdata_types(void **state)
 	mb_rr_end(&mb, at);
 
 	mb_ptr(&mb, 12);
-	at = mb_rr_fixed(&mb, DNS_T_TXT, 300);
+	at = mb_rr_fixed(&mb, DNS_T_TXT, CLASS_IN, 300);
 	mb_bytes(&mb, "\x0bhello world", 12);
 	mb_bytes(&mb, "\x08" "a\"b\\c\x01\xff~", 9);
 	mb_u8(&mb, 0);				/* an empty string */
 	mb_rr_end(&mb, at);
 
 	mb_name(&mb, "_sip._udp.example.com");
-	at = mb_rr_fixed(&mb, DNS_T_SRV, 300);
+	at = mb_rr_fixed(&mb, DNS_T_SRV, CLASS_IN, 300);
 	mb_u16(&mb, 10);
 	mb_u16(&mb, 60);
 	mb_u16(&mb, 5060);
@@ -445,12 +298,12 @@ test_rdata_types(void **state)
 	mb_rr_end(&mb, at);
 
 	mb_ptr(&mb, ex);
-	at = mb_rr_fixed(&mb, DNS_T_CAA, 300);
+	at = mb_rr_fixed(&mb, DNS_T_CAA, CLASS_IN, 300);
 	mb_bytes(&mb, "\x00\x05issueletsencrypt.org", 22);
 	mb_rr_end(&mb, at);
 
 	mb_ptr(&mb, ex);
-	at = mb_rr_fixed(&mb, DNS_T_CAA, 300);
+	at = mb_rr_fixed(&mb, DNS_T_CAA, CLASS_IN, 300);
 	mb_bytes(&mb, "\x80\x05iodefmailto:a\"b@example.com", 29);
 	mb_rr_end(&mb, at);
 
@@ -458,18 +311,18 @@ test_rdata_types(void **state)
 	mb_rr_raw(&mb, "example.com", 65534, 300, NULL, 0);
 
 	mb_name(&mb, ".");
-	at = mb_rr_fixed(&mb, DNS_T_NS, 300);
+	at = mb_rr_fixed(&mb, DNS_T_NS, CLASS_IN, 300);
 	mb_name(&mb, ".");
 	mb_rr_end(&mb, at);
 
 	mb_name(&mb, ".");
-	at = mb_rr_fixed(&mb, DNS_T_MX, 300);
+	at = mb_rr_fixed(&mb, DNS_T_MX, CLASS_IN, 300);
 	mb_u16(&mb, 0);
 	mb_name(&mb, ".");			/* RFC 7505 null MX */
 	mb_rr_end(&mb, at);
 
 	mb_name(&mb, ".");
-	at = mb_rr_fixed(&mb, DNS_T_SOA, 300);
+	at = mb_rr_fixed(&mb, DNS_T_SOA, CLASS_IN, 300);
 	mb_name(&mb, ".");
 	mb_name(&mb, ".");
 	mb_bytes(&mb, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 20);
@@ -477,7 +330,7 @@ test_rdata_types(void **state)
 
 	/* EDNS in the additional section: unknown rdata format to us. */
 	mb_name(&mb, ".");
-	at = mb_rr_fixed(&mb, DNS_T_OPT, 0);
+	at = mb_rr_fixed(&mb, DNS_T_OPT, CLASS_IN, 0);
 	mb_bytes(&mb, "\x00\x0a\x00\x02\x00\x01", 6);
 	mb_rr_end(&mb, at);
 
@@ -507,7 +360,7 @@ test_rdata_short_buffer(void **state)
 	mb_hdr(&mb, 1, QR_RD_RA, 1, 1, 0, 0);
 	mb_question(&mb, "example.com", DNS_T_SOA);
 	mb_ptr(&mb, 12);
-	at = mb_rr_fixed(&mb, DNS_T_SOA, 300);
+	at = mb_rr_fixed(&mb, DNS_T_SOA, CLASS_IN, 300);
 	mb_name(&mb, "ns1.example.com");
 	mb_name(&mb, "hostmaster.example.com");
 	mb_bytes(&mb, "\0\0\0\1\0\0\0\2\0\0\0\3\0\0\0\4\0\0\0\5", 20);
@@ -673,7 +526,7 @@ test_soa_minimum(void **state)
 	mb_hdr(&mb, 9, 0x8183, 1, 0, 1, 0);
 	mb_question(&mb, "nope.example.com", DNS_T_A);
 	mb_ptr(&mb, 17);
-	at = mb_rr_fixed(&mb, DNS_T_SOA, 900);
+	at = mb_rr_fixed(&mb, DNS_T_SOA, CLASS_IN, 900);
 	mb_labels(&mb, "ns1");
 	mb_ptr(&mb, 17);
 	mb_labels(&mb, "hostmaster");
@@ -800,17 +653,17 @@ test_compression(void **state)
 	mb_hdr(&mb, 5, QR_RD_RA, 1, 3, 0, 0);
 	mb_question(&mb, "www.example.com", DNS_T_A);
 	owner = mb_ptr(&mb, 12);
-	at = mb_rr_fixed(&mb, DNS_T_CNAME, 60);
+	at = mb_rr_fixed(&mb, DNS_T_CNAME, CLASS_IN, 60);
 	mb_labels(&mb, "edge");
 	mb_ptr(&mb, 16);
 	mb_rr_end(&mb, at);
 	mb_ptr(&mb, owner);
-	at = mb_rr_fixed(&mb, DNS_T_A, 60);
+	at = mb_rr_fixed(&mb, DNS_T_A, CLASS_IN, 60);
 	mb_bytes(&mb, "\1\1\1\1", 4);
 	mb_rr_end(&mb, at);
 	mb_labels(&mb, "x");
 	mb_ptr(&mb, owner + 12);		/* "edge" + ptr, inside the CNAME */
-	at = mb_rr_fixed(&mb, DNS_T_A, 60);
+	at = mb_rr_fixed(&mb, DNS_T_A, CLASS_IN, 60);
 	mb_bytes(&mb, "\2\2\2\2", 4);
 	mb_rr_end(&mb, at);
 	parse_ok(&mb, &msg);
@@ -862,7 +715,7 @@ test_compression(void **state)
 	mb_hdr(&mb, 5, QR_RD_RA, 1, 1, 0, 0);
 	mb_question(&mb, "example.com", DNS_T_A);
 	mb_ptr(&mb, mb.len + 12);
-	mb_rr_fixed(&mb, 65280, 0);
+	mb_rr_fixed(&mb, 65280, CLASS_IN, 0);
 	mb_name(&mb, "b");
 	parse_bad(&mb);
 
@@ -870,7 +723,7 @@ test_compression(void **state)
 	mb_hdr(&mb, 5, QR_RD_RA, 1, 2, 0, 0);
 	mb_question(&mb, "example.com", DNS_T_A);
 	mb_ptr(&mb, 12);
-	at = mb_rr_fixed(&mb, DNS_T_CNAME, 60);
+	at = mb_rr_fixed(&mb, DNS_T_CNAME, CLASS_IN, 60);
 	mb_ptr(&mb, mb.len + 2);
 	mb_rr_end(&mb, at);
 	mb_rr_raw(&mb, "b", DNS_T_A, 0, "\1\2\3\4", 4);
@@ -912,7 +765,7 @@ test_pointer_chain(void **state)
 	mb_hdr(&mb, 5, QR_RD_RA, 1, 2, 0, 0);
 	mb_question(&mb, "example.com", DNS_T_A);
 	mb_ptr(&mb, 12);
-	at = mb_rr_fixed(&mb, 65280, 60);
+	at = mb_rr_fixed(&mb, 65280, CLASS_IN, 60);
 	chain[0] = mb_ptr(&mb, 12);
 	for (i = 1; i <= DNSMSG_MAX_POINTERS; i++)
 		chain[i] = mb_ptr(&mb, chain[i - 1]);
@@ -928,7 +781,7 @@ test_pointer_chain(void **state)
 
 	/* Through an owner name: one pointer more than where it points. */
 	mb_ptr(&mb, chain[DNSMSG_MAX_POINTERS - 2]);
-	at = mb_rr_fixed(&mb, DNS_T_A, 60);
+	at = mb_rr_fixed(&mb, DNS_T_A, CLASS_IN, 60);
 	mb_bytes(&mb, "\1\2\3\4", 4);
 	mb_rr_end(&mb, at);
 	parse_ok(&mb, &msg);
@@ -958,7 +811,7 @@ build_long_suffix(const char *label, uint8_t prefix)
 	mb_u8(&mb, prefix);
 	mb_bytes(&mb, "bbb", prefix);
 	mb_ptr(&mb, 12);			/* 1 + prefix + 252 */
-	mb_rr_fixed(&mb, 65280, 0);
+	mb_rr_fixed(&mb, 65280, CLASS_IN, 0);
 }
 
 /* The names at the limits: 255 wire bytes, labels of 63. */
@@ -1253,42 +1106,42 @@ build_realistic(void)
 	mb_hdr(&mb, 0x4242, QR_RD_RA, 1, 3, 2, 4);
 	mb_question(&mb, "www.example.com", DNS_T_A);
 	mb_ptr(&mb, 12);
-	at = mb_rr_fixed(&mb, DNS_T_CNAME, 3600);
+	at = mb_rr_fixed(&mb, DNS_T_CNAME, CLASS_IN, 3600);
 	web = mb_labels(&mb, "web");
 	mb_ptr(&mb, 16);
 	mb_rr_end(&mb, at);
 	mb_ptr(&mb, web);			/* web.example.com, in the CNAME */
-	at = mb_rr_fixed(&mb, DNS_T_A, 60);
+	at = mb_rr_fixed(&mb, DNS_T_A, CLASS_IN, 60);
 	mb_bytes(&mb, "\xc0\x00\x02\x01", 4);
 	mb_rr_end(&mb, at);
 	mb_ptr(&mb, web);
-	at = mb_rr_fixed(&mb, DNS_T_A, 60);
+	at = mb_rr_fixed(&mb, DNS_T_A, CLASS_IN, 60);
 	mb_bytes(&mb, "\xc0\x00\x02\x02", 4);
 	mb_rr_end(&mb, at);
 	mb_ptr(&mb, 16);
-	at = mb_rr_fixed(&mb, DNS_T_NS, 86400);
+	at = mb_rr_fixed(&mb, DNS_T_NS, CLASS_IN, 86400);
 	ns1 = mb_labels(&mb, "ns1");
 	mb_ptr(&mb, 16);
 	mb_rr_end(&mb, at);
 	mb_ptr(&mb, 16);
-	at = mb_rr_fixed(&mb, DNS_T_NS, 86400);
+	at = mb_rr_fixed(&mb, DNS_T_NS, CLASS_IN, 86400);
 	ns2 = mb_labels(&mb, "ns2");
 	mb_ptr(&mb, 16);
 	mb_rr_end(&mb, at);
 	mb_ptr(&mb, ns1);			/* ns1.example.com */
-	at = mb_rr_fixed(&mb, DNS_T_A, 86400);
+	at = mb_rr_fixed(&mb, DNS_T_A, CLASS_IN, 86400);
 	mb_bytes(&mb, "\xc6\x33\x64\x01", 4);
 	mb_rr_end(&mb, at);
 	mb_ptr(&mb, ns1);
-	at = mb_rr_fixed(&mb, DNS_T_AAAA, 86400);
+	at = mb_rr_fixed(&mb, DNS_T_AAAA, CLASS_IN, 86400);
 	mb_bytes(&mb, "\x20\x01\x0d\xb8\0\0\0\0\0\0\0\0\0\0\0\x53", 16);
 	mb_rr_end(&mb, at);
 	mb_ptr(&mb, ns2);			/* ns2.example.com */
-	at = mb_rr_fixed(&mb, DNS_T_TXT, 300);
+	at = mb_rr_fixed(&mb, DNS_T_TXT, CLASS_IN, 300);
 	mb_bytes(&mb, "\x05hello\x05world", 12);
 	mb_rr_end(&mb, at);
 	mb_name(&mb, ".");
-	at = mb_rr_fixed(&mb, DNS_T_OPT, 0);
+	at = mb_rr_fixed(&mb, DNS_T_OPT, CLASS_IN, 0);
 	mb_bytes(&mb, "\x00\x0a\x00\x08\x01\x02\x03\x04\x05\x06\x07\x08", 12);
 	mb_rr_end(&mb, at);
 }
@@ -1372,7 +1225,7 @@ test_rdlength(void **state)
 	mb_hdr(&mb, 1, QR_RD_RA, 1, 1, 0, 0);
 	mb_question(&mb, "example.com", DNS_T_A);
 	mb_ptr(&mb, 12);
-	at = mb_rr_fixed(&mb, DNS_T_A, 1);
+	at = mb_rr_fixed(&mb, DNS_T_A, CLASS_IN, 1);
 	mb_bytes(&mb, "\1\2\3\4", 4);
 	mb_rr_end(&mb, at);
 	parse_ok(&mb, &msg);

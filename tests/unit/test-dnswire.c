@@ -2,8 +2,8 @@
 /* tests/unit/test-dnswire.c - unit tests of the DNS listener's wire format. */
 
 /*
- * Queries and upstream messages are built byte by byte (struct mb, as in
- * test-dnsmsg.c), so each test states what is on the wire.  Replies are
+ * Queries and upstream messages are built byte by byte (struct mb,
+ * dnsbuild.h), so each test states what is on the wire.  Replies are
  * held to hand-built expected bytes where the layout matters, and always
  * read back with dnsmsg's reader, the daemon's own parser of DNS.
  * Truncation tests copy each prefix into a heap buffer of exactly that
@@ -20,128 +20,15 @@
 
 #include <cmocka.h>
 
+#include "dnsbuild.h"
 #include "dnswire.h"
 #include "name.h"
 
-#define MB_MAX		65536
-#define CLASS_IN	1
 #define T_TSIG		250
 #define T_HTTPS		65
 
-/* A message under construction. */
-struct mb {
-	uint8_t	buf[MB_MAX];
-	size_t	len;
-};
-
 static struct mb	mb, alt;
 static uint8_t		reply[65536];
-
-static void
-mb_u8(struct mb *m, uint8_t v)
-{
-	assert_true(m->len < MB_MAX);
-	m->buf[m->len++] = v;
-}
-
-static void
-mb_u16(struct mb *m, uint16_t v)
-{
-	mb_u8(m, (uint8_t)(v >> 8));
-	mb_u8(m, (uint8_t)v);
-}
-
-static void
-mb_u32(struct mb *m, uint32_t v)
-{
-	mb_u16(m, (uint16_t)(v >> 16));
-	mb_u16(m, (uint16_t)v);
-}
-
-static void
-mb_bytes(struct mb *m, const void *p, size_t n)
-{
-	assert_true(n <= MB_MAX - m->len);
-	if (n)
-		memcpy(m->buf + m->len, p, n);
-	m->len += n;
-}
-
-static void
-mb_hdr(struct mb *m, uint16_t id, uint16_t flags, uint16_t qd, uint16_t an,
-    uint16_t ns, uint16_t ar)
-{
-	m->len = 0;
-	mb_u16(m, id);
-	mb_u16(m, flags);
-	mb_u16(m, qd);
-	mb_u16(m, an);
-	mb_u16(m, ns);
-	mb_u16(m, ar);
-}
-
-/* The labels of a dotted name ("" and "." have none), no root label. */
-static size_t
-mb_labels(struct mb *m, const char *name)
-{
-	size_t		 start = m->len, n;
-	const char	*dot;
-
-	while (*name && strcmp(name, ".") != 0) {
-		dot = strchr(name, '.');
-		n = dot ? (size_t)(dot - name) : strlen(name);
-		assert_true(n >= 1 && n <= 63);
-		mb_u8(m, (uint8_t)n);
-		mb_bytes(m, name, n);
-		name += n + (dot ? 1 : 0);
-	}
-	return start;
-}
-
-static size_t
-mb_name(struct mb *m, const char *name)
-{
-	size_t start = mb_labels(m, name);
-
-	mb_u8(m, 0);
-	return start;
-}
-
-static size_t
-mb_ptr(struct mb *m, size_t off)
-{
-	size_t start = m->len;
-
-	assert_true(off < 0x4000);
-	mb_u16(m, (uint16_t)(0xc000 | off));
-	return start;
-}
-
-/* After the owner name: type, class, TTL and a place for rdlength. */
-static size_t
-mb_rr_fixed(struct mb *m, uint16_t type, uint16_t rclass, uint32_t ttl)
-{
-	size_t at;
-
-	mb_u16(m, type);
-	mb_u16(m, rclass);
-	mb_u32(m, ttl);
-	at = m->len;
-	mb_u16(m, 0);
-	return at;
-}
-
-/* Patches rdlength to what was written since mb_rr_fixed; rdata's offset. */
-static size_t
-mb_rr_end(struct mb *m, size_t at)
-{
-	size_t n = m->len - at - 2;
-
-	assert_true(n <= UINT16_MAX);
-	m->buf[at] = (uint8_t)(n >> 8);
-	m->buf[at + 1] = (uint8_t)n;
-	return at + 2;
-}
 
 /* A query: header with one question and nothing else. */
 static void
@@ -149,9 +36,7 @@ mb_query(struct mb *m, uint16_t id, uint16_t flags, const char *qname,
     uint16_t qtype)
 {
 	mb_hdr(m, id, flags, 1, 0, 0, 0);
-	mb_name(m, qname);
-	mb_u16(m, qtype);
-	mb_u16(m, CLASS_IN);
+	mb_question(m, qname, qtype);
 }
 
 /* An OPT at the end, counted in ARCOUNT; options raw. */
@@ -178,18 +63,6 @@ static void
 parse_ok(const uint8_t *p, size_t len, struct dnsmsg *msg)
 {
 	assert_int_equal(dnsmsg_parse(p, len, msg), 0);
-}
-
-/* The RR number i of a parsed message. */
-static void
-rr_at(const struct dnsmsg *msg, unsigned i, struct dnsmsg_rr *rr)
-{
-	struct dnsmsg_iter it;
-
-	memset(&it, 0, sizeof(it));
-	do
-		assert_int_equal(dnsmsg_next_rr(msg, &it, rr), 1);
-	while (i-- > 0);
 }
 
 static uint16_t

@@ -866,12 +866,12 @@ expect(char **tok, int n)
 	}
 	if (hdr.status != PROTO_OK) {
 		if ((v = opt(tok, n, 3, "herrno")) != NULL) {
-			struct proto_rd r;
+			struct rd r;
 			int he;
 
 			/* PROTO_UNAVAIL's body: u8 h_errno + 1, u32 errno, str. */
-			proto_rd_init(&r, c->frame + PROTO_HDR_LEN, c->len - PROTO_HDR_LEN);
-			he = (int)proto_get_u8(&r) - 1;
+			rd_init(&r, c->frame + PROTO_HDR_LEN, c->len - PROTO_HDR_LEN);
+			he = (int)rd_u8(&r) - 1;
 			if (he != num(v))
 				die("client %ld: h_errno %d, not %s", id, he, v);
 		}
