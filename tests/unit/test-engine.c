@@ -212,6 +212,8 @@ die(const char *fmt, ...)
 	abort();	/* not reached */
 }
 
+static void count(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 static void
 count(const char *fmt, ...)
 {
