@@ -378,23 +378,21 @@ result_dns(struct result *r, const struct result_to *to,
 	answer_status(a, status, status == PROTO_TRYAGAIN ?
 	    "upstream DNS failed or timed out" : NULL);
 	if (status == PROTO_OK) {
-		struct answer	 b = { .form = ANSWER_NONE };
-		const char	*names[DNSSRC_NCAND];
-		bool		 ok;
-		int		 k;
+		struct proto_answer	 aaaa;
+		const char		*names[DNSSRC_NCAND];
+		bool			 both = n == 2 && to->what == RESULT_NAME &&
+					    pos[0] && pos[1];
+		int			 k;
 
 		a->ttl = ttl;
 		a->source = source;
-		if (n == 2 && to->what == RESULT_NAME && pos[0] && pos[1]) {
-			ok = dns_part(to, pos[0], a) && dns_part(to, pos[1], &b);
-		} else
-			ok = dns_part(to, pos[0] ? pos[0] : pos[1], a);
-		if (!ok) {
+		if (!dns_part(to, pos[0] ? pos[0] : pos[1], a) || (both &&
+		    proto_answer_decode(pos[1]->data, pos[1]->len, &aaaa) < 0)) {
 			result_error(r, PROTO_INTERNAL, "a cached answer does not decode", st);
 			return;
 		}
-		if (b.form == ANSWER_HOST && answer_host_merge(&a->host, &b.host,
-		    r->addrs, sizeof(r->addrs), &a->host) < 0) {
+		if (both && answer_host_merge(&a->host, &aaaa, r->addrs,
+		    sizeof(r->addrs), &a->host) < 0) {
 			result_error(r, PROTO_TOOBIG,
 			    "answer larger than the 64 KiB frame limit", st);
 			return;

@@ -174,7 +174,7 @@ dnswire_query_read(const uint8_t *buf, size_t len, struct dnswire_query *ret_q)
 	struct dnswire_query	*q = ret_q;
 	struct rd		 rd;
 	uint16_t		 qdcount, ancount, nscount, arcount;
-	size_t			 wire_len;
+	size_t			 wire_len, next;
 	int			 r;
 
 	/* Field by field: the name buffers need no clearing. */
@@ -204,14 +204,14 @@ dnswire_query_read(const uint8_t *buf, size_t len, struct dnswire_query *ret_q)
 	if (qdcount != 1)
 		return DNSWIRE_FORMERR;
 
-	wire_len = rd_name(&rd, q->wire);
+	/* The name read once, in wire form and as a string. */
+	if ((r = dnsmsg_name_both(buf, len, HDR_LEN, q->name, sizeof(q->name),
+	    q->wire, &wire_len, &next)) < 0)
+		return DNSWIRE_FORMERR;
+	rd_seek(&rd, next);
 	q->qtype = rd_u16(&rd);
 	q->qclass = rd_u16(&rd);
 	if (rd.err)
-		return DNSWIRE_FORMERR;
-	/* The same name again, as a string: it cannot fail now. */
-	r = dnsmsg_name(buf, len, HDR_LEN, q->name, sizeof(q->name), NULL);
-	if (r < 0)
 		return DNSWIRE_FORMERR;
 	q->wire_len = wire_len;
 	if (wire_len == 1)

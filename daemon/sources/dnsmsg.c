@@ -134,6 +134,28 @@ wr_label_byte(struct wr *w, uint8_t c)
 		wr_ddd(w, c);
 }
 
+/*
+ * A whole label as wr_label_byte writes each byte: most labels are
+ * letters, digits and hyphens, which are copied at once.
+ */
+static void
+wr_label(struct wr *w, const uint8_t *l, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!(l[i] > 0x20 && l[i] < 0x7f) || name_special(l[i]))
+			break;
+	if (i < n || w->p == NULL || w->off + n >= w->cap) {
+		for (i = 0; i < n; i++)
+			wr_label_byte(w, l[i]);
+		return;
+	}
+	memcpy(w->p + w->off, l, n);
+	w->off += n;
+	w->p[w->off] = '\0';
+}
+
 /* A character-string's bytes inside quotes, as for TXT and CAA values. */
 static void
 wr_quoted(struct wr *w, const uint8_t *s, size_t n)
@@ -154,9 +176,10 @@ wr_quoted(struct wr *w, const uint8_t *s, size_t n)
 }
 
 /*
- * Reads the name at off in buf[0..len) into w: labels joined by '.', the
- * root as "."; with absolute, every label is followed by a '.'.  With wire
- * set, also the name in wire form, expanded (DNSMSG_NAME_MAX bytes fit).
+ * Reads the name at off in buf[0..len) into w (NULL: no text): labels
+ * joined by '.', the root as "."; with absolute, every label is followed
+ * by a '.'.  With wire set, also the name in wire form, expanded
+ * (DNSMSG_NAME_MAX bytes fit).
  * *ret_next gets the offset just past the name's encoding at off.  Returns
  * the length of the wire form, or -EBADMSG.
  */
@@ -166,7 +189,7 @@ name_read(const uint8_t *buf, size_t len, size_t off, struct wr *w,
 {
 	struct rd	 rd;
 	const uint8_t	*label;
-	size_t		 seg = off, next = 0, wire = 0, target, i;
+	size_t		 seg = off, next = 0, wire = 0, target;
 	unsigned	 ptrs = 0, labels = 0;
 	uint8_t		 c;
 
@@ -200,14 +223,15 @@ name_read(const uint8_t *buf, size_t len, size_t off, struct wr *w,
 			memcpy(wire_out + wire + 1, label, c);
 		}
 		wire += 1 + (size_t)c;
+		if (w == NULL)
+			continue;
 		if (labels++ > 0 && !absolute)
 			wr_char(w, '.');
-		for (i = 0; i < c; i++)
-			wr_label_byte(w, label[i]);
+		wr_label(w, label, c);
 		if (absolute)
 			wr_char(w, '.');
 	}
-	if (labels == 0)
+	if (labels == 0 && w)
 		wr_char(w, '.');
 	if (wire_out)
 		wire_out[wire] = 0;
@@ -238,16 +262,33 @@ int
 dnsmsg_name_wire(const uint8_t *buf, size_t len, size_t off, uint8_t *out,
     size_t *ret_next)
 {
-	struct wr	w;
-	size_t		next;
-	int		r;
+	size_t	next;
+	int	r;
 
-	wr_init(&w, NULL, 0);
-	if ((r = name_read(buf, len, off, &w, false, out, &next)) < 0)
+	if ((r = name_read(buf, len, off, NULL, false, out, &next)) < 0)
 		return r;
 	if (ret_next)
 		*ret_next = next;
 	return r;
+}
+
+int
+dnsmsg_name_both(const uint8_t *buf, size_t len, size_t off, char *out,
+    size_t outlen, uint8_t *wire, size_t *ret_wire_len, size_t *ret_next)
+{
+	struct wr	w;
+	size_t		next;
+	int		r;
+
+	wr_init(&w, out, outlen);
+	if ((r = name_read(buf, len, off, &w, false, wire, &next)) < 0)
+		return r;
+	if (w.err)
+		return w.err;
+	*ret_wire_len = (size_t)r;
+	if (ret_next)
+		*ret_next = next;
+	return (int)w.off;
 }
 
 int

@@ -118,6 +118,14 @@ int	dnsmsg_name_wire(const uint8_t *buf, size_t len, size_t off,
 	    uint8_t *out, size_t *ret_next);
 
 /*
+ * Both at once, in one read: the name as dnsmsg_name writes it into out,
+ * and in wire form into wire as dnsmsg_name_wire does, its length in
+ * *ret_wire_len.  Returns the text's length, or -EBADMSG, -ENOSPC.
+ */
+int	dnsmsg_name_both(const uint8_t *buf, size_t len, size_t off, char *out,
+	    size_t outlen, uint8_t *wire, size_t *ret_wire_len, size_t *ret_next);
+
+/*
  * A name as a client wrote it, in the form dnsmsg_name gives names read
  * from a message, so the two compare: labels split at unescaped dots, a
  * backslash taking the next byte literally (as c-ares 1.18 encodes names),
