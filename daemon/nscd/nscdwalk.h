@@ -46,7 +46,7 @@ struct db {
 
 /* All of them, the modules they walk, and the walks in flight. */
 struct nscddb {
-	struct modsrc_modules	 mods;
+	struct nscddb_modules	 mods;
 	cache_clock_fn		*now;
 	void			*now_arg;
 	struct db		 dbs[CONFIG_DB_COUNT];

@@ -6,7 +6,8 @@
  * grp/initgroups.c, inet/getnetgrent_r.c), with the buffer grown on
  * ERANGE (nssmods_retry); the answer leaves as the bytes glibc's nscd client reads, built
  * here on the worker so the loop only copies them.  The walk of the line
- * (statuses, actions, merge, nested netgroups) is the loop's: nscddb.c.
+ * (statuses, actions, merge, nested netgroups) is nscdwalk.c's, on the
+ * same worker: one job of the pool, one call after another.
  */
 #include <dlfcn.h>
 #include <errno.h>
