@@ -122,6 +122,25 @@ nscddb_ask(struct nscddb *ndb, int32_t type, const void *key, size_t key_len,
 	return 0;
 }
 
+bool
+nscddb_uncached(const struct nscddb *ndb, const char *module)
+{
+	const char	*p = ndb->uncached;
+	size_t		 n = strlen(module);
+
+	while (*p) {
+		size_t len;
+
+		while (*p == ' ' || *p == '\t' || *p == ',')
+			p++;
+		len = strcspn(p, " \t,");
+		if (len == n && memcmp(p, module, n) == 0)
+			return true;
+		p += len;
+	}
+	return false;
+}
+
 /* The sweeper's refresh: the walk again, nobody waiting. */
 static void
 refresh(void *arg, int32_t type, const void *key, size_t len)

@@ -7,15 +7,12 @@
  * group), internal_getgrouplist's for initgroups (its duplicate removal),
  * __internal_getnetgrent_r's for netgroups (the known and needed lists).
  *
- * A walk is one job on the worker pool, whatever its line: the loop
- * takes it as far as its first module that loads (modules that do not
- * are no calls), hands it to one worker, which calls every module it
- * reaches one after another and builds glibc's reply bytes, and gets it
- * back once.  Which fields are whose: the loop's (the table, waiters,
- * db, gen) are never the worker's; what the walk finds is the worker's
- * while the job is out, and the loop's after (done() with 0), except
- * when the job times out or is cancelled, when the loop reads only
- * what was there before the call that is still running.  The reply is
+ * A walk is one job on the worker pool: the loop takes it as far as its
+ * first module that loads, one worker calls every module it reaches and
+ * builds glibc's reply bytes, and the loop gets it back once.  The table,
+ * the waiters, db and gen are the loop's alone; what the walk finds is
+ * the worker's while the job is out (a walk that timed out is refused
+ * with what it had before the call still running).  The reply is
  * published in the database's map (unless an uncached module took part,
  * or the database was invalidated meanwhile) and given to every client
  * waiting on the walk.
@@ -348,10 +345,7 @@ finish(struct walk *w, int status)
 		len = w->reply_len;
 		found = w->found;
 	}
-	/*
-	 * The module whose say ended the walk; timed out, the last one
-	 * before the call still running (written before it began).
-	 */
+	/* Timed out: the module before the call still running, as it was. */
 	if (status == 0 || status == -ETIMEDOUT)
 		source = w->last;
 	if (len > NSCDDB_REPLY_MAX) {
@@ -390,26 +384,6 @@ finish(struct walk *w, int status)
 }
 
 /* --- the walk ----------------------------------------------------------- */
-
-/* Whether module (by name) is one whose answers are never kept. */
-static bool
-uncached_module(const struct nscddb *ndb, const char *name)
-{
-	const char	*p = ndb->uncached;
-	size_t		 n = strlen(name);
-
-	while (*p) {
-		size_t len;
-
-		while (*p == ' ' || *p == '\t' || *p == ',')
-			p++;
-		len = strcspn(p, " \t,");
-		if (len == n && memcmp(p, name, n) == 0)
-			return true;
-		p += len;
-	}
-	return false;
-}
 
 /*
  * A module without the function: glibc's __nss_next2 passes over it
@@ -719,13 +693,6 @@ take(struct walk *w, const struct nsspool_result *r)
 	return !ret;
 }
 
-/* Whether module i is one to call: it loads (or has not been tried). */
-static bool
-callable(const struct walk *w, unsigned i)
-{
-	return w->ids[i] >= 0 && !w->mods.missing(w->mods.arg, w->ids[i]);
-}
-
 /*
  * glibc's loop over the line, from module w->i on.  A module that does
  * not load is UNAVAIL with no call, as glibc's __nss_next2 finds it.
@@ -738,12 +705,10 @@ line_walk(struct walk *w)
 	struct nsspool_result r;
 
 	for (; w->i < w->line.n; w->i++) {
-		if (!callable(w, w->i)) {
-			memset(&r, 0, sizeof(r));
-			r.status = NSW_UNAVAIL;
-			r.missing = true;
-			r.ttl = -1;
-		} else if (!w->on_worker)
+		if (w->ids[w->i] < 0 || w->mods.missing(w->mods.arg, w->ids[w->i]))
+			r = (struct nsspool_result){ .status = NSW_UNAVAIL,
+			    .missing = true, .ttl = -1 };
+		else if (!w->on_worker)
 			return false;
 		else {
 			w->calls++;
@@ -864,7 +829,7 @@ walk_new(struct nscddb *ndb, struct db *db, int32_t type, const void *key,
 	/* Names are the loop's to add to the pool's table; the worker has ids. */
 	for (i = 0; i < w->line.n; i++) {
 		w->ids[i] = ndb->mods.id(ndb->mods.arg, w->line.src[i].name);
-		w->uncached[i] = uncached_module(ndb, w->line.src[i].name);
+		w->uncached[i] = nscddb_uncached(ndb, w->line.src[i].name);
 	}
 	if (w->op == NSSPOOL_NETGR) {
 		const char *g = type == NSCD_INNETGR ? w->want.netgroup :

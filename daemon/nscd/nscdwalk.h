@@ -63,6 +63,8 @@ nscddb_now(const struct nscddb *ndb)
 	return ndb->now(ndb->now_arg);
 }
 
+/* Whether module is in nscd_uncached_modules: answers never kept. */
+bool	 nscddb_uncached(const struct nscddb *, const char *module);
 /*
  * Adds wt to the walk of (type, key) in flight: true, or false when
  * there is none (wt NULL: only whether there is one).
