@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "hostsfile.h"
+#include "nscddb.h"
 #include "nsspool.h"
 #include "resolver.h"
 #include "wiring.h"
@@ -65,6 +66,19 @@ void
 wiring_modules(struct modsrc_modules *ret, struct nsspool *nss)
 {
 	*ret = (struct modsrc_modules){ module_call, module_missing, module_id, nss };
+}
+
+static int
+module_job(void *arg, int first, const struct nsspool_job_fns *fns, void *job_arg)
+{
+	return nsspool_job(arg, first, fns, job_arg);
+}
+
+void
+wiring_nscddb_modules(struct nscddb_modules *ret, struct nsspool *nss)
+{
+	*ret = (struct nscddb_modules){ module_id, module_missing, module_job,
+	    nsspool_ask, nss };
 }
 
 void

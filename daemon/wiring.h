@@ -6,6 +6,7 @@
 #include "lookup.h"
 
 struct hostsfile;
+struct nscddb_modules;
 struct nsspool;
 struct resolver;
 struct server_req;
@@ -16,6 +17,8 @@ void	wiring_lookup_env(struct lookup_env *ret, struct hostsfile *, struct resolv
 
 /* The worker pool as the walks' modules (modsrc.h). */
 void	wiring_modules(struct modsrc_modules *ret, struct nsspool *);
+/* The worker pool as the modules of nscd's other databases' walks. */
+void	wiring_nscddb_modules(struct nscddb_modules *ret, struct nsspool *);
 
 /*
  * The client of a request on a Unix socket (namecache's or nscd's

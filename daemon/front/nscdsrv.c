@@ -495,7 +495,7 @@ nscdsrv_new(struct daemon *d, const char *path, const char *map_path,
 		goto fail;
 	}
 	{
-		struct modsrc_modules	 mods;
+		struct nscddb_modules	 mods;
 		char			*dir = strdup(map_path), *slash;
 		int			 i;
 
@@ -503,7 +503,7 @@ nscdsrv_new(struct daemon *d, const char *path, const char *map_path,
 			goto fail;
 		if ((slash = strrchr(dir, '/')) != NULL)
 			*slash = '\0';
-		wiring_modules(&mods, d->nss);
+		wiring_nscddb_modules(&mods, d->nss);
 		ns->db = nscddb_new(&mods, d->clock, NULL, dir,
 		    (size_t)d->config->shared_size_mb << 20);
 		free(dir);

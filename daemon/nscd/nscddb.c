@@ -4,8 +4,8 @@
 /*
  * glibc asks nscd first and, when nscd answers, never asks NSS: so each
  * request is answered by the walk glibc itself would make of the host's
- * own line (nscdwalk.c), module by module on the worker pool.  The
- * answer is glibc's reply bytes, kept in the database's
+ * own line (nscdwalk.c), every module of it on one worker, in one job of
+ * the pool.  The answer is glibc's reply bytes, kept in the database's
  * mapped file (glibc's format, nscdmap.c), which is this cache's only
  * store: a client that maps it reads hits with no system call, and a
  * client that asks the socket (musl, a process before its first map) is
@@ -122,6 +122,25 @@ nscddb_ask(struct nscddb *ndb, int32_t type, const void *key, size_t key_len,
 	return 0;
 }
 
+bool
+nscddb_uncached(const struct nscddb *ndb, const char *module)
+{
+	const char	*p = ndb->uncached;
+	size_t		 n = strlen(module);
+
+	while (*p) {
+		size_t len;
+
+		while (*p == ' ' || *p == '\t' || *p == ',')
+			p++;
+		len = strcspn(p, " \t,");
+		if (len == n && memcmp(p, module, n) == 0)
+			return true;
+		p += len;
+	}
+	return false;
+}
+
 /* The sweeper's refresh: the walk again, nobody waiting. */
 static void
 refresh(void *arg, int32_t type, const void *key, size_t len)
@@ -136,7 +155,7 @@ refresh(void *arg, int32_t type, const void *key, size_t len)
 /* --- the databases ------------------------------------------------------ */
 
 struct nscddb *
-nscddb_new(const struct modsrc_modules *mods, cache_clock_fn *now, void *now_arg,
+nscddb_new(const struct nscddb_modules *mods, cache_clock_fn *now, void *now_arg,
     const char *dir, size_t map_max)
 {
 	struct nscddb	*ndb = calloc(1, sizeof(*ndb));
@@ -183,8 +202,9 @@ nscddb_free(struct nscddb *ndb, bool live)
 	if (ndb == NULL)
 		return;
 	/*
-	 * Walks waiting on a module are cancelled by the pool (its callbacks
-	 * come with -ECANCELED); any left here are refused now.
+	 * Walks out on a worker are cancelled by the pool as it goes (done()
+	 * with -ECANCELED); any left here are refused now, and their jobs
+	 * freed by the pool.
 	 */
 	nscdwalk_cancel_all(ndb);
 	for (d = 0; d < CONFIG_DB_COUNT; d++) {
@@ -408,8 +428,8 @@ nscddb_statistics(struct nscddb *ndb, struct proto_kv_wr *kw)
 {
 	static const char *const names[] = {
 		"requests", "hits", "misses", "coalesced", "refreshes",
-		"module_calls", "found", "notfound", "failed", "uncached",
-		"invalidations",
+		"module_calls", "pool_jobs", "found", "notfound", "failed",
+		"uncached", "invalidations",
 	};
 	char	key[64];
 	int	i;
@@ -418,8 +438,9 @@ nscddb_statistics(struct nscddb *ndb, struct proto_kv_wr *kw)
 	for (i = 1; i < CONFIG_DB_COUNT; i++) {
 		const struct nscddb_stats *st = &ndb->dbs[i].st;
 		const uint64_t v[] = { st->requests, st->hits, st->misses,
-		    st->coalesced, st->refreshes, st->module_calls, st->found,
-		    st->notfound, st->failed, st->uncached, st->invalidations };
+		    st->coalesced, st->refreshes, st->module_calls, st->pool_jobs,
+		    st->found, st->notfound, st->failed, st->uncached,
+		    st->invalidations };
 		struct nscdmap_stats ms;
 
 		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++) {

@@ -10,7 +10,7 @@
 #include "cache.h"
 #include "config.h"
 #include "event.h"
-#include "modsrc.h"
+#include "nsspool.h"
 #include "nsswitch.h"
 
 struct nscddb;
@@ -27,6 +27,7 @@ struct nscddb_stats {
 	uint64_t	coalesced;	/* asks that joined a walk in flight */
 	uint64_t	refreshes;	/* walks the sweeper asked, nobody waiting */
 	uint64_t	module_calls;
+	uint64_t	pool_jobs;	/* walks sent to a worker: one trip each */
 	uint64_t	found;		/* walks' answers: found, */
 	uint64_t	notfound;	/*   not found, */
 	uint64_t	failed;		/*   refused (TRYAGAIN, too large, busy) */
@@ -51,12 +52,29 @@ typedef void nscddb_done_fn(void *arg, const void *reply, size_t len,
     const struct nscddb_how *how);
 
 /*
+ * The modules, as the walks use them: id() gives a module's id (or
+ * -errno), on the loop; missing() says it does not load, from any
+ * thread; job() queues a walk on a worker and ask() calls a module from
+ * there, as nsspool_job and nsspool_ask do.  The daemon passes the
+ * worker pool, tests/unit/test-nscddb.c a script.
+ */
+struct nscddb_modules {
+	int	(*id)(void *arg, const char *name);
+	bool	(*missing)(void *arg, int id);
+	int	(*job)(void *arg, int first, const struct nsspool_job_fns *fns,
+		    void *job_arg);
+	int	(*ask)(struct nsspool_worker *wk, int id, int op, uint8_t family,
+		    const void *key, size_t key_len, struct nsspool_result *ret);
+	void	*arg;
+};
+
+/*
  * The databases, walking modules through mods (the worker pool, or a
  * test's script) on clock now.  dir: the folder of the mapped files
  * (nscd-passwd, nscd-group, nscd-services, nscd-netgroup), NULL for none;
  * map_max: bytes each may grow to.  NULL with errno set.
  */
-struct nscddb *nscddb_new(const struct modsrc_modules *mods, cache_clock_fn *now,
+struct nscddb *nscddb_new(const struct nscddb_modules *mods, cache_clock_fn *now,
 	    void *now_arg, const char *dir, size_t map_max);
 /* Walks in flight are answered with a refusal; live as nscdmap_close's. */
 void	 nscddb_free(struct nscddb *, bool live);

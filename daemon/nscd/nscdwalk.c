@@ -2,14 +2,20 @@
 /* daemon/nscd/nscdwalk.c - one walk of a database's line for one key, as glibc walks it. */
 
 /*
- * glibc's loops, module by module on the worker pool: getXXbyYY_r's for
- * passwd, group and services (statuses, actions, modules without the
- * function passed over, [SUCCESS=merge] for group), internal_getgrouplist's
- * for initgroups (its duplicate removal), __internal_getnetgrent_r's for
- * netgroups (the known and needed lists).  A walk ends in glibc's reply
- * bytes, published in the database's map (unless an uncached module took
- * part, or the database was invalidated meanwhile) and given to every
- * client waiting on it.
+ * glibc's loops: getXXbyYY_r's for passwd, group and services (statuses,
+ * actions, modules without the function passed over, [SUCCESS=merge] for
+ * group), internal_getgrouplist's for initgroups (its duplicate removal),
+ * __internal_getnetgrent_r's for netgroups (the known and needed lists).
+ *
+ * A walk is one job on the worker pool: the loop takes it as far as its
+ * first module that loads, one worker calls every module it reaches and
+ * builds glibc's reply bytes, and the loop gets it back once.  The table,
+ * the waiters, db and gen are the loop's alone; what the walk finds is
+ * the worker's while the job is out (a walk that timed out is refused
+ * with what it had before the call still running).  The reply is
+ * published in the database's map (unless an uncached module took part,
+ * or the database was invalidated meanwhile) and given to every client
+ * waiting on the walk.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,25 +37,37 @@ struct names {
 };
 
 struct walk {
+	/* The loop's. */
 	struct walk	*hnext;
 	struct nscddb	*ndb;
-	struct db	*db;
+	struct db	*db;		/* NULL: orphaned by nscdwalk_cancel_all */
+	uint64_t	 gen;
+	struct waiter	*waiters;
+	bool		 ended;		/* its waiters were answered */
+	/* Set by the loop, before the job; then only read. */
+	struct nscddb_modules mods;
 	int32_t		 type;
 	int		 op;		/* NSSPOOL_* */
 	uint8_t		 key[NSCD_KEY_MAX];
 	size_t		 key_len;
+	struct nsw_line	 line;
+	int		 ids[NSW_SOURCES_MAX];	/* the line's modules; < 0: none */
+	bool		 uncached[NSW_SOURCES_MAX];	/* in nscd_uncached_modules */
+	bool		 initgr_entry;
+	/* What the walk finds: the worker's while the job is out. */
+	struct nsspool_worker *wk;
+	bool		 on_worker;	/* false: on the loop, which calls nothing */
 	uint8_t		 call[NSSPOOL_KEY_MAX];	/* a module call's key */
 	size_t		 call_len;
-	uint64_t	 gen;
-	struct nsw_line	 line;
-	bool		 initgr_entry;
 	unsigned	 i;
+	unsigned	 calls;		/* module calls made */
 	int		 status;	/* enum nsw_status, the last module's */
 	const char	*last;		/* and its name (line's); NULL: none said */
 	bool		 uncacheable;
-	bool		 failed;	/* refuse: too large, no memory, busy */
-	bool		 in_call;
-	struct waiter	*waiters;
+	bool		 failed;	/* refuse: too large, no memory */
+	uint8_t		*reply;		/* the end: glibc's bytes, or NULL (refuse) */
+	size_t		 reply_len;
+	bool		 found;
 	/* passwd, group, services */
 	uint8_t		*result, *saved;
 	size_t		 result_len, saved_len;
@@ -200,6 +218,7 @@ names_free(struct names *l)
 static void
 walk_free(struct walk *w)
 {
+	free(w->reply);
 	free(w->result);
 	free(w->saved);
 	free(w->gids);
@@ -296,22 +315,39 @@ build(struct walk *w, uint8_t **ret, bool *ret_found)
 	return (size_t)n;
 }
 
+/*
+ * The walk's end, on the loop, once: status 0, what the worker found;
+ * below 0 (timed out, cancelled, no job), a refusal.
+ */
 static void
-finish(struct walk *w)
+finish(struct walk *w, int status)
 {
 	struct nscddb	*ndb = w->ndb;
 	struct db	*db = w->db;
 	struct waiter	*wt, *next;
-	uint8_t		*reply;
+	uint8_t		*reply = NULL;
+	const char	*source = NULL;
 	uint32_t	 ttl;
-	int64_t		 now = nscddb_now(ndb);
-	size_t		 len;
-	bool		 found;
+	int64_t		 now;
+	size_t		 len = 0;
+	bool		 found = false;
 	int		 r;
 
+	if (w->ended)
+		return;
+	w->ended = true;
+	now = nscddb_now(ndb);
 	unlink_walk(w);
 	ndb->inflight--;
-	len = build(w, &reply, &found);
+	if (status == 0) {
+		reply = w->reply;
+		w->reply = NULL;
+		len = w->reply_len;
+		found = w->found;
+	}
+	/* Timed out: the module before the call still running, as it was. */
+	if (status == 0 || status == -ETIMEDOUT)
+		source = w->last;
 	if (len > NSCDDB_REPLY_MAX) {
 		free(reply);
 		reply = NULL;
@@ -336,48 +372,18 @@ finish(struct walk *w)
 	}
 	for (wt = w->waiters; wt; wt = next) {
 		struct nscddb_how how = {
-			wt->joined ? PROTO_CACHE_COALESCED : PROTO_CACHE_MISS, w->last,
+			wt->joined ? PROTO_CACHE_COALESCED : PROTO_CACHE_MISS, source,
 		};
 
 		next = wt->next;
 		wt->fn(wt->arg, reply, len, &how);
 		free(wt);
 	}
+	w->waiters = NULL;
 	free(reply);
-	walk_free(w);
 }
 
 /* --- the walk ----------------------------------------------------------- */
-
-static void step(struct walk *w);
-
-/* Whether module (by name) is one whose answers are never kept. */
-static bool
-uncached_module(const struct nscddb *ndb, const char *name)
-{
-	const char	*p = ndb->uncached;
-	size_t		 n = strlen(name);
-
-	while (*p) {
-		size_t len;
-
-		while (*p == ' ' || *p == '\t' || *p == ',')
-			p++;
-		len = strcspn(p, " \t,");
-		if (len == n && memcmp(p, name, n) == 0)
-			return true;
-		p += len;
-	}
-	return false;
-}
-
-/* The next module (i + 1), or the end of the walk. */
-static void
-advance(struct walk *w)
-{
-	w->i++;
-	step(w);
-}
 
 /*
  * A module without the function: glibc's __nss_next2 passes over it
@@ -465,37 +471,35 @@ netgr_take(struct walk *w)
 	return true;
 }
 
-/* The walk of one netgroup ended: take it, and go on to the next needed. */
-static void
+/*
+ * The walk of one netgroup ended: take it.  True: the next needed one is
+ * set to be walked; false: the expansion is over (or failed).
+ */
+static bool
 netgr_next(struct walk *w)
 {
 	bool top = w->known.n == 0;
 
 	if (!names_push(&w->known, w->group)) {
 		w->failed = true;
-		finish(w);
-		return;
+		return false;
 	}
 	if (w->status == NSW_SUCCESS) {
 		if (top)
 			w->top_found = true;
 		if (!netgr_take(w)) {
 			w->failed = true;
-			finish(w);
-			return;
+			return false;
 		}
 	}
 	free(w->entries);
 	w->entries = NULL;
 	w->entries_len = 0;
-	if (w->matched || w->needed.n == 0 || (top && !w->top_found)) {
-		finish(w);
-		return;
-	}
+	if (w->matched || w->needed.n == 0 || (top && !w->top_found))
+		return false;
 	if (++w->groups_walked >= NSCDDB_NETGROUPS_MAX) {
 		w->failed = true;
-		finish(w);
-		return;
+		return false;
 	}
 	/* glibc's needed list is a stack: the latest name first. */
 	free(w->group);
@@ -503,23 +507,12 @@ netgr_next(struct walk *w)
 	w->call_len = strlen(w->group) + 1;
 	if (w->call_len > sizeof(w->call)) {
 		w->failed = true;
-		finish(w);
-		return;
+		return false;
 	}
 	memcpy(w->call, w->group, w->call_len);
 	w->i = 0;
 	w->status = NSW_UNAVAIL;
-	step(w);
-}
-
-/* The end of the line (or a return): what happens next is the kind's. */
-static void
-line_done(struct walk *w)
-{
-	if (w->op == NSSPOOL_NETGR)
-		netgr_next(w);
-	else
-		finish(w);
+	return true;
 }
 
 static void
@@ -636,27 +629,18 @@ one_take(struct walk *w, int *status, const struct nsspool_result *r)
 	return true;
 }
 
-static void
-on_result(void *arg, const struct nsspool_result *r)
+/*
+ * Module i's say, r, taken as glibc takes it.  True: on to the next
+ * module; false: the line is done (or the walk failed).
+ */
+static bool
+take(struct walk *w, const struct nsspool_result *r)
 {
-	struct walk	*w = arg;
-	int		 status = r->status;
-	bool		 ret;
+	int	status = r->status;
+	bool	ret;
 
-	w->in_call = false;
-	if (status < 0 || r->timed_out) {
-		/* Cancelled (the daemon stops), or too slow: refuse. */
-		w->failed = true;
-		finish(w);
-		return;
-	}
-	if (r->missing && w->op != NSSPOOL_INITGR) {
-		if (pass_over(w))
-			advance(w);
-		else
-			line_done(w);
-		return;
-	}
+	if (r->missing && w->op != NSSPOOL_INITGR)
+		return pass_over(w);
 	/*
 	 * An uncached module's say, found or not, is never kept: a
 	 * DynamicUser's name and uid come and go with its unit.  For
@@ -665,22 +649,18 @@ on_result(void *arg, const struct nsspool_result *r)
 	 * groups out of the cache.
 	 */
 	w->last = w->line.src[w->i].name;
-	if (uncached_module(w->ndb, w->line.src[w->i].name) &&
-	    (w->op != NSSPOOL_INITGR || (r->body && r->len > 4)))
+	if (w->uncached[w->i] && (w->op != NSSPOOL_INITGR || (r->body && r->len > 4)))
 		w->uncacheable = true;
 	/* ERANGE past the bound: glibc's own buffer may do better. */
 	if (status == NSW_TRYAGAIN && r->err == ERANGE) {
 		w->failed = true;
-		finish(w);
-		return;
+		return false;
 	}
 	switch (w->op) {
 	case NSSPOOL_INITGR:
 		initgr_take(w, r);
-		if (w->failed) {
-			finish(w);
-			return;
-		}
+		if (w->failed)
+			return false;
 		if (status != NSW_TRYAGAIN)
 			w->all_tryagain = false;
 		w->any_success |= status == NSW_SUCCESS;
@@ -695,8 +675,7 @@ on_result(void *arg, const struct nsspool_result *r)
 		if (status == NSW_SUCCESS && r->body &&
 		    (w->entries = dup_bytes(r->body, r->len)) == NULL) {
 			w->failed = true;
-			finish(w);
-			return;
+			return false;
 		}
 		w->entries_len = w->entries ? r->len : 0;
 		w->status = status;
@@ -705,49 +684,113 @@ on_result(void *arg, const struct nsspool_result *r)
 	default:
 		if (!one_take(w, &status, r)) {
 			w->failed = true;
-			finish(w);
-			return;
+			return false;
 		}
 		w->status = status;
 		ret = nsw_action(&w->line, w->i, status) == NSW_RETURN;
 		break;
 	}
-	if (ret || w->i + 1 >= w->line.n)
-		line_done(w);
-	else
-		advance(w);
+	return !ret;
 }
 
-/* Calls module i, or passes over it (it does not load), or ends the line. */
-static void
-step(struct walk *w)
+/*
+ * glibc's loop over the line, from module w->i on.  A module that does
+ * not load is UNAVAIL with no call, as glibc's __nss_next2 finds it.
+ * False: module w->i is to be called and the walk is on the loop, which
+ * calls none (the worker goes on from there).
+ */
+static bool
+line_walk(struct walk *w)
 {
-	struct nsspool_result	 miss;
-	struct nscddb		*ndb = w->ndb;
-	int			 id, r;
+	struct nsspool_result r;
 
-	if (w->i >= w->line.n) {
-		line_done(w);
+	for (; w->i < w->line.n; w->i++) {
+		if (w->ids[w->i] < 0 || w->mods.missing(w->mods.arg, w->ids[w->i]))
+			r = (struct nsspool_result){ .status = NSW_UNAVAIL,
+			    .missing = true, .ttl = -1 };
+		else if (!w->on_worker)
+			return false;
+		else {
+			w->calls++;
+			if (w->mods.ask(w->wk, w->ids[w->i], w->op, 0, w->call,
+			    w->call_len, &r) < 0) {
+				/* Timed out or cancelled: done() says so, with no reply. */
+				w->failed = true;
+				return true;
+			}
+		}
+		if (!take(w, &r))
+			break;
+	}
+	return true;
+}
+
+/*
+ * The walk from where it is: each line to its end (for a netgroup, each
+ * group's), then glibc's reply.  False: a module must be called, which
+ * only a worker does.
+ */
+static bool
+walk_on(struct walk *w)
+{
+	do {
+		if (!line_walk(w))
+			return false;
+	} while (w->op == NSSPOOL_NETGR && !w->failed && netgr_next(w));
+	w->reply_len = build(w, &w->reply, &w->found);
+	return true;
+}
+
+/* --- the job: one trip to a worker and back --------------------------- */
+
+static void
+walk_run(void *arg, struct nsspool_worker *wk)
+{
+	struct walk *w = arg;
+
+	w->wk = wk;
+	w->on_worker = true;
+	walk_on(w);
+}
+
+static void
+walk_done(void *arg, int status)
+{
+	finish(arg, status);
+}
+
+static void
+walk_release(void *arg)
+{
+	struct walk *w = arg;
+
+	if (w->db)
+		w->db->st.module_calls += w->calls;
+	walk_free(w);
+}
+
+static const struct nsspool_job_fns walk_job = { walk_run, walk_done, walk_release };
+
+/*
+ * On the loop as far as the first module to call, then one job for the
+ * rest; a walk that calls no module (none on its line loads) ends here.
+ */
+static void
+walk_go(struct walk *w)
+{
+	int r;
+
+	if (walk_on(w)) {
+		finish(w, 0);
+		walk_free(w);
 		return;
 	}
-	id = ndb->mods.id(ndb->mods.arg, w->line.src[w->i].name);
-	if (id < 0 || ndb->mods.missing(ndb->mods.arg, id)) {
-		memset(&miss, 0, sizeof(miss));
-		miss.status = NSW_UNAVAIL;
-		miss.missing = true;
-		miss.ttl = -1;
-		on_result(w, &miss);
+	if ((r = w->mods.job(w->mods.arg, w->ids[w->i], &walk_job, w)) < 0) {
+		finish(w, r);
+		walk_free(w);
 		return;
 	}
-	w->db->st.module_calls++;
-	w->in_call = true;
-	r = ndb->mods.call(ndb->mods.arg, id, w->op, 0, w->call, w->call_len,
-	    on_result, w);
-	if (r < 0) {
-		w->in_call = false;
-		w->failed = true;
-		finish(w);
-	}
+	w->db->st.pool_jobs++;
 }
 
 /* A walk of (type, key), nobody waiting yet.  NULL: no memory, bad key. */
@@ -755,13 +798,15 @@ static struct walk *
 walk_new(struct nscddb *ndb, struct db *db, int32_t type, const void *key,
     size_t key_len, int *ret_err)
 {
-	struct walk *w = calloc(1, sizeof(*w));
+	struct walk	*w = calloc(1, sizeof(*w));
+	unsigned	 i;
 
 	*ret_err = -ENOMEM;
 	if (w == NULL)
 		return NULL;
 	w->ndb = ndb;
 	w->db = db;
+	w->mods = ndb->mods;
 	w->type = type;
 	w->op = op_of(type);
 	memcpy(w->key, key, key_len);
@@ -781,6 +826,11 @@ walk_new(struct nscddb *ndb, struct db *db, int32_t type, const void *key,
 		w->line = db->line;
 	if (type == NSCD_INITGROUPS && w->line.n == 0)
 		nsw_default_db("group", &w->line);	/* glibc's "files" */
+	/* Names are the loop's to add to the pool's table; the worker has ids. */
+	for (i = 0; i < w->line.n; i++) {
+		w->ids[i] = ndb->mods.id(ndb->mods.arg, w->line.src[i].name);
+		w->uncached[i] = nscddb_uncached(ndb, w->line.src[i].name);
+	}
 	if (w->op == NSSPOOL_NETGR) {
 		const char *g = type == NSCD_INNETGR ? w->want.netgroup :
 		    (const char *)w->key;
@@ -827,7 +877,7 @@ nscdwalk_start(struct nscddb *ndb, struct db *db, int32_t type, const void *key,
 		wt->next = NULL;
 		w->waiters = wt;
 	}
-	step(w);
+	walk_go(w);
 	return 0;
 }
 
@@ -840,7 +890,8 @@ nscdwalk_cancel_all(struct nscddb *ndb)
 		while (ndb->table[i]) {
 			struct walk *w = ndb->table[i];
 
-			w->failed = true;
-			finish(w);
+			/* Its job is out (no walk waits otherwise): the pool frees it. */
+			finish(w, -ECANCELED);
+			w->db = NULL;
 		}
 }

@@ -46,7 +46,7 @@ struct db {
 
 /* All of them, the modules they walk, and the walks in flight. */
 struct nscddb {
-	struct modsrc_modules	 mods;
+	struct nscddb_modules	 mods;
 	cache_clock_fn		*now;
 	void			*now_arg;
 	struct db		 dbs[CONFIG_DB_COUNT];
@@ -63,6 +63,8 @@ nscddb_now(const struct nscddb *ndb)
 	return ndb->now(ndb->now_arg);
 }
 
+/* Whether module is in nscd_uncached_modules: answers never kept. */
+bool	 nscddb_uncached(const struct nscddb *, const char *module);
 /*
  * Adds wt to the walk of (type, key) in flight: true, or false when
  * there is none (wt NULL: only whether there is one).

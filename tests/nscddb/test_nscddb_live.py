@@ -16,6 +16,8 @@ In test_nscddb.py's namespace (a tmpfs over /run, a copy of /etc bound over
     directory's users are kept (its call log shows one call);
   * coalescing: ten clients asking one new user while the module takes
     300 ms make one module call;
+  * one trip to a worker per walk, however many modules its line has;
+    nss_timeout for each of its calls, a stuck call counted as such;
   * a group of 65,000 members (NCDIR_STAFF_EXTRA): buffers grow, every
     reader gets every member;
   * concurrency: reader processes (Python's pwd and grp, through glibc's
@@ -259,6 +261,68 @@ def coalesced_in_flight(env):
     assert len(calls) == 1, calls
     assert st["nscd_passwd_coalesced"] + st["nscd_passwd_hits"] + 1 >= 10 or \
         st["nscd_passwd_requests"] < 10, st
+
+
+THREE = ("passwd: files ncdyn ncdir\ngroup: files ncdyn ncdir\nservices: files\n"
+         "netgroup: files\n" + db.NSS_COMMON)
+
+
+def found_of(out):
+    return struct.unpack("=ii", out[:8])[1]
+
+
+def deltas(before, after, *keys):
+    return [after.get(k, 0) - before.get(k, 0) for k in keys]
+
+
+@test
+def one_trip_per_walk(env):
+    """A walk is one job on the pool: a user files and ncdyn (NCDYN_STATIC=0:
+    nobody) do not know, found in ncdir, is three module calls, each counted
+    by the pool for its module, in one trip to a worker; so is a group list,
+    which asks every module of the group line."""
+    d = env.daemon(lines=THREE, env_extra={"NCDYN_STATIC": "0"})
+    s0 = stats(d)
+    assert found_of(request(GETPWBYNAME, b"ncu0123\0")) == 1
+    s1 = stats(d)
+    assert deltas(s0, s1, "nscd_passwd_module_calls", "nscd_passwd_pool_jobs",
+                  "nss_files_calls", "nss_ncdyn_calls", "nss_ncdir_calls") == \
+        [3, 1, 1, 1, 1], s1
+    assert found_of(request(INITGROUPS, b"ncu0001\0")) == 1
+    s2 = stats(d)
+    assert deltas(s1, s2, "nscd_group_module_calls", "nscd_group_pool_jobs") == [3, 1], s2
+    # A hit: no trip at all.
+    assert found_of(request(GETPWBYNAME, b"ncu0123\0")) == 1
+    assert deltas(s2, stats(d), "nscd_passwd_pool_jobs", "nss_ncdir_calls") == [0, 0]
+
+
+@test
+def each_call_its_own_timeout(env):
+    """nss_timeout bounds each module call of a walk, not the walk: two
+    calls of 0.6 s under nss_timeout = 1 are answered.  A call of 2.5 s is
+    refused (glibc then walks NSS itself) while its thread stays in the
+    module, counted stuck until it comes back, and the walk ends there."""
+    conf = CONF + "nss_timeout = 1\n"
+    d = env.daemon(lines=THREE, conf=conf, env_extra={
+        "NCDYN_STATIC": "0", "NCDYN_DELAY_MS": "600", "NCDIR_DELAY_MS": "600"})
+    assert found_of(request(GETPWBYNAME, b"ncu0124\0")) == 1
+    st = stats(d)
+    assert st["nscd_passwd_failed"] == 0 and st["nss_ncdir_timeouts"] == 0, st
+    env.stop_server(d)
+    dyn_log = os.path.join(env.tmp, "ncdyn-stuck.log")
+    dir_log = os.path.join(env.tmp, "ncdir-stuck.log")
+    d = env.daemon(lines=THREE, conf=conf, sub="d2", env_extra={
+        "NCDYN_STATIC": "0", "NCDYN_DELAY_MS": "2500", "NCDYN_LOG": dyn_log,
+        "NCDIR_LOG": dir_log})
+    assert found_of(request(GETPWBYNAME, b"ncu0125\0")) == -1
+    st = stats(d)
+    assert st["nss_workers_stuck"] == 1 and st["nss_ncdyn_timeouts"] == 1, st
+    assert st["nscd_passwd_failed"] == 1 and st["nscd_passwd_entries"] == 0, st
+    wait_for(lambda: stats(d)["nss_workers_stuck"] == 0, "the stuck call's return", 10)
+    st = stats(d)
+    assert st["nss_ncdyn_calls"] == 1 and st["nscd_passwd_module_calls"] == 2, st
+    assert open(dyn_log).read().splitlines() == ["getpwnam_r ncu0125"]
+    assert not os.path.exists(dir_log)      # the walk ended with ncdyn's timeout
 
 
 @test

@@ -2,13 +2,15 @@
 /* tests/unit/test-nscddb.c - nscd's other databases: glibc's walks, TTLs and the maps, on a fake clock. */
 
 /*
- * The modules are a script: each call is queued, and pump() answers the
- * queue from a table of (module, op, key) -> status and body, as the
- * worker pool would, on the "loop".  The clock is fakeclock.h's.  The maps
- * are real files in a temporary folder.  What is checked is the walk's
- * semantics (statuses, actions, merge, passing over missing modules,
- * initgroups' duplicate removal, nested netgroups), what is kept and for
- * how long, coalescing, invalidation and the sweeper's refreshes.
+ * The modules are a script: each walk's job is queued, and pump() runs
+ * the queue as the worker pool would: the job's walk on the "worker",
+ * its module calls answered from a table of (module, op, key) -> status
+ * and body, then its end on the "loop".  The clock is fakeclock.h's.  The
+ * maps are real files in a temporary folder.  What is checked is the
+ * walk's semantics (statuses, actions, merge, passing over missing
+ * modules, initgroups' duplicate removal, nested netgroups), one trip to
+ * a worker per walk, what is kept and for how long, coalescing,
+ * invalidation, timeouts and the sweeper's refreshes.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -46,19 +48,21 @@ struct dnsanswer {
 	size_t		 len;
 };
 
-struct call {
-	int		 id, op;
-	uint8_t		 key[NSSPOOL_KEY_MAX];
-	size_t		 key_len;
-	nsspool_fn	*fn;
-	void		*arg;
+/* A walk's job, as the pool holds it. */
+struct job {
+	const struct nsspool_job_fns	*fns;
+	void				*arg;
+	int				 first;
 };
 
 static struct dnsanswer	 answers[32];
 static unsigned		 nanswers;
-static struct call	 queue[64];
+static struct job	 queue[64];
 static unsigned		 nqueue;
+static unsigned		 jobs;		/* queued: the loop's trips to a worker */
+static struct job	 running;	/* the job pump() runs now */
 static unsigned		 calls[MODS];
+static unsigned		 stuck_at;	/* the call that times out (1 the first); 0 none */
 static char		 dir[64];
 
 static int
@@ -79,57 +83,75 @@ mod_missing(void *arg, int id)
 }
 
 static int
-mod_call(void *arg, int id, int op, uint8_t family, const void *key, size_t key_len,
-    nsspool_fn *fn, void *fn_arg)
+mod_job(void *arg, int first, const struct nsspool_job_fns *fns, void *job_arg)
 {
-	struct call *c = &queue[nqueue++];
-
-	assert_true(nqueue <= 64);
-	c->id = id;
-	c->op = op;
-	memcpy(c->key, key, key_len);
-	c->key_len = key_len;
-	c->fn = fn;
-	c->arg = fn_arg;
-	calls[id]++;
+	assert_true(nqueue < 64);
+	queue[nqueue++] = (struct job){ fns, job_arg, first };
+	jobs++;
 	return 0;
 }
 
-static const struct modsrc_modules mods = { mod_call, mod_missing, mod_id, NULL };
-
 static bool
-key_is(const struct call *c, const char *key)
+key_is(int op, const void *key, const char *want)
 {
 	uint32_t v;
 
-	if (key == NULL)
+	if (want == NULL)
 		return true;
-	if (c->op == NSSPOOL_PWUID || c->op == NSSPOOL_GRGID) {
-		memcpy(&v, c->key, 4);
-		return (uint32_t)strtoul(key, NULL, 10) == v;
+	if (op == NSSPOOL_PWUID || op == NSSPOOL_GRGID) {
+		memcpy(&v, key, 4);
+		return (uint32_t)strtoul(want, NULL, 10) == v;
 	}
-	return strcmp((const char *)c->key, key) == 0;
+	return strcmp(key, want) == 0;
 }
 
-/* Answers every queued call (and the calls those answers make). */
+/*
+ * A module call, on the "worker": answered from the table.  The call
+ * stuck_at times out: the loop's timer ends the walk while the worker is
+ * in it, and the module's return finds the job abandoned.
+ */
+static int
+mod_ask(struct nsspool_worker *wk, int id, int op, uint8_t family, const void *key,
+    size_t key_len, struct nsspool_result *ret)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < MODS; i++)
+		n += calls[i];
+	calls[id]++;
+	if (stuck_at && n + 1 == stuck_at) {
+		running.fns->done(running.arg, -ETIMEDOUT);
+		running.fns = NULL;
+		return -ECANCELED;
+	}
+	*ret = (struct nsspool_result){ .status = NSW_NOTFOUND, .ttl = -1 };
+	for (i = 0; i < nanswers; i++)
+		if (strcmp(answers[i].mod, mod_names[id]) == 0 &&
+		    answers[i].op == op && key_is(op, key, answers[i].key)) {
+			ret->status = answers[i].status;
+			ret->body = answers[i].body;
+			ret->len = answers[i].len;
+			break;
+		}
+	return 0;
+}
+
+static const struct nscddb_modules mods = { mod_id, mod_missing, mod_job, mod_ask, NULL };
+
+/* Runs every queued job, as a worker and then the loop would. */
 static void
 pump(void)
 {
 	while (nqueue > 0) {
-		struct call		c = queue[0];
-		struct nsspool_result	r = { .status = NSW_NOTFOUND, .ttl = -1 };
-		unsigned		i;
+		const struct nsspool_job_fns *fns = queue[0].fns;
+		void *arg = queue[0].arg;
 
+		running = queue[0];
 		memmove(queue, queue + 1, --nqueue * sizeof(queue[0]));
-		for (i = 0; i < nanswers; i++)
-			if (strcmp(answers[i].mod, mod_names[c.id]) == 0 &&
-			    answers[i].op == c.op && key_is(&c, answers[i].key)) {
-				r.status = answers[i].status;
-				r.body = answers[i].body;
-				r.len = answers[i].len;
-				break;
-			}
-		c.fn(c.arg, &r);
+		fns->run(arg, NULL);
+		if (running.fns)	/* (not timed out) */
+			fns->done(arg, 0);
+		fns->release(arg);
 	}
 }
 
@@ -254,6 +276,8 @@ setup_db(const char *nsswitch, const char *uncached)
 	config_free(c);
 	nanswers = 0;
 	nqueue = 0;
+	jobs = 0;
+	stuck_at = 0;
 	memset(calls, 0, sizeof(calls));
 	return ndb;
 }
@@ -469,6 +493,9 @@ test_netgroups(void **state)
 	 * first, then c (glibc's needed list is a stack) */
 	assert_int_equal(hdr[3], 26);
 	assert_memory_equal(g.reply + 16, want, 26);
+	/* four groups, six module calls: one trip to a worker */
+	assert_int_equal(calls[0] + calls[1], 6);
+	assert_int_equal(jobs, 1);
 	memset(&g, 0, sizeof(g));
 	assert_int_equal(nscddb_ask(ndb, NSCD_INNETGR, "a\0\1H2\0\0\0", 8, done, &g), 0);
 	pump();
@@ -516,6 +543,111 @@ test_coalesce_and_invalidate(void **state)
 	teardown_db(ndb);
 }
 
+/*
+ * One trip to a worker per walk, however many modules it asks: the job
+ * queued names the first module it calls, and the calls are all made
+ * inside it (the pool's queue has one entry per walk, and the loop is
+ * back once).  A walk whose line loads no module needs no worker.
+ */
+static void
+test_one_trip_per_walk(void **state)
+{
+	struct nscddb		*ndb = setup_db("passwd: gone files ldap extra\n"
+				    "group: files [SUCCESS=merge] ldap extra\n"
+				    "services: gone\n", NULL);
+	const uint32_t		 f[] = { 10 }, l[] = { 20 }, x[] = { 30 };
+	char			 a[] = "a", b[] = "b";
+	char			*m1[] = { a, NULL }, *m2[] = { b, NULL };
+	struct nscddb_stats	 st;
+	struct nscd_gr_view	 v;
+	struct got		 g;
+	int32_t			 n;
+
+	script_pw("extra", "alice", NSSPOOL_PWNAM, "alice", 1000);
+	ask(ndb, NSCD_GETPWBYNAME, "alice", &g);
+	assert_int_equal(nqueue, 1);
+	assert_int_equal(queue[0].first, mod_id(NULL, "files"));	/* "gone" is no call */
+	pump();
+	assert_int_equal(found_of(&g), 1);
+	assert_string_equal(g.source, "extra");
+	assert_int_equal(calls[0] + calls[1] + calls[4], 3);	/* files, ldap, extra */
+	assert_int_equal(jobs, 1);
+	nscddb_get_stats(ndb, CONFIG_DB_PASSWD, &st);
+	assert_int_equal(st.module_calls, 3);
+	assert_int_equal(st.pool_jobs, 1);
+	/* merge across two modules, then a third: one trip */
+	script_gr("files", "devs", "devs", 5, m1);
+	script_gr("ldap", "devs", "devs", 5, m2);
+	ask(ndb, NSCD_GETGRBYNAME, "devs", &g);
+	pump();
+	assert_int_equal(nscd_gr_view(g.reply, g.len, &v), 0);
+	assert_int_equal(v.hdr->mem_cnt, 2);
+	assert_int_equal(jobs, 2);
+	/* initgroups asks every module of the group line: one trip */
+	script_initgr("files", "bob", NSSENT_INITGR_DYN, f, 1);
+	script_initgr("ldap", "bob", NSSENT_INITGR_DYN, l, 1);
+	script_initgr("extra", "bob", NSSENT_INITGR_DYN, x, 1);
+	ask(ndb, NSCD_INITGROUPS, "bob", &g);
+	pump();
+	memcpy(&n, g.reply + 8, 4);
+	assert_int_equal(n, 3);
+	assert_int_equal(jobs, 3);
+	nscddb_get_stats(ndb, CONFIG_DB_GROUP, &st);
+	assert_int_equal(st.module_calls, 5);
+	assert_int_equal(st.pool_jobs, 2);
+	/* nothing on the line loads: answered at once, no trip */
+	ask(ndb, NSCD_GETSERVBYNAME, "nc/tcp", &g);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(found_of(&g), 0);
+	assert_int_equal(nqueue, 0);
+	assert_int_equal(jobs, 3);
+	nscddb_get_stats(ndb, CONFIG_DB_SERVICES, &st);
+	assert_int_equal(st.pool_jobs, 0);
+	assert_int_equal(st.module_calls, 0);
+	teardown_db(ndb);
+}
+
+/*
+ * A call past nss_timeout: the walk is refused at once (TRYAGAIN: glibc
+ * walks NSS itself), its source the last module that had answered, and
+ * nothing is kept; the thread's return ends the walk there.
+ */
+static void
+test_timeout(void **state)
+{
+	struct nscddb		*ndb = setup_db("passwd: files ldap extra\n", NULL);
+	struct nscddb_stats	 st;
+	struct got		 g;
+
+	script_pw("ldap", "alice", NSSPOOL_PWNAM, "alice", 1000);
+	stuck_at = 1;				/* files hangs */
+	ask(ndb, NSCD_GETPWBYNAME, "alice", &g);
+	pump();
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.len, 0);
+	assert_string_equal(g.source, "");
+	assert_int_equal(calls[1], 0);		/* the walk went no further */
+	stuck_at = 4;				/* (calls are counted from the start) */
+	script("files", NSSPOOL_PWNAM, "bob", NSW_NOTFOUND);
+	script("ldap", NSSPOOL_PWNAM, "bob", NSW_NOTFOUND);
+	ask(ndb, NSCD_GETPWBYNAME, "bob", &g);	/* files, ldap, extra hangs */
+	pump();
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.len, 0);
+	assert_string_equal(g.source, "ldap");
+	stuck_at = 0;
+	ask(ndb, NSCD_GETPWBYNAME, "alice", &g);
+	assert_int_equal(g.n, 0);		/* not kept: a walk again */
+	pump();
+	assert_int_equal(found_of(&g), 1);
+	nscddb_get_stats(ndb, CONFIG_DB_PASSWD, &st);
+	assert_int_equal(st.failed, 2);
+	assert_int_equal(st.found, 1);
+	assert_int_equal(st.module_calls, 1 + 3 + 2);	/* the stuck ones too */
+	assert_int_equal(st.pool_jobs, 3);
+	teardown_db(ndb);
+}
+
 /* The sweeper: in the last tenth of a record's TTL, a refresh walk. */
 static void
 test_refresh(void **state)
@@ -550,6 +682,8 @@ main(void)
 		cmocka_unit_test(test_netgroups),
 		cmocka_unit_test(test_coalesce_and_invalidate),
 		cmocka_unit_test(test_refresh),
+		cmocka_unit_test(test_one_trip_per_walk),
+		cmocka_unit_test(test_timeout),
 	};
 
 	fakeclock_ms = 1000000;		/* 1000 s since boot */

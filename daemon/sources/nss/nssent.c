@@ -4,9 +4,10 @@
 /*
  * One call of one module, as glibc makes it (nss/getXXbyYY_r.c,
  * grp/initgroups.c, inet/getnetgrent_r.c), with the buffer grown on
- * ERANGE; the answer leaves as the bytes glibc's nscd client reads, built
+ * ERANGE (nssmods_retry); the answer leaves as the bytes glibc's nscd client reads, built
  * here on the worker so the loop only copies them.  The walk of the line
- * (statuses, actions, merge, nested netgroups) is the loop's: nscddb.c.
+ * (statuses, actions, merge, nested netgroups) is nscdwalk.c's, on the
+ * same worker: one job of the pool, one call after another.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -101,18 +102,6 @@ nssent_load(struct nssent_fns *f, void *handle, const char *name)
 #undef LOOKUP
 }
 
-static bool
-grow(struct nssmods_buf *b)
-{
-	return nssmods_buf_grow(b, NSSENT_BUFFER_MAX);
-}
-
-static bool
-erange(enum nss_status s, int err)
-{
-	return s == NSS_STATUS_TRYAGAIN && err == ERANGE;
-}
-
 static int
 status_of(enum nss_status s)
 {
@@ -196,10 +185,11 @@ run_one(const struct nssent_fns *f, struct nssmods_call *c, struct nssmods_buf *
 		struct group	gr;
 		struct servent	se;
 	} u;
-	const char	*k = (const char *)c->key, *proto = NULL;
-	enum nss_status	 s = NSS_STATUS_UNAVAIL;
-	void		*fn;
-	int		 err = 0, port = 0;
+	struct nssmods_retry	 t = { b, NSSENT_BUFFER_MAX, false };
+	const char		*k = (const char *)c->key, *proto = NULL;
+	enum nss_status		 s = NSS_STATUS_UNAVAIL;
+	void			*fn;
+	int			 err = 0, port = 0;
 
 	switch (c->op) {
 	case NSSPOOL_PWNAM:	fn = f->getpwnam_r; break;
@@ -223,13 +213,8 @@ run_one(const struct nssent_fns *f, struct nssmods_call *c, struct nssmods_buf *
 		c->res.status = NSW_UNAVAIL;
 		return;
 	}
-	for (;;) {
-		if (b->len == 0 && !grow(b)) {
-			s = NSS_STATUS_TRYAGAIN;
-			err = ENOMEM;
-			break;
-		}
-		err = 0;
+	/* Past the bound: TRYAGAIN with ERANGE, as the module left them. */
+	while (nssmods_retry(&t, &s, &err, NULL) > 0) {
 		memset(&u, 0, sizeof(u));
 		switch (c->op) {
 		case NSSPOOL_PWNAM:
@@ -251,10 +236,6 @@ run_one(const struct nssent_fns *f, struct nssmods_call *c, struct nssmods_buf *
 			s = ((servport_t *)fn)(port, proto, &u.se, b->p, b->len, &err);
 			break;
 		}
-		if (!erange(s, err))
-			break;
-		if (!grow(b))
-			break;	/* TRYAGAIN with ERANGE: past the bound */
 	}
 	c->res.status = status_of(s);
 	c->res.err = err;
@@ -314,19 +295,11 @@ run_initgr(const struct nssent_fns *f, struct nssmods_call *c, struct nssmods_bu
 		if (f->setgrent)
 			s = ((setgrent_t *)f->setgrent)(0);
 		while (s == NSS_STATUS_SUCCESS) {
-			if (b->len == 0 && !grow(b)) {
-				s = NSS_STATUS_TRYAGAIN;
-				err = ENOMEM;
-				break;
-			}
-			err = 0;
-			s = ((getgrent_t *)f->getgrent_r)(&gr, b->p, b->len, &err);
-			if (erange(s, err)) {
-				if (!grow(b))
-					break;
-				s = NSS_STATUS_SUCCESS;
-				continue;
-			}
+			struct nssmods_retry t = { b, NSSENT_BUFFER_MAX, false };
+
+			/* ERANGE asks for the same entry again, in a larger buffer. */
+			while (nssmods_retry(&t, &s, &err, NULL) > 0)
+				s = ((getgrent_t *)f->getgrent_r)(&gr, b->p, b->len, &err);
 			if (s != NSS_STATUS_SUCCESS)
 				break;
 			for (m = gr.gr_mem; m && *m; m++)
@@ -409,7 +382,7 @@ run_netgr(const struct nssent_fns *f, struct nssmods_call *c, struct nssmods_buf
 	enum nss_status	 s;
 	char		*out = NULL;
 	size_t		 len = 0, cap = 0;
-	int		 err = 0;
+	int		 err = 0, r;
 	bool		 ok = true;
 
 	if (f->setnetgrent == NULL) {
@@ -426,20 +399,15 @@ run_netgr(const struct nssent_fns *f, struct nssmods_call *c, struct nssmods_buf
 		return;
 	}
 	while (ok && f->getnetgrent_r) {
-		if (b->len == 0 && !grow(b)) {
+		struct nssmods_retry t = { b, NSSENT_BUFFER_MAX, false };
+
+		while ((r = nssmods_retry(&t, &s, &err, NULL)) > 0)
+			s = ((getnetgr_t *)f->getnetgrent_r)(&ng, b->p, b->len, &err);
+		if (r < 0)
 			ok = false;
+		else if (s != NSS_STATUS_SUCCESS)
 			break;
-		}
-		err = 0;
-		s = ((getnetgr_t *)f->getnetgrent_r)(&ng, b->p, b->len, &err);
-		if (erange(s, err)) {
-			if (!grow(b))
-				ok = false;
-			continue;
-		}
-		if (s != NSS_STATUS_SUCCESS)
-			break;
-		if (ng.type == GROUP_VAL)
+		else if (ng.type == GROUP_VAL)
 			ok = ent_put(&out, &len, &cap, "g", 1) &&
 			    ent_str(&out, &len, &cap, ng.val.group);
 		else
@@ -480,11 +448,5 @@ nssent_run(const struct nssent_fns *f, struct nssmods_call *c, struct nssmods_bu
 	default:
 		run_one(f, c, b);
 		break;
-	}
-	/* A buffer grown for one giant group is not kept for every call. */
-	if (b->len > NSSENT_BUFFER_KEEP) {
-		free(b->p);
-		b->p = NULL;
-		b->len = 0;
 	}
 }

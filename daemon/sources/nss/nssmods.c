@@ -161,8 +161,8 @@ done:
 	pthread_mutex_unlock(&m->lock);
 }
 
-bool
-nssmods_buf_grow(struct nssmods_buf *b, size_t max)
+static bool
+buf_grow(struct nssmods_buf *b, size_t max)
 {
 	size_t	 len = b->len ? b->len * 2 : BUF_START;
 	char	*p;
@@ -174,10 +174,27 @@ nssmods_buf_grow(struct nssmods_buf *b, size_t max)
 	return true;
 }
 
-static bool
-buf_grow(struct nssmods_buf *b)
+int
+nssmods_retry(struct nssmods_retry *t, enum nss_status *s, int *err, int *herr)
 {
-	return nssmods_buf_grow(b, NSSPOOL_BUFFER_MAX);
+	if (!t->called) {
+		t->called = true;
+		if (t->b->len == 0 && !buf_grow(t->b, t->max)) {
+			*s = NSS_STATUS_TRYAGAIN;
+			*err = ENOMEM;
+			if (herr)
+				*herr = NETDB_INTERNAL;
+			return -ENOMEM;
+		}
+	} else if (*s != NSS_STATUS_TRYAGAIN || *err != ERANGE ||
+	    (herr && *herr != NETDB_INTERNAL))
+		return 0;
+	else if (!buf_grow(t->b, t->max))
+		return -ERANGE;
+	*err = 0;
+	if (herr)
+		*herr = 0;
+	return 1;
 }
 
 /* What one nssmods_run's module calls gathered, before it becomes a body. */
@@ -250,11 +267,16 @@ status_of(enum nss_status s)
 	}
 }
 
-/* ERANGE, the way glibc's callers tell it: grow the buffer and call again. */
-static bool
-is_erange(enum nss_status s, int err, int herr)
+/*
+ * A hosts call out of room (no first buffer, or ERANGE still at 1 MiB)
+ * says ENOMEM: its errno reaches clients, for whom ERANGE would mean
+ * "grow your buffer", and theirs is not the one that ran out.
+ */
+static void
+hosts_retry_failed(int r, int *err)
 {
-	return s == NSS_STATUS_TRYAGAIN && err == ERANGE && herr == NETDB_INTERNAL;
+	if (r < 0)
+		*err = ENOMEM;
 }
 
 /* One gethostbyname3_r or _2_r call for af, into g; returns the status. */
@@ -262,31 +284,22 @@ static enum nss_status
 call_family(struct module *m, const char *name, int af, struct hostent *h,
     struct nssmods_buf *b, int *err, int *herr, int32_t *ttl)
 {
-	enum nss_status	 s;
-	char		*canon = NULL;
+	struct nssmods_retry	 t = { b, NSSPOOL_BUFFER_MAX, false };
+	enum nss_status		 s = NSS_STATUS_UNAVAIL;
+	char			*canon = NULL;
+	int			 r;
 
-	for (;;) {
-		if (b->len == 0 && !buf_grow(b))
-			goto nomem;
-		*err = 0;
-		*herr = 0;
+	while ((r = nssmods_retry(&t, &s, err, herr)) > 0) {
 		if (m->fn3)
 			s = m->fn3(name, af, h, b->p, b->len, err, herr, ttl, &canon);
 		else
 			s = m->fn2(name, af, h, b->p, b->len, err, herr);
-		if (!is_erange(s, *err, *herr))
-			break;
-		if (!buf_grow(b))
-			goto nomem;
 	}
+	hosts_retry_failed(r, err);
 	/* gethostbyname3_r's canonical name is what getaddrinfo reports. */
 	if (s == NSS_STATUS_SUCCESS && canon)
 		h->h_name = canon;
 	return s;
-nomem:
-	*err = ENOMEM;
-	*herr = NETDB_INTERNAL;
-	return NSS_STATUS_TRYAGAIN;
 }
 
 static void
@@ -302,26 +315,15 @@ run_name(struct nssmods_call *c, struct module *m, struct nssmods_buf *b,
 
 	memset(&g, 0, sizeof(g));
 	if (c->family == PROTO_AF_UNSPEC && m->fn4) {
-		struct gaih_addrtuple *pat = NULL, *t;
+		struct nssmods_retry	 rt = { b, NSSPOOL_BUFFER_MAX, false };
+		struct gaih_addrtuple	*pat = NULL, *t;
+		int			 r;
 
-		for (;;) {
-			if (b->len == 0 && !buf_grow(b)) {
-				s = NSS_STATUS_TRYAGAIN;
-				err = ENOMEM;
-				herr = NETDB_INTERNAL;
-				break;
-			}
+		while ((r = nssmods_retry(&rt, &s, &err, &herr)) > 0) {
 			pat = NULL;
-			err = 0;
-			herr = 0;
 			s = m->fn4(name, &pat, b->p, b->len, &err, &herr, &ttl);
-			if (!is_erange(s, err, herr))
-				break;
-			if (!buf_grow(b)) {
-				err = ENOMEM;
-				break;
-			}
 		}
+		hosts_retry_failed(r, &err);
 		if (s == NSS_STATUS_SUCCESS) {
 			for (t = pat; t && g.naddr < ADDRS_MAX; t = t->next) {
 				if (g.canon == NULL && t->name)
@@ -389,12 +391,13 @@ run_name(struct nssmods_call *c, struct module *m, struct nssmods_buf *b,
 static void
 run_addr(struct nssmods_call *c, struct module *m, struct nssmods_buf *b)
 {
-	struct gather	 g;
-	struct hostent	 h;
-	enum nss_status	 s;
-	int32_t		 ttl = -1;
-	int		 af = c->family == PROTO_AF_INET ? AF_INET : AF_INET6;
-	int		 err = 0, herr = 0;
+	struct nssmods_retry	 t = { b, NSSPOOL_BUFFER_MAX, false };
+	struct gather		 g;
+	struct hostent		 h;
+	enum nss_status		 s = NSS_STATUS_UNAVAIL;
+	int32_t			 ttl = -1;
+	int			 af = c->family == PROTO_AF_INET ? AF_INET : AF_INET6;
+	int			 err = 0, herr = 0, r;
 
 	memset(&g, 0, sizeof(g));
 	if (m->fna2 == NULL && m->fna == NULL) {
@@ -403,28 +406,15 @@ run_addr(struct nssmods_call *c, struct module *m, struct nssmods_buf *b)
 		c->res.err = EBUSY;
 		return;
 	}
-	for (;;) {
-		if (b->len == 0 && !buf_grow(b)) {
-			s = NSS_STATUS_TRYAGAIN;
-			err = ENOMEM;
-			herr = NETDB_INTERNAL;
-			break;
-		}
-		err = 0;
-		herr = 0;
+	while ((r = nssmods_retry(&t, &s, &err, &herr)) > 0) {
 		if (m->fna2)
 			s = m->fna2(c->key, (socklen_t)c->key_len, af, &h, b->p, b->len,
 			    &err, &herr, &ttl);
 		else
 			s = m->fna(c->key, (socklen_t)c->key_len, af, &h, b->p, b->len,
 			    &err, &herr);
-		if (!is_erange(s, err, herr))
-			break;
-		if (!buf_grow(b)) {
-			err = ENOMEM;
-			break;
-		}
 	}
+	hosts_retry_failed(r, &err);
 	c->res.status = status_of(s);
 	c->res.err = err;
 	c->res.herrno = herr;
@@ -458,4 +448,10 @@ nssmods_run(struct nssmods *ms, struct nssmods_call *c, struct nssmods_buf *b,
 		run_addr(c, m, b);
 	else
 		nssent_run(&m->ent, c, b);
+	/* A buffer grown for one giant group is not kept for every call. */
+	if (b->len > NSSENT_BUFFER_KEEP) {
+		free(b->p);
+		b->p = NULL;
+		b->len = 0;
+	}
 }

@@ -3,6 +3,7 @@
 #ifndef NAMECACHE_NSSMODS_H
 #define NAMECACHE_NSSMODS_H
 
+#include <nss.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,8 +30,30 @@ struct nssmods_buf {
 	size_t	 len;
 };
 
-/* Doubles b (from 1 KiB) up to max bytes: false past it, or with no memory. */
-bool	 nssmods_buf_grow(struct nssmods_buf *b, size_t max);
+/*
+ * glibc's loop around a module call that fills a caller's buffer, for
+ * every such call (hosts, passwd, group, services, the enumerations):
+ * while the module says TRYAGAIN with ERANGE (and, for a hosts function,
+ * h_errno NETDB_INTERNAL), b is doubled from 1 KiB up to max and the
+ * module called again.
+ *
+ *	struct nssmods_retry t = { b, max, false };
+ *
+ *	while ((r = nssmods_retry(&t, &s, &err, &herr)) > 0)
+ *		s = fn(..., b->p, b->len, &err, &herr);
+ *
+ * Returns 1: call (again), *err and *herr zeroed; 0: *s is the module's
+ * say; -ENOMEM: no first buffer (*s TRYAGAIN, *err ENOMEM); -ERANGE: still
+ * ERANGE at max, or no memory to double b (*s, *err as the module left
+ * them).  *herr is NETDB_INTERNAL on both failures; herr is NULL for the
+ * functions that have no h_errno.
+ */
+struct nssmods_retry {
+	struct nssmods_buf	*b;
+	size_t			 max;
+	bool			 called;
+};
+int	 nssmods_retry(struct nssmods_retry *, enum nss_status *s, int *err, int *herr);
 
 /* Caller frees with nssmods_free(); NULL is out of memory. */
 struct nssmods *nssmods_new(void);

@@ -10,14 +10,22 @@
  * lists: the queue of calls to run, and the list of calls done, which an
  * eventfd announces to the loop.
  *
- * A call that outlives its timeout is answered TRYAGAIN at once and left
- * to its thread, which may stay stuck in the module; the call is freed
- * when the thread comes back.  Threads are made on demand, up to
+ * A job of many calls (nsspool_job: a walk of one of nscd's lines) is
+ * one entry of the queue and one wakeup of the loop, however many
+ * modules it asks: its thread makes the calls one after another
+ * (nsspool_ask), noting under the mutex which module it is in and since
+ * when, so that each call still has its own timeout, and what each cost
+ * (counted on the loop when the job comes back).
+ *
+ * A call that outlives its timeout is answered TRYAGAIN at once (a job's
+ * owner is told -ETIMEDOUT) and left to its thread, which may stay stuck
+ * in the module; the call or job is freed when the thread comes back.  Threads are made on demand, up to
  * `workers', stuck ones included: a module that hangs every call ends up
  * holding every thread, new calls queue, and each times out in its turn,
  * but the pool never grows past its bound.  What a thread does with its
  * call, in the module, is nssmods.c's.
  */
+#include <assert.h>
 #include <errno.h>
 #include <netdb.h>
 #include <pthread.h>
@@ -62,17 +70,40 @@ struct waiter {
 
 enum { J_QUEUED, J_RUNNING, J_DONE };
 
+/* One call of a job's, for the module's statistics. */
+struct tally {
+	int		 mod;
+	int		 status;
+	int64_t		 usec;
+};
+
 struct job {
-	struct job	*hnext;		/* the loop's table */
+	struct job	*hnext;		/* the loop's table, or its list of jobs */
 	struct job	*qnext;		/* queue or done list, under the lock */
 	struct nsspool	*pool;
-	struct nssmods_call call;	/* its result set by the thread */
+	struct nssmods_call call;	/* its result set by the thread; a job's
+					   call now (mod under the lock) */
 	struct waiter	*waiters;
 	struct event	*timer;
 	int		 state;		/* J_*, under the lock */
-	bool		 linked;	/* in the loop's table */
-	bool		 abandoned;	/* timed out while running */
-	int64_t		 usec;		/* the call's length, set by the thread */
+	bool		 linked;	/* in the loop's table or list */
+	bool		 abandoned;	/* timed out while running: under the lock */
+	int64_t		 usec;		/* the (last) call's length, the thread's */
+	/* A job of many calls (nsspool_job); fns NULL for one call. */
+	const struct nsspool_job_fns *fns;
+	void		*arg;
+	int64_t		 since;		/* µs: its call now was asked; under the lock */
+	bool		 in_call;	/* in a module, not between: under the lock */
+	unsigned	 asked;		/* calls begun: the thread's */
+	struct tally	*tally;		/* the thread's until it is done */
+	size_t		 ntally, captally;
+};
+
+/* A job's thread, for nsspool_ask: its job and its buffers. */
+struct nsspool_worker {
+	struct nsspool		*pool;
+	struct job		*job;
+	struct nssmods_buf	*b, *b2;
 };
 
 struct nsspool {
@@ -97,6 +128,7 @@ struct nsspool {
 	unsigned	 pending;
 	unsigned	 stuck;
 	struct job	*table[BUCKETS];
+	struct job	*jobs;		/* jobs of many calls, in flight */
 	uint64_t	 hkey[2];	/* SipHash key of the table */
 	struct modstats	 stats[NSSPOOL_MODULES_MAX];
 };
@@ -138,9 +170,15 @@ worker(void *arg)
 		j->state = J_RUNNING;
 		p->busy++;
 		pthread_mutex_unlock(&p->lock);
-		t0 = now_usec();
-		nssmods_run(p->mods, &j->call, &b, &b2);
-		j->usec = now_usec() - t0;
+		if (j->fns) {
+			struct nsspool_worker wk = { p, j, &b, &b2 };
+
+			j->fns->run(j->arg, &wk);
+		} else {
+			t0 = now_usec();
+			nssmods_run(p->mods, &j->call, &b, &b2);
+			j->usec = now_usec() - t0;
+		}
 		pthread_mutex_lock(&p->lock);
 		p->busy--;
 		j->state = J_DONE;
@@ -156,6 +194,71 @@ worker(void *arg)
 	free(b.p);
 	free(b2.p);
 	return NULL;
+}
+
+/* Whether the job must stop: timed out, or the pool goes.  Under the lock. */
+static bool
+job_stopped(const struct job *j)
+{
+	return j->abandoned || j->pool->stopping;
+}
+
+/* A call's cost, kept for the loop; lost (the statistics only) with no memory. */
+static void
+tally_add(struct job *j, int mod, int status, int64_t usec)
+{
+	if (j->ntally == j->captally) {
+		size_t	 cap = j->captally ? j->captally * 2 : 8;
+		void	*p = realloc(j->tally, cap * sizeof(*j->tally));
+
+		if (p == NULL)
+			return;
+		j->tally = p;
+		j->captally = cap;
+	}
+	j->tally[j->ntally++] = (struct tally){ mod, status, usec };
+}
+
+int
+nsspool_ask(struct nsspool_worker *wk, int mod, int op, uint8_t family,
+    const void *key, size_t key_len, struct nsspool_result *ret)
+{
+	struct nsspool	*p = wk->pool;
+	struct job	*j = wk->job;
+	int64_t		 t0 = now_usec();
+	bool		 stop;
+
+	/* The ids were the loop's (nssmods_add), before the job was queued. */
+	assert(mod >= 0 && mod < NSSPOOL_MODULES_MAX && key_len <= NSSPOOL_KEY_MAX);
+	free(j->call.body);
+	j->call.body = NULL;
+	memset(&j->call.res, 0, sizeof(j->call.res));
+	pthread_mutex_lock(&p->lock);
+	if (!(stop = job_stopped(j))) {
+		/* The first call's time runs from the queueing, as a lone call's. */
+		if (j->asked++ > 0)
+			j->since = t0;
+		j->call.mod = mod;
+		j->in_call = true;
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (stop)
+		return -ECANCELED;
+	j->call.op = op;
+	j->call.family = family;
+	j->call.key_len = key_len;
+	memcpy(j->call.key, key, key_len);
+	nssmods_run(p->mods, &j->call, wk->b, wk->b2);
+	j->usec = now_usec() - t0;
+	tally_add(j, mod, j->call.res.status, j->usec);
+	pthread_mutex_lock(&p->lock);
+	j->in_call = false;
+	stop = job_stopped(j);
+	pthread_mutex_unlock(&p->lock);
+	if (stop)
+		return -ECANCELED;
+	*ret = j->call.res;
+	return 0;
 }
 
 /* --- on the loop -------------------------------------------------------- */
@@ -188,8 +291,11 @@ unlink_job(struct job *j)
 
 	if (!j->linked)
 		return;
-	pp = &p->table[bucket(p, j->call.mod, j->call.op, j->call.family, j->call.key,
-	    j->call.key_len)];
+	if (j->fns)
+		pp = &p->jobs;
+	else
+		pp = &p->table[bucket(p, j->call.mod, j->call.op, j->call.family,
+		    j->call.key, j->call.key_len)];
 	while (*pp != j)
 		pp = &(*pp)->hnext;
 	*pp = j->hnext;
@@ -197,15 +303,22 @@ unlink_job(struct job *j)
 	p->pending--;
 }
 
-/* Answers every waiter with r and forgets them; the job leaves the table. */
+/*
+ * Answers every waiter with r and forgets them, or a job's owner with
+ * status; the job leaves the table or list.
+ */
 static void
-deliver(struct job *j, const struct nsspool_result *r)
+deliver(struct job *j, const struct nsspool_result *r, int status)
 {
 	struct waiter *w, *next;
 
 	unlink_job(j);
 	if (j->timer)
 		event_del(j->timer);
+	if (j->fns) {
+		j->fns->done(j->arg, status);
+		return;
+	}
 	w = j->waiters;
 	j->waiters = NULL;
 	for (; w; w = next) {
@@ -215,22 +328,26 @@ deliver(struct job *j, const struct nsspool_result *r)
 	}
 }
 
+/* A job's arg goes back to its owner first. */
 static void
 job_free(struct job *j)
 {
+	if (j->fns)
+		j->fns->release(j->arg);
 	if (j->timer)
 		event_free(j->timer);
 	free(j->call.body);
+	free(j->tally);
 	free(j);
 }
 
 static void
-count(struct modstats *m, const struct job *j)
+count(struct modstats *m, int64_t usec, int status)
 {
 	m->calls++;
-	m->usec += (uint64_t)j->usec;
-	histo_observe(&m->time, j->usec > 0 ? (uint64_t)j->usec : 0);
-	switch (j->call.res.status) {
+	m->usec += (uint64_t)usec;
+	histo_observe(&m->time, usec > 0 ? (uint64_t)usec : 0);
+	switch (status) {
 	case NSW_SUCCESS:	m->found++; break;
 	case NSW_NOTFOUND:	m->notfound++; break;
 	case NSW_UNAVAIL:	m->unavail++; break;
@@ -253,15 +370,22 @@ done_cb(evutil_socket_t fd, short what, void *arg)
 	p->done = NULL;
 	pthread_mutex_unlock(&p->lock);
 	for (; j; j = next) {
+		size_t i;
+
 		next = j->qnext;
-		count(&p->stats[j->call.mod], j);
+		if (j->fns)
+			for (i = 0; i < j->ntally; i++)
+				count(&p->stats[j->tally[i].mod], j->tally[i].usec,
+				    j->tally[i].status);
+		else
+			count(&p->stats[j->call.mod], j->usec, j->call.res.status);
 		if (j->abandoned) {
 			p->stuck--;
 			log_info("nss: %s came back after %lld ms, past its timeout",
 			    nssmods_name(p->mods, j->call.mod),
 			    (long long)(j->usec / 1000));
 		} else
-			deliver(j, &j->call.res);
+			deliver(j, &j->call.res, 0);
 		job_free(j);
 	}
 }
@@ -272,19 +396,38 @@ timeout_cb(evutil_socket_t fd, short what, void *arg)
 	struct job		*j = arg;
 	struct nsspool		*p = j->pool;
 	struct nsspool_result	 r;
+	struct timeval		 tv;
 	struct job		**pp;
-	int			 state;
+	int64_t			 left = 0;
+	int			 state, mod;
 
 	pthread_mutex_lock(&p->lock);
 	state = j->state;
-	if (state == J_QUEUED) {
+	/*
+	 * A job's thread between two calls, or in one that began later
+	 * than the timer's: each call has its own timeout.
+	 */
+	if (state == J_RUNNING && j->fns)
+		left = j->in_call ? j->since + (int64_t)p->timeout_ms * 1000 -
+		    now_usec() : (int64_t)p->timeout_ms * 1000;
+	mod = j->call.mod;
+	if (left > 0)
+		;	/* its call has time left: the timer again, below */
+	else if (state == J_QUEUED) {
 		for (pp = &p->qhead; *pp != j; pp = &(*pp)->qnext)
 			;
 		if ((*pp = j->qnext) == NULL)
 			p->qtail = pp;
 		p->nqueued--;
-	}
+	} else if (state == J_RUNNING)
+		j->abandoned = true;
 	pthread_mutex_unlock(&p->lock);
+	if (left > 0) {
+		tv.tv_sec = left / 1000000;
+		tv.tv_usec = (suseconds_t)(left % 1000000);
+		evtimer_add(j->timer, &tv);
+		return;
+	}
 	if (state == J_DONE)
 		return;		/* done_cb is on its way */
 	memset(&r, 0, sizeof(r));
@@ -293,18 +436,81 @@ timeout_cb(evutil_socket_t fd, short what, void *arg)
 	r.err = ETIMEDOUT;
 	r.timed_out = true;
 	r.ttl = -1;
-	p->stats[j->call.mod].timeouts++;
+	p->stats[mod].timeouts++;
 	log_warning("nss: %s did not answer within %u ms%s",
-	    nssmods_name(p->mods, j->call.mod), p->timeout_ms,
+	    nssmods_name(p->mods, mod), p->timeout_ms,
 	    state == J_QUEUED ? " (every worker busy)" : "");
-	if (state == J_RUNNING) {
-		j->abandoned = true;
+	if (state == J_RUNNING)
 		p->stuck++;
-		deliver(j, &r);
-		return;
+	deliver(j, &r, -ETIMEDOUT);
+	if (state == J_QUEUED)
+		job_free(j);
+}
+
+/* Arms j's timeout and queues it, with a thread for it if need be. */
+static void
+enqueue(struct nsspool *p, struct job *j)
+{
+	struct timeval	tv;
+	pthread_t	t;
+
+	tv.tv_sec = p->timeout_ms / 1000;
+	tv.tv_usec = (suseconds_t)(p->timeout_ms % 1000) * 1000;
+	evtimer_add(j->timer, &tv);
+	pthread_mutex_lock(&p->lock);
+	j->since = now_usec();
+	j->state = J_QUEUED;
+	*p->qtail = j;
+	p->qtail = &j->qnext;
+	p->nqueued++;
+	/*
+	 * A thread for each call queued beyond the idle ones: an idle thread
+	 * signalled but not yet awake still counts as idle, and takes one.
+	 */
+	if (p->nqueued > p->idle && p->nthreads < p->workers) {
+		pthread_attr_t attr;
+
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		/* Modules get glibc's usual stack: some keep big buffers on it. */
+		pthread_attr_setstacksize(&attr, 8u << 20);
+		if (pthread_create(&t, &attr, worker, p) == 0)
+			p->nthreads++;
+		else if (p->nthreads == 0)
+			log_warning("nss: cannot start a worker thread: %s",
+			    strerror(errno));
+		pthread_attr_destroy(&attr);
 	}
-	deliver(j, &r);
-	job_free(j);
+	pthread_cond_signal(&p->work);
+	pthread_mutex_unlock(&p->lock);
+}
+
+int
+nsspool_job(struct nsspool *p, int first, const struct nsspool_job_fns *fns,
+    void *arg)
+{
+	struct job *j;
+
+	if (first < 0 || (unsigned)first >= nssmods_count(p->mods))
+		return -EINVAL;
+	if (p->pending >= NSSPOOL_PENDING_MAX)
+		return -EBUSY;
+	if ((j = calloc(1, sizeof(*j))) == NULL)
+		return -ENOMEM;
+	j->pool = p;
+	j->call.mod = first;
+	if ((j->timer = evtimer_new(p->base, timeout_cb, j)) == NULL) {
+		free(j);
+		return -ENOMEM;
+	}
+	j->fns = fns;
+	j->arg = arg;
+	j->hnext = p->jobs;
+	p->jobs = j;
+	j->linked = true;
+	p->pending++;
+	enqueue(p, j);
+	return 0;
 }
 
 int
@@ -313,9 +519,7 @@ nsspool_call(struct nsspool *p, int mod, int op, uint8_t family, const void *key
 {
 	struct waiter	*w;
 	struct job	*j;
-	struct timeval	 tv;
 	unsigned	 b;
-	pthread_t	 t;
 
 	if (mod < 0 || (unsigned)mod >= nssmods_count(p->mods) ||
 	    key_len > NSSPOOL_KEY_MAX)
@@ -355,34 +559,7 @@ nsspool_call(struct nsspool *p, int mod, int op, uint8_t family, const void *key
 	p->table[b] = j;
 	j->linked = true;
 	p->pending++;
-	tv.tv_sec = p->timeout_ms / 1000;
-	tv.tv_usec = (suseconds_t)(p->timeout_ms % 1000) * 1000;
-	evtimer_add(j->timer, &tv);
-	pthread_mutex_lock(&p->lock);
-	j->state = J_QUEUED;
-	*p->qtail = j;
-	p->qtail = &j->qnext;
-	p->nqueued++;
-	/*
-	 * A thread for each call queued beyond the idle ones: an idle thread
-	 * signalled but not yet awake still counts as idle, and takes one.
-	 */
-	if (p->nqueued > p->idle && p->nthreads < p->workers) {
-		pthread_attr_t attr;
-
-		pthread_attr_init(&attr);
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		/* Modules get glibc's usual stack: some keep big buffers on it. */
-		pthread_attr_setstacksize(&attr, 8u << 20);
-		if (pthread_create(&t, &attr, worker, p) == 0)
-			p->nthreads++;
-		else if (p->nthreads == 0)
-			log_warning("nss: cannot start a worker thread: %s",
-			    strerror(errno));
-		pthread_attr_destroy(&attr);
-	}
-	pthread_cond_signal(&p->work);
-	pthread_mutex_unlock(&p->lock);
+	enqueue(p, j);
 	return 0;
 }
 
@@ -475,8 +652,11 @@ nsspool_free(struct nsspool *p)
 	for (i = 0; i < BUCKETS; i++)
 		for (j = p->table[i]; j; j = next) {
 			next = j->hnext;
-			deliver(j, &r);
+			deliver(j, &r, -ECANCELED);
 		}
+	/* A job's thread stops at its next call, or as its call returns. */
+	while (p->jobs)
+		deliver(p->jobs, &r, -ECANCELED);
 	for (j = queued; j; j = next) {
 		next = j->qnext;
 		job_free(j);

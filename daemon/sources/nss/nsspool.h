@@ -14,7 +14,7 @@ struct nsspool;
 struct proto_kv_wr;
 
 #define NSSPOOL_MODULES_MAX	64	/* distinct module names ever named */
-#define NSSPOOL_PENDING_MAX	4096	/* calls queued or running */
+#define NSSPOOL_PENDING_MAX	4096	/* calls and jobs queued or running */
 #define NSSPOOL_BUFFER_MAX	(1u << 20)	/* ERANGE retries stop here */
 
 enum nsspool_op {
@@ -87,6 +87,39 @@ bool	nsspool_missing(struct nsspool *, int id);
  */
 int	nsspool_call(struct nsspool *, int id, int op, uint8_t family,
 	    const void *key, size_t key_len, nsspool_fn *fn, void *arg);
+
+/*
+ * A job of many module calls, made one after another on one worker with
+ * no trip to the loop between them (a walk of one of nscd's lines):
+ * fns->run(arg, wk) on a worker, calling modules with nsspool_ask(wk,
+ * ...), then fns->done(arg, status) on the loop, once: 0 when run has
+ * returned; -ETIMEDOUT when a call ran past the timeout (run is then
+ * blocked in that call, and the thread counts as stuck until the module
+ * returns: what run wrote before the call may be read); -ECANCELED when
+ * the pool goes.  After a done() below 0, run may be running still (or
+ * never start): arg stays the pool's until fns->release(arg), on the
+ * loop, once run is over or will never be.  Each call has the timeout
+ * from its start, the first from the queueing, as a lone call's.  first:
+ * the module run calls first, which a timeout in the queue is counted
+ * to.  Returns 0, or -EBUSY when NSSPOOL_PENDING_MAX calls and jobs are
+ * in flight, -ENOMEM, -EINVAL; fns are then not called.
+ */
+struct nsspool_worker;
+struct nsspool_job_fns {
+	void	(*run)(void *arg, struct nsspool_worker *wk);
+	void	(*done)(void *arg, int status);
+	void	(*release)(void *arg);
+};
+int	nsspool_job(struct nsspool *, int first, const struct nsspool_job_fns *fns,
+	    void *arg);
+/*
+ * Inside a job's run: calls module id as nsspool_call would (alone: no
+ * sharing with other calls) and waits for it.  *ret and its body are
+ * valid until the next nsspool_ask or the end of run.  Returns 0, or
+ * -ECANCELED when the job timed out or the pool goes: run should return.
+ */
+int	nsspool_ask(struct nsspool_worker *wk, int id, int op, uint8_t family,
+	    const void *key, size_t key_len, struct nsspool_result *ret);
 
 /* Per module: calls, time spent, timeouts; the pool: workers, busy, stuck. */
 void	nsspool_write_stats(const struct nsspool *, struct proto_kv_wr *);
