@@ -21,6 +21,7 @@
 #include "hash.h"
 #include "hostsfile.h"
 #include "httpmetrics.h"
+#include "listener.h"
 #include "log.h"
 #include "lookup.h"
 #include "metrics.h"
@@ -445,7 +446,7 @@ nscd_open(void)
 	char		*err = NULL;
 	const char	*sock = daemon_ctx.config->socket, *slash = strrchr(sock, '/');
 
-	if (daemon_ctx.config->nscd_socket[0] == '\0' && !server_nscd_passed())
+	if (daemon_ctx.config->nscd_socket[0] == '\0' && !listener_nscd_passed())
 		return 0;
 	if (slash == NULL || (size_t)snprintf(map, sizeof(map), "%.*s/nscd-hosts",
 	    (int)(slash - sock), sock) >= sizeof(map))
@@ -820,7 +821,7 @@ main(int argc, char **argv)
 	 * daemon answers there still: then server_listen refuses to start,
 	 * and its store is left alone too).
 	 */
-	if (sd_listen_fds(0) > 0 || !server_path_answered(daemon_ctx.config->socket)) {
+	if (sd_listen_fds(0) > 0 || !listener_path_answered(daemon_ctx.config->socket)) {
 		char seg[4096];
 
 		if (daemon_ctx.config->shared && sd_listen_fds(0) <= 0 &&

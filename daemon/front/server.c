@@ -196,16 +196,13 @@ resume_cb(evutil_socket_t fd, short what, void *arg)
 		conn_process(c);
 }
 
-static void
-conn_queue(struct conn *c, const void *frame, size_t len);
+static void conn_queue_raw(struct conn *c, const void *frame, size_t len);
 
 void
 server_reply(struct server_req *req, const void *frame, size_t len)
 {
-	conn_queue(req->conn, frame, len);
+	conn_queue_raw(req->conn, frame, len);
 }
-
-static void conn_queue_raw(struct conn *c, const void *frame, size_t len);
 
 struct server_hold {
 	struct conn	*conn;
@@ -301,7 +298,7 @@ server_hold_reply(struct server_hold *h, const void *frame, size_t len)
 	if (!c->reading && !c->eof && !c->closing)
 		event_active(c->resume, EV_TIMEOUT, 0);
 	if (frame)
-		conn_queue(c, frame, len);	/* may close c */
+		conn_queue_raw(c, frame, len);	/* may close c */
 	else if (c->eof && c->inflight == 0)
 		conn_flush(c);
 }
@@ -321,13 +318,6 @@ void
 server_hold_release(struct server_hold *h)
 {
 	server_hold_reply(h, NULL, 0);
-}
-
-/* A reply frame of namecache's protocol (an nscd connection's are raw). */
-static void
-conn_queue(struct conn *c, const void *frame, size_t len)
-{
-	conn_queue_raw(c, frame, len);
 }
 
 void
@@ -807,12 +797,6 @@ server_free(struct server *srv)
 	free(srv);
 }
 
-bool
-server_nscd_passed(void)
-{
-	return listener_nscd_passed();
-}
-
 int
 server_listen(struct server *srv, const char *path, char **ret_err)
 {
@@ -852,34 +836,6 @@ server_socket_activated(const struct server *srv)
 	return listener_activated(srv->listener);
 }
 
-bool
-server_peer_in_group(const struct server_req *req, gid_t gid)
-{
-	gid_t		groups[256];
-	socklen_t	len = sizeof(groups);
-	size_t		i;
-
-	if (req->cred.gid == gid)
-		return true;
-	/* The groups the client had when it connected (Linux 4.13). */
-	if (req->conn->fd < 0 || getsockopt(req->conn->fd, SOL_SOCKET,
-	    SO_PEERGROUPS, groups, &len) < 0)
-		return false;
-	for (i = 0; i < len / sizeof(gid_t); i++)
-		if (groups[i] == gid)
-			return true;
-	return false;
-}
-
-bool
-server_peer_is_admin(const struct server_req *req, gid_t admin_gid)
-{
-	/* A failed SO_PEERCRED leaves -1s: never root, never in a group. */
-	if (req->cred.uid == 0)
-		return true;
-	return admin_gid != SERVER_NO_GROUP && server_peer_in_group(req, admin_gid);
-}
-
 void *
 server_scratch(struct server *srv, size_t *ret_cap)
 {
@@ -891,10 +847,4 @@ int
 server_activated_path(const struct server *srv, char *buf, size_t len)
 {
 	return listener_activated_path(srv->listener, buf, len);
-}
-
-bool
-server_path_answered(const char *path)
-{
-	return listener_path_answered(path);
 }

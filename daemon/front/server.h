@@ -68,10 +68,6 @@ void	 server_set_idle_timeout(struct server *, unsigned sec);
 
 unsigned server_clients(const struct server *);
 bool	 server_socket_activated(const struct server *);
-/* Whether systemd passed a socket named "nscd" (namecache-nscd.socket). */
-bool	 server_nscd_passed(void);
-/* Whether a daemon answers at path now (as server_listen checks). */
-bool	 server_path_answered(const char *path);
 /* The path of the socket systemd passed (getsockname): 0, or -errno. */
 int	 server_activated_path(const struct server *, char *buf, size_t len);
 
