@@ -7,7 +7,6 @@
 #include <time.h>
 
 #include "server.h"
-#include "stats.h"
 
 struct config;
 struct event_base;
@@ -23,6 +22,7 @@ struct monitor;
 struct metrics;
 struct httpmetrics;
 struct proto_kv_wr;
+struct registry;
 
 struct daemon {
 	struct event_base	*base;
@@ -47,7 +47,12 @@ struct daemon {
 	size_t			(*flush)(void);		/* every answer goes: the cache
 							   too; returns its count */
 	int64_t			(*clock)(void *);	/* ms, CLOCK_MONOTONIC */
-	struct stats		 stats;
+	struct registry		*registry;	/* every module's numbers */
+	struct {
+		uint64_t	 nsswitch_reloads;	/* the hosts line read again */
+		uint64_t	 heap_trims;	/* heartbeats that gave memory back */
+		uint64_t	 heap_trim_max_usec;	/* the longest heartbeat, its trim in */
+	}			 counters;	/* main.c's own */
 	struct timespec		 started;	/* CLOCK_MONOTONIC */
 };
 

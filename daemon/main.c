@@ -33,6 +33,7 @@
 #include "nscdmap.h"
 #include "netwatch.h"
 #include "nscdsrv.h"
+#include "registry.h"
 #include "dnslisten.h"
 #include "shm.h"
 #include "shmfmt.h"
@@ -123,10 +124,11 @@ notify_status(bool force)
 	struct lookup_stats	 ls;
 	const struct lookup_stats *st = &ls;
 	char			 msg[256];
-	uint64_t		 answered;
+	uint64_t		 answered, requests = 0;
 
 	if (!notify_enabled)
 		return;
+	registry_get(daemon_ctx.registry, "requests", &requests);	/* both sockets' */
 	hostsfile_get_status(daemon_ctx.hosts, &hs);
 	lookup_get_stats(daemon_ctx.lookup, &ls);
 	answered = st->hosts_answers + st->cache_answers + st->dns_answers;
@@ -134,7 +136,7 @@ notify_status(bool force)
 	    "%u clients; %llu requests, %llu%% from hosts and cache",
 	    hs.info.entries, cache_count(lookup_cache(daemon_ctx.lookup)),
 	    server_clients(daemon_ctx.server),
-	    (unsigned long long)daemon_ctx.stats.requests,
+	    (unsigned long long)requests,
 	    answered ? (unsigned long long)((st->hosts_answers +
 	    st->cache_answers) * 100 / answered) : 0ULL);
 	if (!force && strcmp(msg, last) == 0)
@@ -278,7 +280,7 @@ nsswitch_load(bool initial)
 	FILE		*f;
 	int		 r = 0;
 
-	daemon_ctx.stats.nsswitch_reloads += !initial;
+	daemon_ctx.counters.nsswitch_reloads += !initial;
 	nscdsrv_load_lines(daemon_ctx.nscd);	/* passwd, group, ...: theirs */
 	daemon_ctx.nsswitch_error[0] = '\0';
 	if ((f = fopen(path, "re")) == NULL) {
@@ -352,6 +354,62 @@ observe(void *arg, const struct lookup_done *d)
 	monitor_lookup(daemon_ctx.monitor, d);
 }
 
+/* main.c's own counters. */
+static void
+report(void *arg, struct registry_wr *wr)
+{
+	const struct daemon *d = arg;
+
+	/* Keys are part of the protocol: add new ones, never rename. */
+	registry_counter(wr, "nsswitch_reloads", d->counters.nsswitch_reloads, NULL);
+	registry_counter(wr, "heap_trims", d->counters.heap_trims, NULL);
+	registry_gauge(wr, "heap_trim_max_usec", d->counters.heap_trim_max_usec, NULL);
+}
+
+/* A reload may open metrics_listen anew: the endpoint's counters are the open one's. */
+static void
+report_http(void *arg, struct registry_wr *wr)
+{
+	const struct daemon *d = arg;
+
+	if (d->http)
+		httpmetrics_report(d->http, wr);
+}
+
+/*
+ * Every module's report, in the order `namecachectl statistics' has
+ * always listed them (the parts not running have none).
+ */
+static int
+registry_fill(void)
+{
+	struct daemon	*d = &daemon_ctx;
+	const struct {
+		registry_report_fn	*fn;
+		void			*arg;
+	} reports[] = {
+		{ server_report, d->server },
+		{ hostsfile_report, d->hosts },
+		{ resolver_report, d->resolver },
+		{ report, d },
+		{ lookup_report, d->lookup },
+		{ server_report_clients, d->server },
+		{ nsspool_report, d->nss },
+		{ nscdsrv_report, d->nscd },
+		{ dnslisten_report, d->dns },
+		{ shm_report, d->shm },
+		{ monitor_report, d->monitor },
+		{ report_http, d },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(reports) / sizeof(reports[0]); i++)
+		if (reports[i].arg && registry_add(d->registry, reports[i].fn,
+		    reports[i].arg) < 0)
+			return -ENOSPC;
+	return 0;
+}
+
 /* GET /metrics on metrics_listen, or nothing.  -1 when it cannot listen. */
 static int
 metrics_listen(void)
@@ -394,11 +452,11 @@ heartbeat_cb(evutil_socket_t fd, short what, void *arg)
 	 * trim quick; statistics say how quick (heap_trim_max_usec).
 	 */
 	if (malloc_trim(0))
-		daemon_ctx.stats.heap_trims++;
+		daemon_ctx.counters.heap_trims++;
 	clock_gettime(CLOCK_MONOTONIC, &te);
 	usec = (uint64_t)((te.tv_sec - ts.tv_sec) * 1000000 + (te.tv_nsec - ts.tv_nsec) / 1000);
-	if (usec > daemon_ctx.stats.heap_trim_max_usec)
-		daemon_ctx.stats.heap_trim_max_usec = usec;
+	if (usec > daemon_ctx.counters.heap_trim_max_usec)
+		daemon_ctx.counters.heap_trim_max_usec = usec;
 }
 
 static void
@@ -763,11 +821,11 @@ main(int argc, char **argv)
 	daemon_ctx.clock = clock_ms;
 	daemon_ctx.shared_reset = shared_reset;
 	daemon_ctx.flush = flush;
-	if ((daemon_ctx.hosts = hostsfile_new(daemon_ctx.base, &daemon_ctx.stats)) == NULL ||
-	    (daemon_ctx.server = server_new(daemon_ctx.base, &daemon_ctx.stats,
-	    protocol_request, &daemon_ctx)) == NULL ||
-	    (daemon_ctx.resolver = resolver_new(daemon_ctx.base,
-	    &daemon_ctx.stats)) == NULL ||
+	if ((daemon_ctx.registry = registry_new()) == NULL ||
+	    (daemon_ctx.hosts = hostsfile_new(daemon_ctx.base)) == NULL ||
+	    (daemon_ctx.server = server_new(daemon_ctx.base, protocol_request,
+	    &daemon_ctx)) == NULL ||
+	    (daemon_ctx.resolver = resolver_new(daemon_ctx.base)) == NULL ||
 	    (daemon_ctx.nss = nsspool_new(daemon_ctx.base,
 	    daemon_ctx.config->nss_workers,
 	    daemon_ctx.config->nss_timeout * 1000)) == NULL) {
@@ -844,7 +902,8 @@ main(int argc, char **argv)
 		free(err);
 		goto done;
 	}
-	if (shared_open() < 0 || nscd_open() < 0 || metrics_listen() < 0)
+	if (shared_open() < 0 || nscd_open() < 0 || metrics_listen() < 0 ||
+	    registry_fill() < 0)
 		goto done;
 	/* Once a second, segment or not: the monitors' losses, the cache, the heap. */
 	static const struct timeval second = { 1, 0 };
@@ -903,6 +962,7 @@ done:
 	server_free(daemon_ctx.server);
 	metrics_free(daemon_ctx.metrics);
 	hostsfile_free(daemon_ctx.hosts);
+	registry_free(daemon_ctx.registry);
 	for (i = 0; i < 3; i++)
 		if (sigev[i])
 			event_free(sigev[i]);

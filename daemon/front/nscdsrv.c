@@ -38,6 +38,7 @@
 #include "nscdmap.h"
 #include "nscdsrv.h"
 #include "nsspool.h"
+#include "registry.h"
 #include "wiring.h"
 #include "shm.h"
 #include "watch.h"
@@ -221,7 +222,7 @@ lookup(struct nscdsrv *ns, struct server_req *req, int32_t type)
 		    type == NSCD_GETHOSTBYNAME ? PROTO_AF_INET : PROTO_AF_INET6;
 		qn.name_len = klen - 1;
 		memcpy(qn.name, req->body, klen);
-		ns->d->stats.lookups_name++;
+		server_count(req, SERVER_LOOKUPS_NAME);
 		lookup_name(ns->d->lookup, &lr, &qn);
 		return;
 	case NSCD_GETHOSTBYADDR:
@@ -231,12 +232,12 @@ lookup(struct nscdsrv *ns, struct server_req *req, int32_t type)
 		memset(&qa, 0, sizeof(qa));
 		qa.family = klen == 4 ? PROTO_AF_INET : PROTO_AF_INET6;
 		memcpy(qa.addr, req->body, klen);
-		ns->d->stats.lookups_addr++;
+		server_count(req, SERVER_LOOKUPS_ADDR);
 		lookup_addr(ns->d->lookup, &lr, &qa);
 		return;
 	}
 	/* Not a key namecache looks up: glibc decides what it means. */
-	ns->d->stats.bad_requests++;
+	server_count(req, SERVER_BAD_REQUESTS);
 	ns->st.refused++;
 	ns->st.refused_hosts++;
 	server_reply_raw(req, refusal, nscd_refusal(type, refusal));
@@ -326,7 +327,7 @@ db_lookup(struct nscdsrv *ns, struct server_req *req, int32_t type)
 	if (r == 0)
 		return;
 	if (r == -EINVAL)
-		ns->d->stats.bad_requests++;
+		server_count(req, SERVER_BAD_REQUESTS);
 	ns->st.refused++;
 	server_hold_reply_raw(a->h, refusal, nscd_refusal(type, refusal));
 	free(a);
@@ -482,7 +483,7 @@ nscdsrv_new(struct daemon *d, const char *path, const char *map_path,
 	ns->d = d;
 	ns->path = strdup(path ? path : "");
 	ns->map_path = strdup(map_path);
-	ns->server = server_new_nscd(d->base, &d->stats, dispatch, ns);
+	ns->server = server_new_nscd(d->base, dispatch, ns);
 	if (ns->server)
 		server_set_idle_timeout(ns->server, 10);
 	if (ns->path == NULL || ns->map_path == NULL || ns->server == NULL)
@@ -659,7 +660,7 @@ nscdsrv_status(struct nscdsrv *ns, struct proto_kv_wr *kw)
 }
 
 void
-nscdsrv_statistics(struct nscdsrv *ns, struct proto_kv_wr *kw)
+nscdsrv_report(void *arg, struct registry_wr *wr)
 {
 	static const char *const names[] = {
 		"getpwbyname", "getpwbyuid", "getgrbyname", "getgrbygid",
@@ -669,36 +670,37 @@ nscdsrv_statistics(struct nscdsrv *ns, struct proto_kv_wr *kw)
 		"getservbyport", "getfdserv", "getnetgrent", "innetgr",
 		"getfdnetgr", "other",
 	};
+	struct nscdsrv		*ns = arg;
 	struct nscdmap_stats	ms;
 	char			key[64];
 	size_t			i;
 
-	if (ns == NULL)
-		return;
+	/* Its socket's requests and connections: the namecache socket's keys. */
+	server_report(ns->server, wr);
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		snprintf(key, sizeof(key), "nscd_requests_%s", names[i]);
-		proto_kv_u64(kw, key, ns->st.requests[i]);
+		registry_counter(wr, key, ns->st.requests[i], NULL);
 	}
-	proto_kv_u64(kw, "nscd_refused", ns->st.refused);
-	proto_kv_u64(kw, "nscd_refused_hosts", ns->st.refused_hosts);
-	proto_kv_u64(kw, "nscd_fds_sent", ns->st.fds_sent);
-	proto_kv_u64(kw, "nscd_invalidate_denied", ns->st.denied);
-	proto_kv_u64(kw, "nscd_netlink_changes", ns->st.netlink_changes);
-	proto_kv_u64(kw, "nscd_clients", server_clients(ns->server));
+	registry_counter(wr, "nscd_refused", ns->st.refused, NULL);
+	registry_counter(wr, "nscd_refused_hosts", ns->st.refused_hosts, NULL);
+	registry_counter(wr, "nscd_fds_sent", ns->st.fds_sent, NULL);
+	registry_counter(wr, "nscd_invalidate_denied", ns->st.denied, NULL);
+	registry_counter(wr, "nscd_netlink_changes", ns->st.netlink_changes, NULL);
+	registry_gauge(wr, "nscd_clients", server_clients(ns->server), NULL);
 	nscdmap_get_stats(ns->map, &ms);
-	proto_kv_u64(kw, "nscd_published", ms.published);
-	proto_kv_u64(kw, "nscd_unchanged", ms.unchanged);
-	proto_kv_u64(kw, "nscd_swept", ms.swept);
-	proto_kv_u64(kw, "nscd_refreshes", ms.refreshes);
-	proto_kv_u64(kw, "nscd_compactions", ms.compactions);
-	proto_kv_u64(kw, "nscd_grown", ms.grown);
-	proto_kv_u64(kw, "nscd_resets", ms.resets);
-	proto_kv_u64(kw, "nscd_full", ms.failures);
-	proto_kv_u64(kw, "nscd_sweep_max_usec", ms.sweep_max_usec);
-	proto_kv_u64(kw, "nscd_entries", ms.entries);
-	proto_kv_u64(kw, "nscd_used_bytes", ms.used);
-	proto_kv_u64(kw, "nscd_netlink_counter", ms.nl_counter);
-	nscddb_statistics(ns->db, kw);
+	registry_counter(wr, "nscd_published", ms.published, NULL);
+	registry_counter(wr, "nscd_unchanged", ms.unchanged, NULL);
+	registry_counter(wr, "nscd_swept", ms.swept, NULL);
+	registry_counter(wr, "nscd_refreshes", ms.refreshes, NULL);
+	registry_counter(wr, "nscd_compactions", ms.compactions, NULL);
+	registry_counter(wr, "nscd_grown", ms.grown, NULL);
+	registry_counter(wr, "nscd_resets", ms.resets, NULL);
+	registry_counter(wr, "nscd_full", ms.failures, NULL);
+	registry_gauge(wr, "nscd_sweep_max_usec", ms.sweep_max_usec, NULL);
+	registry_gauge(wr, "nscd_entries", ms.entries, NULL);
+	registry_gauge(wr, "nscd_used_bytes", ms.used, NULL);
+	registry_gauge(wr, "nscd_netlink_counter", ms.nl_counter, NULL);
+	nscddb_report(ns->db, wr);
 }
 
 void
@@ -706,6 +708,7 @@ nscdsrv_reset_stats(struct nscdsrv *ns)
 {
 	if (ns) {
 		memset(&ns->st, 0, sizeof(ns->st));
+		server_reset_stats(ns->server);
 		nscddb_reset_stats(ns->db);
 	}
 }

@@ -12,6 +12,7 @@ struct daemon;
 struct nscddb;
 struct nscdmap;
 struct proto_kv_wr;
+struct registry_wr;
 
 struct nscdsrv_stats {
 	uint64_t	requests[23];	/* by glibc's request type; [22]: any other */
@@ -46,7 +47,8 @@ void	 nscdsrv_load_lines(struct nscdsrv *);
 size_t	 nscdsrv_flush_db(struct nscdsrv *, int db, const char *why);
 struct nscddb *nscdsrv_db(struct nscdsrv *);
 void	 nscdsrv_status(struct nscdsrv *, struct proto_kv_wr *);
-void	 nscdsrv_statistics(struct nscdsrv *, struct proto_kv_wr *);
+/* Its socket's counters, its map's and its databases': a registry report. */
+void	 nscdsrv_report(void *nscdsrv, struct registry_wr *);
 void	 nscdsrv_reset_stats(struct nscdsrv *);
 
 #endif

@@ -23,6 +23,7 @@
 #include "nscdmap.h"
 #include "nscddb.h"
 #include "nscdsrv.h"
+#include "registry.h"
 #include "shm.h"
 
 #define SHOW_CACHE_PAGE	48000	/* bytes of entries per show-cache reply */
@@ -46,7 +47,7 @@ reply_status(struct daemon *d, struct server_req *req, uint16_t status,
 static void
 bad_request(struct daemon *d, struct server_req *req, int r, const char *why)
 {
-	d->stats.bad_requests++;
+	server_count(req, SERVER_BAD_REQUESTS);
 	log_debug("client pid %d: bad request: %s", (int)req->cred.pid,
 	    why ? why : "malformed");
 	reply_status(d, req, r == -EINVAL ? PROTO_BADNAME : PROTO_BADREQUEST,
@@ -90,42 +91,7 @@ reply_kv(struct daemon *d, struct server_req *req,
 void
 protocol_statistics(struct daemon *d, struct proto_kv_wr *kw)
 {
-	struct monitor_stats ms;
-
-	stats_write(&d->stats, kw);
-	lookup_write_stats(d->lookup, kw);
-	proto_kv_u64(kw, "clients", server_clients(d->server));
-	nsspool_write_stats(d->nss, kw);
-	nscdsrv_statistics(d->nscd, kw);
-	dnslisten_statistics(d->dns, kw);
-	if (d->shm) {
-		struct shm_stats ss;
-
-		shm_get_stats(d->shm, &ss);
-		proto_kv_u64(kw, "shared_published", ss.published);
-		proto_kv_u64(kw, "shared_resets", ss.resets);
-		proto_kv_u64(kw, "shared_full", ss.full);
-		proto_kv_u64(kw, "shared_used_bytes", ss.used);
-		proto_kv_u64(kw, "shared_failures", ss.failures);
-		proto_kv_u64(kw, "shared_reset_max_usec", ss.reset_max_usec);
-		proto_kv_u64(kw, "shared_resets_ahead", ss.resets_ahead);
-		proto_kv_u64(kw, "shared_reset_last_usec", ss.reset_last_usec);
-		proto_kv_u64(kw, "shared_netlink_changes", ss.netlink_changes);
-	}
-	monitor_get_stats(d->monitor, &ms);
-	proto_kv_u64(kw, "monitors", monitor_count(d->monitor));
-	proto_kv_u64(kw, "monitor_events", ms.events);
-	proto_kv_u64(kw, "monitor_lost", ms.lost);
-	proto_kv_u64(kw, "queries_logged", ms.logged);
-	if (d->http) {
-		struct httpmetrics_stats hs;
-
-		httpmetrics_get_stats(d->http, &hs);
-		proto_kv_u64(kw, "metrics_http_requests", hs.requests);
-		proto_kv_u64(kw, "metrics_http_not_found", hs.not_found);
-		proto_kv_u64(kw, "metrics_http_refused", hs.refused);
-		proto_kv_u64(kw, "metrics_http_bad", hs.bad);
-	}
+	registry_write_kv(d->registry, kw);
 }
 
 static void
@@ -410,7 +376,10 @@ admin(struct daemon *d, struct server_req *req)
 		}
 		break;
 	case PROTO_RESET_STATISTICS:
-		memset(&d->stats, 0, sizeof(d->stats));
+		memset(&d->counters, 0, sizeof(d->counters));
+		server_reset_stats(d->server);
+		hostsfile_reset_stats(d->hosts);
+		resolver_reset_stats(d->resolver);
 		nsspool_reset_stats(d->nss);
 		nscdsrv_reset_stats(d->nscd);
 		dnslisten_reset_stats(d->dns);
@@ -499,7 +468,7 @@ protocol_request(void *arg, struct server_req *req)
 	    .at_us = req->at_us };
 	switch (req->hdr.type) {
 	case PROTO_LOOKUP_NAME:
-		d->stats.lookups_name++;
+		server_count(req, SERVER_LOOKUPS_NAME);
 		if ((r = proto_lookup_name_decode(req->body, req->body_len, &qn,
 		    &why)) < 0)
 			bad_request(d, req, r, why);
@@ -507,7 +476,7 @@ protocol_request(void *arg, struct server_req *req)
 			lookup_name(d->lookup, &lr, &qn);
 		break;
 	case PROTO_LOOKUP_ADDR:
-		d->stats.lookups_addr++;
+		server_count(req, SERVER_LOOKUPS_ADDR);
 		if ((r = proto_lookup_addr_decode(req->body, req->body_len, &qa,
 		    &why)) < 0)
 			bad_request(d, req, r, why);
@@ -515,7 +484,7 @@ protocol_request(void *arg, struct server_req *req)
 			lookup_addr(d->lookup, &lr, &qa);
 		break;
 	case PROTO_QUERY_RR:
-		d->stats.lookups_rr++;
+		server_count(req, SERVER_LOOKUPS_RR);
 		if ((r = proto_query_rr_decode(req->body, req->body_len, &qr,
 		    &why)) < 0)
 			bad_request(d, req, r, why);
@@ -542,7 +511,7 @@ protocol_request(void *arg, struct server_req *req)
 		admin(d, req);
 		break;
 	default:
-		d->stats.bad_requests++;
+		server_count(req, SERVER_BAD_REQUESTS);
 		snprintf(msg, sizeof(msg), "unknown request type %u", req->hdr.type);
 		reply_status(d, req, PROTO_UNSUPPORTED, msg);
 		break;

@@ -119,6 +119,34 @@ registry_read(struct registry *reg,
 	return err;
 }
 
+struct one {
+	const char	*key;
+	uint64_t	*ret;
+	int		 r;
+};
+
+static void
+one_item(void *arg, const struct registry_entry *e)
+{
+	struct one *o = arg;
+
+	if (strcmp(e->key, o->key) == 0) {
+		*o->ret = e->value;
+		o->r = 0;
+	}
+}
+
+int
+registry_get(struct registry *reg, const char *key, uint64_t *ret)
+{
+	struct one	o = { key, ret, -ENOENT };
+	int		r;
+
+	if ((r = registry_read(reg, one_item, &o)) < 0)
+		return r;
+	return o.r;
+}
+
 static void
 kv_item(void *arg, const struct registry_entry *e)
 {

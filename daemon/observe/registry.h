@@ -75,6 +75,8 @@ void	registry_gauge(struct registry_wr *, const char *key, uint64_t value,
  */
 int	registry_read(struct registry *,
 	    void (*fn)(void *arg, const struct registry_entry *), void *arg);
+/* One number, as statistics show it: 0, -ENOENT (no such key), or as registry_read. */
+int	registry_get(struct registry *, const char *key, uint64_t *ret);
 /* `namecachectl statistics': every number as a kv item.  As registry_read. */
 int	registry_write_kv(struct registry *, struct proto_kv_wr *);
 

@@ -56,7 +56,7 @@ static void
 order_sum_and_kinds(void **state)
 {
 	struct registry	*reg = registry_new();
-	uint64_t	 a[2] = { 5, 0 }, b[2] = { 2, 4 };
+	uint64_t	 a[2] = { 5, 0 }, b[2] = { 2, 4 }, n;
 	struct seen	 s = { .n = 0 };
 
 	assert_non_null(reg);
@@ -82,6 +82,9 @@ order_sum_and_kinds(void **state)
 	s.n = 0;
 	assert_int_equal(registry_read(reg, see, &s), 0);
 	assert_int_equal(s.e[0].value, 12);
+	assert_int_equal(registry_get(reg, "requests", &n), 0);
+	assert_int_equal(n, 12);
+	assert_int_equal(registry_get(reg, "nothing", &n), -ENOENT);
 	registry_free(reg);
 	registry_free(NULL);
 }

@@ -11,7 +11,7 @@
 
 struct event_base;
 struct nsspool;
-struct proto_kv_wr;
+struct registry_wr;
 
 #define NSSPOOL_MODULES_MAX	64	/* distinct module names ever named */
 #define NSSPOOL_PENDING_MAX	4096	/* calls queued or running */
@@ -88,8 +88,11 @@ bool	nsspool_missing(struct nsspool *, int id);
 int	nsspool_call(struct nsspool *, int id, int op, uint8_t family,
 	    const void *key, size_t key_len, nsspool_fn *fn, void *arg);
 
-/* Per module: calls, time spent, timeouts; the pool: workers, busy, stuck. */
-void	nsspool_write_stats(const struct nsspool *, struct proto_kv_wr *);
+/*
+ * Per module: calls, time spent, timeouts; the pool: workers, busy,
+ * stuck.  A registry report.
+ */
+void	nsspool_report(void *nsspool, struct registry_wr *);
 
 /* One module's counters, for the metrics: borrowed during the call. */
 struct nsspool_module_stats {
