@@ -1,34 +1,38 @@
 /* SPDX-License-Identifier: MIT */
-/* daemon/daemon.h - what the parts of namecached share; main.c owns it. */
+/* daemon/daemon.h - namecached's parts as main.c holds them: private to main.c. */
 #ifndef NAMECACHE_DAEMON_H
 #define NAMECACHE_DAEMON_H
 
 #include <stdint.h>
 #include <time.h>
 
-#include "server.h"
-
 struct config;
+struct dnslisten;
 struct event_base;
 struct hostsfile;
+struct httpmetrics;
 struct lookup;
+struct metrics;
+struct monitor;
+struct nscdsrv;
+struct nsspool;
+struct protocol;
+struct registry;
 struct resolver;
 struct shm;
-struct nsspool;
-struct nscdsrv;
-struct dnslisten;
 struct watch;
-struct monitor;
-struct metrics;
-struct httpmetrics;
-struct proto_kv_wr;
-struct registry;
 
+/*
+ * No module reads this: each is given the parts it needs when it is made,
+ * and the front ends reach the daemon as a whole through daemon_ops
+ * (protocol.h).
+ */
 struct daemon {
 	struct event_base	*base;
 	struct config		*config;
 	const char		*config_path;
-	struct hostsfile		*hosts;
+	struct registry		*registry;	/* every module's numbers */
+	struct hostsfile	*hosts;
 	struct resolver		*resolver;
 	struct nsspool		*nss;
 	struct watch		*nsswitch_watch;
@@ -38,27 +42,16 @@ struct daemon {
 	struct shm		*shm;		/* NULL: shared = no */
 	struct nscdsrv		*nscd;		/* NULL: no nscd socket */
 	struct dnslisten	*dns;		/* NULL: no DNS listener */
-	struct server		*server;
+	struct protocol		*proto;		/* namecache's socket and requests */
 	struct monitor		*monitor;	/* every lookup, as answered */
 	struct metrics		*metrics;
 	struct httpmetrics	*http;		/* NULL: metrics_listen is off */
-	void			(*reload)(void);	/* as SIGHUP */
-	void			(*shared_reset)(void);	/* published answers go */
-	size_t			(*flush)(void);		/* every answer goes: the cache
-							   too; returns its count */
-	int64_t			(*clock)(void *);	/* ms, CLOCK_MONOTONIC */
-	struct registry		*registry;	/* every module's numbers */
 	struct {
 		uint64_t	 nsswitch_reloads;	/* the hosts line read again */
 		uint64_t	 heap_trims;	/* heartbeats that gave memory back */
-		uint64_t	 heap_trim_max_usec;	/* the longest heartbeat, its trim in */
+		uint64_t	 heap_trim_max_usec;	/* the longest heartbeat */
 	}			 counters;	/* main.c's own */
 	struct timespec		 started;	/* CLOCK_MONOTONIC */
 };
-
-/* The server's dispatcher: answers one request (daemon/front/protocol.c). */
-void	protocol_request(void *daemon, struct server_req *req);
-/* Every counter `namecachectl statistics' shows (the metrics render them too). */
-void	protocol_statistics(struct daemon *, struct proto_kv_wr *);
 
 #endif

@@ -33,7 +33,9 @@
 #include "nscdmap.h"
 #include "netwatch.h"
 #include "nscdsrv.h"
+#include "protocol.h"
 #include "registry.h"
+#include "server.h"
 #include "dnslisten.h"
 #include "shm.h"
 #include "shmfmt.h"
@@ -135,7 +137,7 @@ notify_status(bool force)
 	snprintf(msg, sizeof(msg), "STATUS=%zu hosts entries, %zu cached answers, "
 	    "%u clients; %llu requests, %llu%% from hosts and cache",
 	    hs.info.entries, cache_count(lookup_cache(daemon_ctx.lookup)),
-	    server_clients(daemon_ctx.server),
+	    server_clients(protocol_server(daemon_ctx.proto)),
 	    (unsigned long long)requests,
 	    answered ? (unsigned long long)((st->hosts_answers +
 	    st->cache_answers) * 100 / answered) : 0ULL);
@@ -354,6 +356,148 @@ observe(void *arg, const struct lookup_done *d)
 	monitor_lookup(daemon_ctx.monitor, d);
 }
 
+/* --- what the front ends may ask of the daemon (daemon_ops) ------------- */
+
+static void reload(void);
+
+static void
+op_reload(void *arg)
+{
+	reload();
+}
+
+static size_t
+op_flush(void *arg)
+{
+	return flush();
+}
+
+/* One name's answers go, wherever they are: namecachectl invalidate. */
+static size_t
+op_invalidate(void *arg, const char *name)
+{
+	struct daemon	*d = arg;
+	struct cache	*c = lookup_cache(d->lookup);
+	char		 key[2 * PROTO_NAME_MAX + 4];
+	size_t		 n = cache_invalidate(c, name);
+
+	/* Only this name's records go: other names keep their hits. */
+	if (d->shm)
+		shm_retire_name(d->shm, name, strlen(name));
+	if (nscdsrv_map(d->nscd))
+		nscdmap_retire_name(nscdsrv_map(d->nscd), name, strlen(name));
+	/* A module's answers for that spelling, capitals and all. */
+	modsrc_key(name, key, sizeof(key));
+	if (strcmp(key, name) != 0)
+		n += cache_invalidate(c, key);
+	return n;
+}
+
+/* Every module's counters, each reset by its owner. */
+static void
+op_reset_statistics(void *arg)
+{
+	struct daemon *d = arg;
+
+	memset(&d->counters, 0, sizeof(d->counters));
+	server_reset_stats(protocol_server(d->proto));
+	hostsfile_reset_stats(d->hosts);
+	resolver_reset_stats(d->resolver);
+	nsspool_reset_stats(d->nss);
+	nscdsrv_reset_stats(d->nscd);
+	dnslisten_reset_stats(d->dns);
+	lookup_reset_stats(d->lookup);
+	monitor_reset_stats(d->monitor);
+	metrics_reset(d->metrics);
+}
+
+/* `namecachectl status': the settings in force and the state of each part. */
+static void
+op_status(void *arg, struct proto_kv_wr *kw)
+{
+	struct daemon		*d = arg;
+	struct server		*srv = protocol_server(d->proto);
+	struct hostsfile_status	hs;
+	struct resolver_info	ri;
+	struct timespec		now;
+	char			stamp[96];
+
+	hostsfile_get_status(d->hosts, &hs);
+	resolver_get_info(d->resolver, &ri);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	snprintf(stamp, sizeof(stamp), "%llu:%lld:%lld.%09ld",
+	    (unsigned long long)hs.st.st_ino, (long long)hs.st.st_size,
+	    (long long)hs.st.st_mtim.tv_sec, hs.st.st_mtim.tv_nsec);
+
+	proto_kv_str(kw, "version", NAMECACHE_VERSION);
+	proto_kv_u64(kw, "pid", (uint64_t)getpid());
+	proto_kv_u64(kw, "uptime_sec", (uint64_t)(now.tv_sec - d->started.tv_sec));
+	proto_kv_str(kw, "config_file", d->config_path);
+	proto_kv_str(kw, "socket", d->config->socket);
+	proto_kv_str(kw, "socket_activated",
+	    server_socket_activated(srv) ? "yes" : "no");
+	proto_kv_u64(kw, "clients", server_clients(srv));
+	proto_kv_u64(kw, "max_clients", d->config->max_clients);
+	proto_kv_str(kw, "log_level", log_level_str(d->config->log_level));
+	proto_kv_str(kw, "log_queries", d->config->log_queries ? "yes" : "no");
+	proto_kv_str(kw, "metrics_listen", d->config->metrics_listen);
+	proto_kv_str(kw, "hosts_file", hs.path ? hs.path : "");
+	proto_kv_u64(kw, "hosts_generation", hs.generation);
+	proto_kv_str(kw, "hosts_stamp", stamp);
+	proto_kv_str(kw, "hosts_error", hs.last_error ? strerror(-hs.last_error) : "");
+	proto_kv_str(kw, "hosts_multi", hs.info.flags & HOSTS_MULTI ? "yes" : "no");
+	proto_kv_u64(kw, "hosts_lines", hs.info.lines);
+	proto_kv_u64(kw, "hosts_entries", hs.info.entries);
+	proto_kv_u64(kw, "hosts_invalid_lines", hs.info.invalid);
+	proto_kv_u64(kw, "hosts_names", hs.info.names);
+	proto_kv_u64(kw, "hosts_memory_bytes", hs.info.memory);
+	proto_kv_u64(kw, "hosts_text_bytes", hs.info.text);
+	proto_kv_u64(kw, "hosts_load_usec", (uint64_t)hs.load_usec);
+	proto_kv_str(kw, "resolv_conf", ri.resolv_conf);
+	proto_kv_str(kw, "dns_servers", ri.servers);
+	proto_kv_str(kw, "dns_search", ri.search);
+	proto_kv_u64(kw, "dns_ndots", (uint64_t)ri.ndots);
+	proto_kv_u64(kw, "dns_timeout_ms", (uint64_t)ri.timeout_ms);
+	proto_kv_u64(kw, "dns_attempts", (uint64_t)ri.attempts);
+	proto_kv_u64(kw, "dns_generation", ri.generation);
+	proto_kv_u64(kw, "cache_size", d->config->cache_size);
+	proto_kv_u64(kw, "cache_entries", cache_count(lookup_cache(d->lookup)));
+	proto_kv_u64(kw, "min_ttl", d->config->min_ttl);
+	proto_kv_u64(kw, "max_ttl", d->config->max_ttl);
+	proto_kv_u64(kw, "negative_max_ttl", d->config->negative_max_ttl);
+	proto_kv_u64(kw, "failure_ttl", d->config->failure_ttl);
+	proto_kv_u64(kw, "serve_stale", d->config->serve_stale);
+	proto_kv_str(kw, "prefetch", d->config->prefetch ? "yes" : "no");
+	proto_kv_str(kw, "nsswitch_conf", d->config->nsswitch_conf);
+	proto_kv_str(kw, "hosts_line", d->hosts_line);
+	proto_kv_str(kw, "nsswitch_error", d->nsswitch_error);
+	proto_kv_u64(kw, "nss_workers_max", d->config->nss_workers);
+	proto_kv_u64(kw, "nss_workers_busy", nsspool_busy(d->nss));
+	proto_kv_u64(kw, "nss_workers_stuck", nsspool_stuck(d->nss));
+	proto_kv_u64(kw, "nss_timeout_sec", d->config->nss_timeout);
+	if (d->shm) {
+		struct shm_stats ss;
+
+		shm_get_stats(d->shm, &ss);
+		/* "failing": /run full, no segment now; clients ask the socket. */
+		proto_kv_str(kw, "shared", ss.dead ? "failing" : "yes");
+		proto_kv_u64(kw, "shared_slots", ss.nslots);
+		proto_kv_u64(kw, "shared_data_bytes", ss.size);
+	} else
+		proto_kv_str(kw, "shared", "no");
+	nscdsrv_status(d->nscd, kw);
+	dnslisten_status(d->dns, kw);
+}
+
+static const struct daemon_ops daemon_ops = {
+	.arg = &daemon_ctx,
+	.reload = op_reload,
+	.flush = op_flush,
+	.invalidate = op_invalidate,
+	.reset_statistics = op_reset_statistics,
+	.status = op_status,
+};
+
 /* main.c's own counters. */
 static void
 report(void *arg, struct registry_wr *wr)
@@ -388,12 +532,12 @@ registry_fill(void)
 		registry_report_fn	*fn;
 		void			*arg;
 	} reports[] = {
-		{ server_report, d->server },
+		{ server_report, protocol_server(d->proto) },
 		{ hostsfile_report, d->hosts },
 		{ resolver_report, d->resolver },
 		{ report, d },
 		{ lookup_report, d->lookup },
-		{ server_report_clients, d->server },
+		{ server_report_clients, protocol_server(d->proto) },
 		{ nsspool_report, d->nss },
 		{ nscdsrv_report, d->nscd },
 		{ dnslisten_report, d->dns },
@@ -503,19 +647,29 @@ nscd_open(void)
 	char		 map[4096];
 	char		*err = NULL;
 	const char	*sock = daemon_ctx.config->socket, *slash = strrchr(sock, '/');
+	const struct nscdsrv_parts parts = {
+		.base = daemon_ctx.base,
+		.lookup = daemon_ctx.lookup,
+		.nss = daemon_ctx.nss,
+		.monitor = daemon_ctx.monitor,
+		.metrics = daemon_ctx.metrics,
+		.clock = clock_ms,
+		.ops = daemon_ops,
+	};
 
 	if (daemon_ctx.config->nscd_socket[0] == '\0' && !listener_nscd_passed())
 		return 0;
 	if (slash == NULL || (size_t)snprintf(map, sizeof(map), "%.*s/nscd-hosts",
 	    (int)(slash - sock), sock) >= sizeof(map))
 		return -ENAMETOOLONG;
-	daemon_ctx.nscd = nscdsrv_new(&daemon_ctx, daemon_ctx.config->nscd_socket,
-	    map, &err);
+	daemon_ctx.nscd = nscdsrv_new(&parts, daemon_ctx.config,
+	    daemon_ctx.config->nscd_socket, map, &err);
 	if (daemon_ctx.nscd == NULL) {
 		log_error("%s", err ? err : "nscd: out of memory");
 		free(err);
 		return -1;
 	}
+	protocol_set_nscd(daemon_ctx.proto, daemon_ctx.nscd);
 	nscd_tick_ev = event_new(daemon_ctx.base, -1, EV_PERSIST, nscd_tick_cb, NULL);
 	if (nscd_tick_ev)
 		event_add(nscd_tick_ev, &second);
@@ -547,9 +701,10 @@ shared_open(void)
 	 * (clients look for the segment beside the socket they were told).
 	 */
 	sockpath = daemon_ctx.config->socket;
-	if (server_socket_activated(daemon_ctx.server) &&
+	if (server_socket_activated(protocol_server(daemon_ctx.proto)) &&
 	    strcmp(sockpath, NAMECACHE_SOCKET_PATH) == 0 &&
-	    server_activated_path(daemon_ctx.server, passed, sizeof(passed)) == 0)
+	    server_activated_path(protocol_server(daemon_ctx.proto), passed,
+	    sizeof(passed)) == 0)
 		sockpath = passed;
 	if ((r = shm_path(sockpath, path, sizeof(path))) < 0) {
 		log_error("shared segment beside %s: %s", sockpath, strerror(-r));
@@ -563,6 +718,8 @@ shared_open(void)
 		return r;
 	}
 	lookup_set_shm(daemon_ctx.lookup, daemon_ctx.shm);
+	metrics_set_shared_size(daemon_ctx.metrics,
+	    (uint64_t)daemon_ctx.config->shared_size_mb << 20);
 	log_info("publishing answers in %s", path);
 	return 0;
 }
@@ -619,10 +776,12 @@ reload(void)
 		daemon_ctx.config = c;
 		log_set_level(c->log_level);
 		monitor_set_log(daemon_ctx.monitor, c->log_queries);
+		if (daemon_ctx.shm)	/* as configured, as it always showed */
+			metrics_set_shared_size(daemon_ctx.metrics,
+			    (uint64_t)c->shared_size_mb << 20);
 		if (strcmp(c->metrics_listen, old->metrics_listen) != 0)
 			metrics_listen();
-		server_set_max_clients(daemon_ctx.server, c->max_clients);
-		server_set_idle_timeout(daemon_ctx.server, c->idle_timeout);
+		protocol_configure(daemon_ctx.proto, c);
 		if (strcmp(c->hosts_file, old->hosts_file) != 0)
 			hostsfile_open(daemon_ctx.hosts, c->hosts_file, HOST_CONF);
 		else
@@ -817,14 +976,8 @@ main(int argc, char **argv)
 			goto done;
 		}
 	}
-	daemon_ctx.reload = reload;
-	daemon_ctx.clock = clock_ms;
-	daemon_ctx.shared_reset = shared_reset;
-	daemon_ctx.flush = flush;
 	if ((daemon_ctx.registry = registry_new()) == NULL ||
 	    (daemon_ctx.hosts = hostsfile_new(daemon_ctx.base)) == NULL ||
-	    (daemon_ctx.server = server_new(daemon_ctx.base, protocol_request,
-	    &daemon_ctx)) == NULL ||
 	    (daemon_ctx.resolver = resolver_new(daemon_ctx.base)) == NULL ||
 	    (daemon_ctx.nss = nsspool_new(daemon_ctx.base,
 	    daemon_ctx.config->nss_workers,
@@ -849,9 +1002,25 @@ main(int argc, char **argv)
 	    daemon_ctx.config->nss_negative_ttl);
 	lookup_set_max_fetches(daemon_ctx.lookup, daemon_ctx.config->max_fetches);
 	if ((daemon_ctx.monitor = monitor_new(daemon_ctx.nss)) == NULL ||
-	    (daemon_ctx.metrics = metrics_new(&daemon_ctx)) == NULL) {
+	    (daemon_ctx.metrics = metrics_new(daemon_ctx.registry, daemon_ctx.nss,
+	    daemon_ctx.resolver)) == NULL) {
 		log_error("out of memory");
 		goto done;
+	}
+	{
+		const struct protocol_parts parts = {
+			.lookup = daemon_ctx.lookup,
+			.nss = daemon_ctx.nss,
+			.registry = daemon_ctx.registry,
+			.monitor = daemon_ctx.monitor,
+			.metrics = daemon_ctx.metrics,
+			.ops = daemon_ops,
+		};
+
+		if ((daemon_ctx.proto = protocol_new(daemon_ctx.base, &parts)) == NULL) {
+			log_error("out of memory");
+			goto done;
+		}
 	}
 	monitor_set_log(daemon_ctx.monitor, daemon_ctx.config->log_queries);
 	lookup_set_observer(daemon_ctx.lookup, observe, NULL);
@@ -866,8 +1035,7 @@ main(int argc, char **argv)
 		free(err);
 		goto done;
 	}
-	server_set_max_clients(daemon_ctx.server, daemon_ctx.config->max_clients);
-	server_set_idle_timeout(daemon_ctx.server, daemon_ctx.config->idle_timeout);
+	protocol_configure(daemon_ctx.proto, daemon_ctx.config);
 	if ((r = hostsfile_open(daemon_ctx.hosts, daemon_ctx.config->hosts_file,
 	    HOST_CONF)) == -ENOMEM) {
 		log_error("out of memory loading %s", daemon_ctx.config->hosts_file);
@@ -896,8 +1064,8 @@ main(int argc, char **argv)
 		goto done;
 	}
 	dns_self_check();
-	if ((r = server_listen(daemon_ctx.server, daemon_ctx.config->socket,
-	    &err)) < 0) {
+	if ((r = server_listen(protocol_server(daemon_ctx.proto),
+	    daemon_ctx.config->socket, &err)) < 0) {
 		log_error("%s", err ? err : strerror(-r));
 		free(err);
 		goto done;
@@ -957,9 +1125,10 @@ done:
 	 * replaces it, so a restart has no gap.  Else it is removed, and
 	 * readers go to the socket (and find nobody) at once.
 	 */
-	shm_free(daemon_ctx.shm, server_socket_activated(daemon_ctx.server) ?
-	    SHM_LEAVE_LIVE : SHM_LEAVE_GONE);
-	server_free(daemon_ctx.server);
+	if (daemon_ctx.shm)	/* made after the socket: proto is there */
+		shm_free(daemon_ctx.shm, server_socket_activated(
+		    protocol_server(daemon_ctx.proto)) ? SHM_LEAVE_LIVE : SHM_LEAVE_GONE);
+	protocol_free(daemon_ctx.proto);
 	metrics_free(daemon_ctx.metrics);
 	hostsfile_free(daemon_ctx.hosts);
 	registry_free(daemon_ctx.registry);

@@ -28,7 +28,6 @@
 
 #include "clock.h"
 #include "config.h"
-#include "daemon.h"
 #include "log.h"
 #include "lookup.h"
 #include "metrics.h"
@@ -39,12 +38,14 @@
 #include "nscdsrv.h"
 #include "nsspool.h"
 #include "registry.h"
+#include "server.h"
 #include "wiring.h"
 #include "shm.h"
 #include "watch.h"
 
 struct nscdsrv {
-	struct daemon		*d;
+	struct nscdsrv_parts	 parts;
+	const struct config	*config;	/* until the next nscdsrv_configure */
 	struct server		*server;
 	struct nscdmap		*map;
 	struct nscddb		*db;
@@ -61,7 +62,7 @@ struct nscdsrv {
 static bool
 hosts_served(const struct nscdsrv *ns)
 {
-	return (ns->d->config->nscd_databases >> CONFIG_DB_HOSTS) & 1;
+	return (ns->config->nscd_databases >> CONFIG_DB_HOSTS) & 1;
 }
 
 /*
@@ -160,14 +161,13 @@ send_fd(struct nscdsrv *ns, struct nscdmap *map, struct server_req *req)
 static void
 invalidate(struct nscdsrv *ns, struct server_req *req)
 {
-	struct daemon	*d = ns->d;
 	int32_t		 resp = EINVAL;
 	char		 why[64];
 	int		 i;
 
 	if (req->body_len == 0 || req->body[req->body_len - 1] != '\0')
 		goto out;
-	if (!server_peer_is_admin(req, d->config->admin_gid)) {
+	if (!server_peer_is_admin(req, ns->config->admin_gid)) {
 		ns->st.denied++;
 		log_info("nscd client pid %d uid %u: invalidate refused",
 		    (int)req->cred.pid, (unsigned)req->cred.uid);
@@ -175,7 +175,7 @@ invalidate(struct nscdsrv *ns, struct server_req *req)
 		goto out;
 	}
 	if (strcmp((const char *)req->body, "hosts") == 0) {
-		size_t n = d->flush();
+		size_t n = ns->parts.ops.flush(ns->parts.ops.arg);
 
 		log_info("nscd: hosts invalidated by pid %d: %zu entries",
 		    (int)req->cred.pid, n);
@@ -223,7 +223,7 @@ lookup(struct nscdsrv *ns, struct server_req *req, int32_t type)
 		qn.name_len = klen - 1;
 		memcpy(qn.name, req->body, klen);
 		server_count(req, SERVER_LOOKUPS_NAME);
-		lookup_name(ns->d->lookup, &lr, &qn);
+		lookup_name(ns->parts.lookup, &lr, &qn);
 		return;
 	case NSCD_GETHOSTBYADDR:
 	case NSCD_GETHOSTBYADDRv6:
@@ -233,7 +233,7 @@ lookup(struct nscdsrv *ns, struct server_req *req, int32_t type)
 		qa.family = klen == 4 ? PROTO_AF_INET : PROTO_AF_INET6;
 		memcpy(qa.addr, req->body, klen);
 		server_count(req, SERVER_LOOKUPS_ADDR);
-		lookup_addr(ns->d->lookup, &lr, &qa);
+		lookup_addr(ns->parts.lookup, &lr, &qa);
 		return;
 	}
 	/* Not a key namecache looks up: glibc decides what it means. */
@@ -273,8 +273,8 @@ db_told(struct db_ask *a, const void *reply, size_t len, const struct nscddb_how
 	m.status = len == 0 ? PROTO_TRYAGAIN : found == 1 ? PROTO_OK : PROTO_NOTFOUND;
 	m.end_us = mono_us();
 	m.usec = m.end_us > a->at_us ? m.end_us - a->at_us : 0;
-	monitor_db_lookup(a->ns->d->monitor, &m);
-	metrics_db_lookup(a->ns->d->metrics, &m);
+	monitor_db_lookup(a->ns->parts.monitor, &m);
+	metrics_db_lookup(a->ns->parts.metrics, &m);
 }
 
 /* An answer of nscddb's, to the request held for it. */
@@ -434,13 +434,13 @@ refresh(void *arg, int32_t type, const void *key, size_t len)
 	case NSCD_GETHOSTBYNAMEv6:
 		if (len < 2 || len - 1 > PROTO_NAME_MAX + 1)
 			return;
-		lookup_refresh_name(ns->d->lookup, type == NSCD_GETAI ?
+		lookup_refresh_name(ns->parts.lookup, type == NSCD_GETAI ?
 		    PROTO_AF_UNSPEC : type == NSCD_GETHOSTBYNAME ? PROTO_AF_INET :
 		    PROTO_AF_INET6, key, len - 1);
 		break;
 	case NSCD_GETHOSTBYADDR:
 	case NSCD_GETHOSTBYADDRv6:
-		lookup_refresh_addr(ns->d->lookup, len == 4 ? PROTO_AF_INET :
+		lookup_refresh_addr(ns->parts.lookup, len == 4 ? PROTO_AF_INET :
 		    PROTO_AF_INET6, key);
 		break;
 	}
@@ -471,8 +471,8 @@ errf(const char *what, const char *path, int err)
 }
 
 struct nscdsrv *
-nscdsrv_new(struct daemon *d, const char *path, const char *map_path,
-    char **ret_err)
+nscdsrv_new(const struct nscdsrv_parts *parts, const struct config *config,
+    const char *path, const char *map_path, char **ret_err)
 {
 	struct nscdsrv	*ns = calloc(1, sizeof(*ns));
 	int		 r;
@@ -480,17 +480,18 @@ nscdsrv_new(struct daemon *d, const char *path, const char *map_path,
 	*ret_err = NULL;
 	if (ns == NULL)
 		return NULL;
-	ns->d = d;
+	ns->parts = *parts;
+	ns->config = config;
 	ns->path = strdup(path ? path : "");
 	ns->map_path = strdup(map_path);
-	ns->server = server_new_nscd(d->base, dispatch, ns);
+	ns->server = server_new_nscd(parts->base, dispatch, ns);
 	if (ns->server)
 		server_set_idle_timeout(ns->server, 10);
 	if (ns->path == NULL || ns->map_path == NULL || ns->server == NULL)
 		goto fail;
 	/* The mapping first: the socket hands it out from the first request. */
-	ns->map = nscdmap_open(map_path, d->config->cache_size / 2,
-	    (size_t)d->config->shared_size_mb << 20);
+	ns->map = nscdmap_open(map_path, config->cache_size / 2,
+	    (size_t)config->shared_size_mb << 20);
 	if (ns->map == NULL) {
 		*ret_err = errf("cannot create the hosts database", map_path, errno);
 		goto fail;
@@ -504,9 +505,9 @@ nscdsrv_new(struct daemon *d, const char *path, const char *map_path,
 			goto fail;
 		if ((slash = strrchr(dir, '/')) != NULL)
 			*slash = '\0';
-		wiring_modules(&mods, d->nss);
-		ns->db = nscddb_new(&mods, d->clock, NULL, dir,
-		    (size_t)d->config->shared_size_mb << 20);
+		wiring_modules(&mods, parts->nss);
+		ns->db = nscddb_new(&mods, parts->clock, NULL, dir,
+		    (size_t)config->shared_size_mb << 20);
 		free(dir);
 		if (ns->db == NULL) {
 			*ret_err = errf("cannot create the databases beside", map_path,
@@ -515,16 +516,16 @@ nscdsrv_new(struct daemon *d, const char *path, const char *map_path,
 		}
 		for (i = 1; i < CONFIG_DB_COUNT; i++) {
 			ns->files[i] = (struct file_watch){ ns, i };
-			ns->watches[i] = watch_new(d->base, nscddb_file(i),
+			ns->watches[i] = watch_new(parts->base, nscddb_file(i),
 			    file_changed, &ns->files[i]);
 			if (ns->watches[i] == NULL)
 				log_warning("nscd: cannot watch %s: %s; its edits "
 				    "wait for the TTL", nscddb_file(i), strerror(errno));
 		}
 	}
-	nscdsrv_configure(ns, d->config);
+	nscdsrv_configure(ns, config);
 	nscdsrv_load_lines(ns);
-	server_set_max_clients(ns->server, d->config->max_clients);
+	server_set_max_clients(ns->server, config->max_clients);
 	if ((r = server_listen(ns->server, path, ret_err)) < 0) {
 		if (*ret_err == NULL)
 			*ret_err = errf("cannot listen on", path, -r);
@@ -572,6 +573,7 @@ nscdsrv_configure(struct nscdsrv *ns, const struct config *c)
 {
 	if (ns == NULL)
 		return;
+	ns->config = c;
 	if (ns->map) {
 		bool hosts = (c->nscd_databases >> CONFIG_DB_HOSTS) & 1;
 
@@ -579,7 +581,7 @@ nscdsrv_configure(struct nscdsrv *ns, const struct config *c)
 		/* Hosts refused: nothing is published there, and nothing stays. */
 		if (!hosts)
 			nscdmap_reset(ns->map);
-		lookup_set_nscdmap(ns->d->lookup, hosts ? ns->map : NULL);
+		lookup_set_nscdmap(ns->parts.lookup, hosts ? ns->map : NULL);
 	}
 	nscddb_configure(ns->db, c);
 }
@@ -592,9 +594,9 @@ nscdsrv_load_lines(struct nscdsrv *ns)
 
 	if (ns == NULL)
 		return;
-	if ((r = nscddb_load_lines(ns->db, ns->d->config->nsswitch_conf)) < 0)
+	if ((r = nscddb_load_lines(ns->db, ns->config->nsswitch_conf)) < 0)
 		log_error("nsswitch: %s: %s; the other databases' lines stay",
-		    ns->d->config->nsswitch_conf, r == -EINVAL ?
+		    ns->config->nsswitch_conf, r == -EINVAL ?
 		    "a line glibc rejects" : strerror(-r));
 	/*
 	 * The daemon never asks itself: glibc inside it (a module calling
@@ -654,7 +656,7 @@ nscdsrv_status(struct nscdsrv *ns, struct proto_kv_wr *kw)
 	proto_kv_u64(kw, "nscd_database_used_bytes", ms.used);
 	proto_kv_u64(kw, "nscd_database_entries", ms.entries);
 	proto_kv_u64(kw, "nscd_database_buckets", ms.module);
-	proto_kv_u64(kw, "nscd_reloads", ns->d->config->nscd_reloads);
+	proto_kv_u64(kw, "nscd_reloads", ns->config->nscd_reloads);
 	proto_kv_str(kw, "nscd_hosts", hosts_served(ns) ? "answered" : "refused");
 	nscddb_status(ns->db, kw);
 }

@@ -20,7 +20,6 @@
 #include <event2/buffer.h>
 
 #include "buildinfo.h"
-#include "daemon.h"
 #include "event.h"
 #include "histo.h"
 #include "log.h"
@@ -29,6 +28,7 @@
 #include "nsspool.h"
 #include "registry.h"
 #include "resolver.h"
+#include "server.h"
 
 #define SOURCES_MAX	16		/* lookup histograms' source labels */
 #define NAMES_MAX	512		/* families in one exposition */
@@ -39,7 +39,10 @@ struct source_hist {
 };
 
 struct metrics {
-	struct daemon		*d;
+	struct registry		*registry;	/* every module's numbers */
+	const struct nsspool	*nss;		/* the modules' families */
+	const struct resolver	*resolver;	/* the servers' */
+	uint64_t		 shared_size;	/* bytes; 0: no segment */
 	struct source_hist	 src[SOURCES_MAX];
 	unsigned		 nsrc;
 	uint64_t		 results[LOOKUP_FE_COUNT][4];	/* found, not found,
@@ -228,7 +231,7 @@ statistics(struct out *o, struct metrics *mt)
 {
 	int r;
 
-	if ((r = registry_read(mt->d->registry, number, o)) < 0)
+	if ((r = registry_read(mt->registry, number, o)) < 0)
 		o->err = r;
 }
 
@@ -311,13 +314,13 @@ histograms(struct out *o, const char *name, const char *help, const struct serie
 }
 
 static void
-modules(struct out *o, struct daemon *d, struct taken *t)
+modules(struct out *o, const struct nsspool *nss, struct taken *t)
 {
 	static const char *const st[4] = { "success", "notfound", "unavail", "tryagain" };
 	const char *name = "namecache_nss_module_results_total";
 
 	t->n = 0;
-	nsspool_foreach_module(d->nss, take_module, t);
+	nsspool_foreach_module(nss, take_module, t);
 	counters(o, "namecache_nss_module_calls_total",
 	    "Calls to each NSS module on the worker threads", t->s, t->n, 0);
 	counters(o, "namecache_nss_module_timeouts_total",
@@ -332,10 +335,10 @@ modules(struct out *o, struct daemon *d, struct taken *t)
 }
 
 static void
-servers(struct out *o, struct daemon *d, struct taken *t)
+servers(struct out *o, const struct resolver *resolver, struct taken *t)
 {
 	t->n = 0;
-	resolver_foreach_server(d->resolver, take_server, t);
+	resolver_foreach_server(resolver, take_server, t);
 	counters(o, "namecache_upstream_server_queries_total",
 	    "DNS queries sent to each upstream server, retransmissions included",
 	    t->s, t->n, 0);
@@ -377,7 +380,6 @@ int
 metrics_render(void *arg, struct evbuffer *b)
 {
 	struct metrics	*mt = arg;
-	struct daemon	*d = mt->d;
 	struct out	*o = calloc(1, sizeof(*o));
 	struct taken	*t;
 	int		 err;
@@ -394,14 +396,14 @@ metrics_render(void *arg, struct evbuffer *b)
 		free(o);
 		return -ENOMEM;
 	}
-	modules(o, d, t);
-	servers(o, d, t);
+	modules(o, mt->nss, t);
+	servers(o, mt->resolver, t);
 	free(t);
-	if (d->shm) {
+	if (mt->shared_size) {
 		family(o, "namecache_shared_size_bytes", "gauge",
 		    "Size of the shared segment clients read answers from");
 		add(o, "namecache_shared_size_bytes %llu\n",
-		    (unsigned long long)d->config->shared_size_mb * 1024 * 1024);
+		    (unsigned long long)mt->shared_size);
 	}
 	err = o->err;
 	free(o);
@@ -415,7 +417,7 @@ reply_page(struct metrics *mt, struct server_req *req, uint64_t offset)
 {
 	struct proto_wr	 w;
 	size_t		 cap, n;
-	void		*buf = server_scratch(mt->d->server, &cap);
+	void		*buf = server_req_scratch(req, &cap);
 	int		 len;
 
 	n = offset < mt->text_len ? mt->text_len - offset : 0;
@@ -436,7 +438,7 @@ reply_error(struct server_req *req, struct metrics *mt, uint16_t status,
 {
 	struct proto_wr	 w;
 	size_t		 cap;
-	void		*buf = server_scratch(mt->d->server, &cap);
+	void		*buf = server_req_scratch(req, &cap);
 	int		 len;
 
 	proto_wr_init(&w, buf, cap);
@@ -489,14 +491,23 @@ metrics_request(struct metrics *mt, struct server_req *req)
 }
 
 struct metrics *
-metrics_new(struct daemon *d)
+metrics_new(struct registry *registry, const struct nsspool *nss,
+    const struct resolver *resolver)
 {
 	struct metrics *mt = calloc(1, sizeof(*mt));
 
 	if (mt == NULL)
 		return NULL;
-	mt->d = d;
+	mt->registry = registry;
+	mt->nss = nss;
+	mt->resolver = resolver;
 	return mt;
+}
+
+void
+metrics_set_shared_size(struct metrics *mt, uint64_t bytes)
+{
+	mt->shared_size = bytes;
 }
 
 void
