@@ -88,11 +88,8 @@ bool	nsspool_missing(struct nsspool *, int id);
 int	nsspool_call(struct nsspool *, int id, int op, uint8_t family,
 	    const void *key, size_t key_len, nsspool_fn *fn, void *arg);
 
-/*
- * Per module: calls, time spent, timeouts; the pool: workers, busy,
- * stuck.  A registry report.
- */
-void	nsspool_report(void *nsspool, struct registry_wr *);
+/* Per module: calls, time spent, timeouts; the pool: workers, busy, stuck. */
+void	nsspool_report(void *nsspool, struct registry_wr *);	/* a registry report */
 
 /* One module's counters, for the metrics: borrowed during the call. */
 struct nsspool_module_stats {
