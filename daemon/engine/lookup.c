@@ -33,6 +33,7 @@
 #include "lookup.h"
 #include "nsswitch.h"
 #include "publish.h"
+#include "registry.h"
 #include "result.h"
 #include "shmfmt.h"
 #include "store.h"
@@ -722,35 +723,51 @@ lookup_get_stats(const struct lookup *lk, struct lookup_stats *ret)
 }
 
 void
-lookup_write_stats(const struct lookup *lk, struct proto_kv_wr *kw)
+lookup_report(void *arg, struct registry_wr *wr)
 {
-	struct lookup_stats	s;
-	struct cache_stats	cs;
+	const struct lookup	*lk = arg;
+	struct lookup_stats	 s;
+	struct cache_stats	 cs;
 
 	/* Keys are part of the protocol: add new ones, never rename. */
 	lookup_get_stats(lk, &s);
 	cache_get_stats(lk->cache, &cs);
-	proto_kv_u64(kw, "hosts_answers", s.hosts_answers);
-	proto_kv_u64(kw, "not_found", s.not_found);
-	proto_kv_u64(kw, "errors", s.errors);
-	proto_kv_u64(kw, "dns_answers", s.dns_answers);
-	proto_kv_u64(kw, "cache_answers", s.cache_answers);
-	proto_kv_u64(kw, "upstream_bad_replies", s.upstream_bad_replies);
-	proto_kv_u64(kw, "coalesced", s.coalesced);
-	proto_kv_u64(kw, "pair_stashed", s.pair_stashed);
-	proto_kv_u64(kw, "pair_stash_hits", s.pair_stash_hits);
-	proto_kv_u64(kw, "stale_served", s.stale_served);
-	proto_kv_u64(kw, "prefetches", s.prefetches);
-	proto_kv_u64(kw, "failures_remembered", s.failures_remembered);
-	proto_kv_u64(kw, "nss_answers", s.nss_answers);
-	proto_kv_u64(kw, "busy", s.busy);
-	proto_kv_u64(kw, "republished", s.republished);
-	proto_kv_u64(kw, "cache_entries", cache_count(lk->cache));
-	proto_kv_u64(kw, "cache_memory_bytes", cache_memory(lk->cache));
-	proto_kv_u64(kw, "cache_hits", cs.hits);
-	proto_kv_u64(kw, "cache_misses", cs.misses);
-	proto_kv_u64(kw, "cache_evictions", cs.evictions);
-	proto_kv_u64(kw, "upstream_in_flight", dnssrc_in_flight(lk->dns));
+	registry_counter(wr, "hosts_answers", s.hosts_answers,
+	    "Answers the hosts file gave");
+	registry_counter(wr, "not_found", s.not_found,
+	    "Lookups answered not found or no data");
+	registry_counter(wr, "errors", s.errors, "Lookups answered with a failure");
+	registry_counter(wr, "dns_answers", s.dns_answers,
+	    "Answers upstream DNS gave");
+	registry_counter(wr, "cache_answers", s.cache_answers,
+	    "Answers the cache gave");
+	registry_counter(wr, "upstream_bad_replies", s.upstream_bad_replies, NULL);
+	registry_counter(wr, "coalesced", s.coalesced,
+	    "Upstream queries saved by joining a fetch in flight");
+	registry_counter(wr, "pair_stashed", s.pair_stashed, NULL);
+	registry_counter(wr, "pair_stash_hits", s.pair_stash_hits, NULL);
+	registry_counter(wr, "stale_served", s.stale_served,
+	    "Expired answers served while upstream failed (serve_stale)");
+	registry_counter(wr, "prefetches", s.prefetches,
+	    "Answers refreshed before they expired");
+	registry_counter(wr, "failures_remembered", s.failures_remembered, NULL);
+	registry_counter(wr, "nss_answers", s.nss_answers,
+	    "Answers an NSS module gave");
+	registry_counter(wr, "busy", s.busy, "Lookups refused: too many upstream "
+	    "fetches or module calls in flight");
+	registry_counter(wr, "republished", s.republished, NULL);
+	registry_gauge(wr, "cache_entries", cache_count(lk->cache),
+	    "Answers in the cache");
+	registry_gauge(wr, "cache_memory_bytes", cache_memory(lk->cache),
+	    "Memory the cache's answers take");
+	registry_counter(wr, "cache_hits", cs.hits,
+	    "Cache lookups that found an answer");
+	registry_counter(wr, "cache_misses", cs.misses,
+	    "Cache lookups that found none");
+	registry_counter(wr, "cache_evictions", cs.evictions,
+	    "Answers evicted to make room");
+	registry_gauge(wr, "upstream_in_flight", dnssrc_in_flight(lk->dns),
+	    "Upstream resolutions in flight");
 	{
 		struct store_stats		ss;
 		struct cache_adopt_report	ar;
@@ -758,21 +775,22 @@ lookup_write_stats(const struct lookup *lk, struct proto_kv_wr *kw)
 		/* The store the entries live in (store.c), and what it took over. */
 		cache_get_store_stats(lk->cache, &ss);
 		cache_get_adopt_report(lk->cache, &ar);
-		proto_kv_u64(kw, "cache_store_file", ss.file);
-		proto_kv_u64(kw, "cache_store_bytes", ss.file_size);
-		proto_kv_u64(kw, "cache_store_written_bytes",
-		    (uint64_t)ss.pages_used * ss.page_size);
-		proto_kv_u64(kw, "cache_store_live_bytes", ss.live_bytes);
-		proto_kv_u64(kw, "cache_store_budget_bytes", ss.budget);
-		proto_kv_u64(kw, "cache_store_slots", ss.nslots);
-		proto_kv_u64(kw, "cache_store_cleanings", ss.cleanings);
-		proto_kv_u64(kw, "cache_store_relocated", ss.relocated);
-		proto_kv_u64(kw, "cache_adopted", ar.adopted);
-		proto_kv_u64(kw, "cache_adopted_stale", ar.stale);
-		proto_kv_u64(kw, "cache_adopt_expired", ar.expired);
-		proto_kv_u64(kw, "cache_adopt_mismatched", ar.mismatched);
-		proto_kv_u64(kw, "cache_adopt_dropped", ar.dropped);
-		proto_kv_u64(kw, "cache_adopt_usec", ar.usec);
+		registry_gauge(wr, "cache_store_file", ss.file, NULL);
+		registry_gauge(wr, "cache_store_bytes", ss.file_size, NULL);
+		registry_gauge(wr, "cache_store_written_bytes",
+		    (uint64_t)ss.pages_used * ss.page_size, NULL);
+		registry_gauge(wr, "cache_store_live_bytes", ss.live_bytes, NULL);
+		registry_gauge(wr, "cache_store_budget_bytes", ss.budget, NULL);
+		registry_gauge(wr, "cache_store_slots", ss.nslots, NULL);
+		registry_counter(wr, "cache_store_cleanings", ss.cleanings, NULL);
+		registry_counter(wr, "cache_store_relocated", ss.relocated, NULL);
+		/* What this daemon took over at start: levels, not counts. */
+		registry_gauge(wr, "cache_adopted", ar.adopted, NULL);
+		registry_gauge(wr, "cache_adopted_stale", ar.stale, NULL);
+		registry_gauge(wr, "cache_adopt_expired", ar.expired, NULL);
+		registry_gauge(wr, "cache_adopt_mismatched", ar.mismatched, NULL);
+		registry_gauge(wr, "cache_adopt_dropped", ar.dropped, NULL);
+		registry_gauge(wr, "cache_adopt_usec", ar.usec, NULL);
 	}
 }
 

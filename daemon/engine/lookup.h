@@ -17,7 +17,7 @@ struct hosts;
 struct lookup;
 struct nscdmap;
 struct nsw_line;
-struct proto_kv_wr;
+struct registry_wr;
 struct shm;
 
 /*
@@ -205,8 +205,8 @@ void	 lookup_set_observer(struct lookup *, lookup_observe_fn *fn, void *arg);
 struct cache *lookup_cache(struct lookup *);
 unsigned lookup_in_flight(const struct lookup *);
 void	 lookup_get_stats(const struct lookup *, struct lookup_stats *ret);
-/* The engine's counters, as `namecachectl statistics' names them. */
-void	 lookup_write_stats(const struct lookup *, struct proto_kv_wr *);
+/* The engine's counters, its cache's and its store's: a registry report. */
+void	 lookup_report(void *lookup, struct registry_wr *);
 void	 lookup_reset_stats(struct lookup *);
 
 #endif

@@ -30,6 +30,7 @@
 
 #include "name.h"
 #include "proto.h"
+#include "registry.h"
 #include "shm.h"
 #include "shmfmt.h"
 
@@ -570,6 +571,26 @@ shm_get_stats(const struct shm *s, struct shm_stats *ret)
 	ret->used = s->used;
 	ret->size = s->data_size;
 	ret->nslots = s->nslots;
+}
+
+void
+shm_report(void *arg, struct registry_wr *wr)
+{
+	struct shm_stats ss;
+
+	/* Keys are part of the protocol: add new ones, never rename. */
+	shm_get_stats(arg, &ss);
+	registry_counter(wr, "shared_published", ss.published,
+	    "Answers published in the shared segment");
+	registry_counter(wr, "shared_resets", ss.resets, NULL);
+	registry_counter(wr, "shared_full", ss.full, NULL);
+	registry_gauge(wr, "shared_used_bytes", ss.used,
+	    "Bytes of answers in the shared segment");
+	registry_counter(wr, "shared_failures", ss.failures, NULL);
+	registry_gauge(wr, "shared_reset_max_usec", ss.reset_max_usec, NULL);
+	registry_counter(wr, "shared_resets_ahead", ss.resets_ahead, NULL);
+	registry_gauge(wr, "shared_reset_last_usec", ss.reset_last_usec, NULL);
+	registry_counter(wr, "shared_netlink_changes", ss.netlink_changes, NULL);
 }
 
 int

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct registry_wr;
 struct shm;
 
 struct shm_stats {
@@ -102,5 +103,7 @@ void	 shm_heartbeat(struct shm *, int64_t now_ns);
 void	 shm_netlink_changed(struct shm *);
 
 void	 shm_get_stats(const struct shm *, struct shm_stats *ret);
+/* Its counters (published, resets, ...), a registry report. */
+void	 shm_report(void *shm, struct registry_wr *);
 
 #endif

@@ -30,6 +30,7 @@
 #include "dnsquery.h"
 #include "log.h"
 #include "lookup.h"
+#include "registry.h"
 
 static const char *const type_names[DL_NTYPES] = {
 	"a", "aaaa", "ptr", "cname", "mx", "txt", "srv", "https", "svcb", "any",
@@ -489,34 +490,33 @@ dnslisten_status(const struct dnslisten *dl, struct proto_kv_wr *kw)
 }
 
 void
-dnslisten_statistics(const struct dnslisten *dl, struct proto_kv_wr *kw)
+dnslisten_report(void *arg, struct registry_wr *wr)
 {
-	char	 key[40];
-	unsigned i;
+	const struct dnslisten	*dl = arg;
+	char			 key[40];
+	unsigned		 i;
 
-	if (dl == NULL)
-		return;
 	/* Keys are part of the protocol: add new ones, never rename. */
-	proto_kv_u64(kw, "dns_queries_udp", dl->st.queries[T_UDP]);
-	proto_kv_u64(kw, "dns_queries_tcp", dl->st.queries[T_TCP]);
+	registry_counter(wr, "dns_queries_udp", dl->st.queries[T_UDP], NULL);
+	registry_counter(wr, "dns_queries_tcp", dl->st.queries[T_TCP], NULL);
 	for (i = 0; i < DL_NTYPES; i++) {
 		snprintf(key, sizeof(key), "dns_type_%s", type_names[i]);
-		proto_kv_u64(kw, key, dl->st.types[i]);
+		registry_counter(wr, key, dl->st.types[i], NULL);
 	}
 	for (i = 0; i < DL_NRCODES; i++) {
 		snprintf(key, sizeof(key), "dns_rcode_%s", rcode_names[i]);
-		proto_kv_u64(kw, key, dl->st.rcodes[i]);
+		registry_counter(wr, key, dl->st.rcodes[i], NULL);
 	}
-	proto_kv_u64(kw, "dns_refused", dl->st.refused);
-	proto_kv_u64(kw, "dns_truncated", dl->st.truncated);
-	proto_kv_u64(kw, "dns_malformed", dl->st.malformed);
-	proto_kv_u64(kw, "dns_dropped", dl->st.dropped);
-	proto_kv_u64(kw, "dns_busy", dl->st.busy);
-	proto_kv_u64(kw, "dns_pending", dl->pending);
-	proto_kv_u64(kw, "dns_tcp_connections", dl->nconns);
-	proto_kv_u64(kw, "dns_tcp_accepted", dl->st.tcp_accepted);
-	proto_kv_u64(kw, "dns_tcp_rejected", dl->st.tcp_rejected);
-	proto_kv_u64(kw, "dns_tcp_timeouts", dl->st.tcp_timeouts);
+	registry_counter(wr, "dns_refused", dl->st.refused, NULL);
+	registry_counter(wr, "dns_truncated", dl->st.truncated, NULL);
+	registry_counter(wr, "dns_malformed", dl->st.malformed, NULL);
+	registry_counter(wr, "dns_dropped", dl->st.dropped, NULL);
+	registry_counter(wr, "dns_busy", dl->st.busy, NULL);
+	registry_gauge(wr, "dns_pending", dl->pending, NULL);
+	registry_gauge(wr, "dns_tcp_connections", dl->nconns, NULL);
+	registry_counter(wr, "dns_tcp_accepted", dl->st.tcp_accepted, NULL);
+	registry_counter(wr, "dns_tcp_rejected", dl->st.tcp_rejected, NULL);
+	registry_counter(wr, "dns_tcp_timeouts", dl->st.tcp_timeouts, NULL);
 }
 
 void

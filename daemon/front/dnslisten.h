@@ -10,6 +10,7 @@ struct event_base;
 struct lookup;
 struct proto_kv_wr;
 struct dnslisten;
+struct registry_wr;
 
 /* Per-connection limits over TCP (RFC 7766); a client past them waits. */
 #define DNSLISTEN_TCP_INFLIGHT	64		/* queries read, not yet answered */
@@ -30,7 +31,8 @@ void	 dnslisten_configure(struct dnslisten *, const struct config *);
 /* Warns when upstream (resolver_get_info's servers) names the listener itself. */
 void	 dnslisten_check_upstream(const struct dnslisten *, const char *servers);
 void	 dnslisten_status(const struct dnslisten *, struct proto_kv_wr *);
-void	 dnslisten_statistics(const struct dnslisten *, struct proto_kv_wr *);
+/* Its counters (queries, types, rcodes, TCP), a registry report. */
+void	 dnslisten_report(void *dnslisten, struct registry_wr *);
 void	 dnslisten_reset_stats(struct dnslisten *);
 
 #endif

@@ -28,7 +28,6 @@
 
 #include "clock.h"
 #include "config.h"
-#include "daemon.h"
 #include "log.h"
 #include "lookup.h"
 #include "metrics.h"
@@ -38,12 +37,15 @@
 #include "nscdmap.h"
 #include "nscdsrv.h"
 #include "nsspool.h"
+#include "registry.h"
+#include "server.h"
 #include "wiring.h"
 #include "shm.h"
 #include "watch.h"
 
 struct nscdsrv {
-	struct daemon		*d;
+	struct nscdsrv_parts	 parts;
+	const struct config	*config;	/* until the next nscdsrv_configure */
 	struct server		*server;
 	struct nscdmap		*map;
 	struct nscddb		*db;
@@ -60,7 +62,7 @@ struct nscdsrv {
 static bool
 hosts_served(const struct nscdsrv *ns)
 {
-	return (ns->d->config->nscd_databases >> CONFIG_DB_HOSTS) & 1;
+	return (ns->config->nscd_databases >> CONFIG_DB_HOSTS) & 1;
 }
 
 /*
@@ -159,14 +161,13 @@ send_fd(struct nscdsrv *ns, struct nscdmap *map, struct server_req *req)
 static void
 invalidate(struct nscdsrv *ns, struct server_req *req)
 {
-	struct daemon	*d = ns->d;
 	int32_t		 resp = EINVAL;
 	char		 why[64];
 	int		 i;
 
 	if (req->body_len == 0 || req->body[req->body_len - 1] != '\0')
 		goto out;
-	if (!server_peer_is_admin(req, d->config->admin_gid)) {
+	if (!server_peer_is_admin(req, ns->config->admin_gid)) {
 		ns->st.denied++;
 		log_info("nscd client pid %d uid %u: invalidate refused",
 		    (int)req->cred.pid, (unsigned)req->cred.uid);
@@ -174,7 +175,7 @@ invalidate(struct nscdsrv *ns, struct server_req *req)
 		goto out;
 	}
 	if (strcmp((const char *)req->body, "hosts") == 0) {
-		size_t n = d->flush();
+		size_t n = ns->parts.ops.flush(ns->parts.ops.arg);
 
 		log_info("nscd: hosts invalidated by pid %d: %zu entries",
 		    (int)req->cred.pid, n);
@@ -221,8 +222,8 @@ lookup(struct nscdsrv *ns, struct server_req *req, int32_t type)
 		    type == NSCD_GETHOSTBYNAME ? PROTO_AF_INET : PROTO_AF_INET6;
 		qn.name_len = klen - 1;
 		memcpy(qn.name, req->body, klen);
-		ns->d->stats.lookups_name++;
-		lookup_name(ns->d->lookup, &lr, &qn);
+		server_count(req, SERVER_LOOKUPS_NAME);
+		lookup_name(ns->parts.lookup, &lr, &qn);
 		return;
 	case NSCD_GETHOSTBYADDR:
 	case NSCD_GETHOSTBYADDRv6:
@@ -231,12 +232,12 @@ lookup(struct nscdsrv *ns, struct server_req *req, int32_t type)
 		memset(&qa, 0, sizeof(qa));
 		qa.family = klen == 4 ? PROTO_AF_INET : PROTO_AF_INET6;
 		memcpy(qa.addr, req->body, klen);
-		ns->d->stats.lookups_addr++;
-		lookup_addr(ns->d->lookup, &lr, &qa);
+		server_count(req, SERVER_LOOKUPS_ADDR);
+		lookup_addr(ns->parts.lookup, &lr, &qa);
 		return;
 	}
 	/* Not a key namecache looks up: glibc decides what it means. */
-	ns->d->stats.bad_requests++;
+	server_count(req, SERVER_BAD_REQUESTS);
 	ns->st.refused++;
 	ns->st.refused_hosts++;
 	server_reply_raw(req, refusal, nscd_refusal(type, refusal));
@@ -272,8 +273,8 @@ db_told(struct db_ask *a, const void *reply, size_t len, const struct nscddb_how
 	m.status = len == 0 ? PROTO_TRYAGAIN : found == 1 ? PROTO_OK : PROTO_NOTFOUND;
 	m.end_us = mono_us();
 	m.usec = m.end_us > a->at_us ? m.end_us - a->at_us : 0;
-	monitor_db_lookup(a->ns->d->monitor, &m);
-	metrics_db_lookup(a->ns->d->metrics, &m);
+	monitor_db_lookup(a->ns->parts.monitor, &m);
+	metrics_db_lookup(a->ns->parts.metrics, &m);
 }
 
 /* An answer of nscddb's, to the request held for it. */
@@ -326,7 +327,7 @@ db_lookup(struct nscdsrv *ns, struct server_req *req, int32_t type)
 	if (r == 0)
 		return;
 	if (r == -EINVAL)
-		ns->d->stats.bad_requests++;
+		server_count(req, SERVER_BAD_REQUESTS);
 	ns->st.refused++;
 	server_hold_reply_raw(a->h, refusal, nscd_refusal(type, refusal));
 	free(a);
@@ -433,13 +434,13 @@ refresh(void *arg, int32_t type, const void *key, size_t len)
 	case NSCD_GETHOSTBYNAMEv6:
 		if (len < 2 || len - 1 > PROTO_NAME_MAX + 1)
 			return;
-		lookup_refresh_name(ns->d->lookup, type == NSCD_GETAI ?
+		lookup_refresh_name(ns->parts.lookup, type == NSCD_GETAI ?
 		    PROTO_AF_UNSPEC : type == NSCD_GETHOSTBYNAME ? PROTO_AF_INET :
 		    PROTO_AF_INET6, key, len - 1);
 		break;
 	case NSCD_GETHOSTBYADDR:
 	case NSCD_GETHOSTBYADDRv6:
-		lookup_refresh_addr(ns->d->lookup, len == 4 ? PROTO_AF_INET :
+		lookup_refresh_addr(ns->parts.lookup, len == 4 ? PROTO_AF_INET :
 		    PROTO_AF_INET6, key);
 		break;
 	}
@@ -470,8 +471,8 @@ errf(const char *what, const char *path, int err)
 }
 
 struct nscdsrv *
-nscdsrv_new(struct daemon *d, const char *path, const char *map_path,
-    char **ret_err)
+nscdsrv_new(const struct nscdsrv_parts *parts, const struct config *config,
+    const char *path, const char *map_path, char **ret_err)
 {
 	struct nscdsrv	*ns = calloc(1, sizeof(*ns));
 	int		 r;
@@ -479,17 +480,18 @@ nscdsrv_new(struct daemon *d, const char *path, const char *map_path,
 	*ret_err = NULL;
 	if (ns == NULL)
 		return NULL;
-	ns->d = d;
+	ns->parts = *parts;
+	ns->config = config;
 	ns->path = strdup(path ? path : "");
 	ns->map_path = strdup(map_path);
-	ns->server = server_new_nscd(d->base, &d->stats, dispatch, ns);
+	ns->server = server_new_nscd(parts->base, dispatch, ns);
 	if (ns->server)
 		server_set_idle_timeout(ns->server, 10);
 	if (ns->path == NULL || ns->map_path == NULL || ns->server == NULL)
 		goto fail;
 	/* The mapping first: the socket hands it out from the first request. */
-	ns->map = nscdmap_open(map_path, d->config->cache_size / 2,
-	    (size_t)d->config->shared_size_mb << 20);
+	ns->map = nscdmap_open(map_path, config->cache_size / 2,
+	    (size_t)config->shared_size_mb << 20);
 	if (ns->map == NULL) {
 		*ret_err = errf("cannot create the hosts database", map_path, errno);
 		goto fail;
@@ -503,9 +505,9 @@ nscdsrv_new(struct daemon *d, const char *path, const char *map_path,
 			goto fail;
 		if ((slash = strrchr(dir, '/')) != NULL)
 			*slash = '\0';
-		wiring_nscddb_modules(&mods, d->nss);
-		ns->db = nscddb_new(&mods, d->clock, NULL, dir,
-		    (size_t)d->config->shared_size_mb << 20);
+		wiring_nscddb_modules(&mods, parts->nss);
+		ns->db = nscddb_new(&mods, parts->clock, NULL, dir,
+		    (size_t)config->shared_size_mb << 20);
 		free(dir);
 		if (ns->db == NULL) {
 			*ret_err = errf("cannot create the databases beside", map_path,
@@ -514,16 +516,16 @@ nscdsrv_new(struct daemon *d, const char *path, const char *map_path,
 		}
 		for (i = 1; i < CONFIG_DB_COUNT; i++) {
 			ns->files[i] = (struct file_watch){ ns, i };
-			ns->watches[i] = watch_new(d->base, nscddb_file(i),
+			ns->watches[i] = watch_new(parts->base, nscddb_file(i),
 			    file_changed, &ns->files[i]);
 			if (ns->watches[i] == NULL)
 				log_warning("nscd: cannot watch %s: %s; its edits "
 				    "wait for the TTL", nscddb_file(i), strerror(errno));
 		}
 	}
-	nscdsrv_configure(ns, d->config);
+	nscdsrv_configure(ns, config);
 	nscdsrv_load_lines(ns);
-	server_set_max_clients(ns->server, d->config->max_clients);
+	server_set_max_clients(ns->server, config->max_clients);
 	if ((r = server_listen(ns->server, path, ret_err)) < 0) {
 		if (*ret_err == NULL)
 			*ret_err = errf("cannot listen on", path, -r);
@@ -571,6 +573,7 @@ nscdsrv_configure(struct nscdsrv *ns, const struct config *c)
 {
 	if (ns == NULL)
 		return;
+	ns->config = c;
 	if (ns->map) {
 		bool hosts = (c->nscd_databases >> CONFIG_DB_HOSTS) & 1;
 
@@ -578,7 +581,7 @@ nscdsrv_configure(struct nscdsrv *ns, const struct config *c)
 		/* Hosts refused: nothing is published there, and nothing stays. */
 		if (!hosts)
 			nscdmap_reset(ns->map);
-		lookup_set_nscdmap(ns->d->lookup, hosts ? ns->map : NULL);
+		lookup_set_nscdmap(ns->parts.lookup, hosts ? ns->map : NULL);
 	}
 	nscddb_configure(ns->db, c);
 }
@@ -591,9 +594,9 @@ nscdsrv_load_lines(struct nscdsrv *ns)
 
 	if (ns == NULL)
 		return;
-	if ((r = nscddb_load_lines(ns->db, ns->d->config->nsswitch_conf)) < 0)
+	if ((r = nscddb_load_lines(ns->db, ns->config->nsswitch_conf)) < 0)
 		log_error("nsswitch: %s: %s; the other databases' lines stay",
-		    ns->d->config->nsswitch_conf, r == -EINVAL ?
+		    ns->config->nsswitch_conf, r == -EINVAL ?
 		    "a line glibc rejects" : strerror(-r));
 	/*
 	 * The daemon never asks itself: glibc inside it (a module calling
@@ -653,13 +656,13 @@ nscdsrv_status(struct nscdsrv *ns, struct proto_kv_wr *kw)
 	proto_kv_u64(kw, "nscd_database_used_bytes", ms.used);
 	proto_kv_u64(kw, "nscd_database_entries", ms.entries);
 	proto_kv_u64(kw, "nscd_database_buckets", ms.module);
-	proto_kv_u64(kw, "nscd_reloads", ns->d->config->nscd_reloads);
+	proto_kv_u64(kw, "nscd_reloads", ns->config->nscd_reloads);
 	proto_kv_str(kw, "nscd_hosts", hosts_served(ns) ? "answered" : "refused");
 	nscddb_status(ns->db, kw);
 }
 
 void
-nscdsrv_statistics(struct nscdsrv *ns, struct proto_kv_wr *kw)
+nscdsrv_report(void *arg, struct registry_wr *wr)
 {
 	static const char *const names[] = {
 		"getpwbyname", "getpwbyuid", "getgrbyname", "getgrbygid",
@@ -669,36 +672,37 @@ nscdsrv_statistics(struct nscdsrv *ns, struct proto_kv_wr *kw)
 		"getservbyport", "getfdserv", "getnetgrent", "innetgr",
 		"getfdnetgr", "other",
 	};
+	struct nscdsrv		*ns = arg;
 	struct nscdmap_stats	ms;
 	char			key[64];
 	size_t			i;
 
-	if (ns == NULL)
-		return;
+	/* Its socket's requests and connections: the namecache socket's keys. */
+	server_report(ns->server, wr);
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		snprintf(key, sizeof(key), "nscd_requests_%s", names[i]);
-		proto_kv_u64(kw, key, ns->st.requests[i]);
+		registry_counter(wr, key, ns->st.requests[i], NULL);
 	}
-	proto_kv_u64(kw, "nscd_refused", ns->st.refused);
-	proto_kv_u64(kw, "nscd_refused_hosts", ns->st.refused_hosts);
-	proto_kv_u64(kw, "nscd_fds_sent", ns->st.fds_sent);
-	proto_kv_u64(kw, "nscd_invalidate_denied", ns->st.denied);
-	proto_kv_u64(kw, "nscd_netlink_changes", ns->st.netlink_changes);
-	proto_kv_u64(kw, "nscd_clients", server_clients(ns->server));
+	registry_counter(wr, "nscd_refused", ns->st.refused, NULL);
+	registry_counter(wr, "nscd_refused_hosts", ns->st.refused_hosts, NULL);
+	registry_counter(wr, "nscd_fds_sent", ns->st.fds_sent, NULL);
+	registry_counter(wr, "nscd_invalidate_denied", ns->st.denied, NULL);
+	registry_counter(wr, "nscd_netlink_changes", ns->st.netlink_changes, NULL);
+	registry_gauge(wr, "nscd_clients", server_clients(ns->server), NULL);
 	nscdmap_get_stats(ns->map, &ms);
-	proto_kv_u64(kw, "nscd_published", ms.published);
-	proto_kv_u64(kw, "nscd_unchanged", ms.unchanged);
-	proto_kv_u64(kw, "nscd_swept", ms.swept);
-	proto_kv_u64(kw, "nscd_refreshes", ms.refreshes);
-	proto_kv_u64(kw, "nscd_compactions", ms.compactions);
-	proto_kv_u64(kw, "nscd_grown", ms.grown);
-	proto_kv_u64(kw, "nscd_resets", ms.resets);
-	proto_kv_u64(kw, "nscd_full", ms.failures);
-	proto_kv_u64(kw, "nscd_sweep_max_usec", ms.sweep_max_usec);
-	proto_kv_u64(kw, "nscd_entries", ms.entries);
-	proto_kv_u64(kw, "nscd_used_bytes", ms.used);
-	proto_kv_u64(kw, "nscd_netlink_counter", ms.nl_counter);
-	nscddb_statistics(ns->db, kw);
+	registry_counter(wr, "nscd_published", ms.published, NULL);
+	registry_counter(wr, "nscd_unchanged", ms.unchanged, NULL);
+	registry_counter(wr, "nscd_swept", ms.swept, NULL);
+	registry_counter(wr, "nscd_refreshes", ms.refreshes, NULL);
+	registry_counter(wr, "nscd_compactions", ms.compactions, NULL);
+	registry_counter(wr, "nscd_grown", ms.grown, NULL);
+	registry_counter(wr, "nscd_resets", ms.resets, NULL);
+	registry_counter(wr, "nscd_full", ms.failures, NULL);
+	registry_gauge(wr, "nscd_sweep_max_usec", ms.sweep_max_usec, NULL);
+	registry_gauge(wr, "nscd_entries", ms.entries, NULL);
+	registry_gauge(wr, "nscd_used_bytes", ms.used, NULL);
+	registry_gauge(wr, "nscd_netlink_counter", ms.nl_counter, NULL);
+	nscddb_report(ns->db, wr);
 }
 
 void
@@ -706,6 +710,7 @@ nscdsrv_reset_stats(struct nscdsrv *ns)
 {
 	if (ns) {
 		memset(&ns->st, 0, sizeof(ns->st));
+		server_reset_stats(ns->server);
 		nscddb_reset_stats(ns->db);
 	}
 }

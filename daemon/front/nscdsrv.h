@@ -7,11 +7,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "protocol.h"
+
 struct config;
-struct daemon;
+struct event_base;
+struct lookup;
+struct metrics;
+struct monitor;
 struct nscddb;
 struct nscdmap;
+struct nsspool;
 struct proto_kv_wr;
+struct registry_wr;
 
 struct nscdsrv_stats {
 	uint64_t	requests[23];	/* by glibc's request type; [22]: any other */
@@ -25,12 +32,28 @@ struct nscdsrv_stats {
 struct nscdsrv;
 
 /*
- * Listens on path (or the socket systemd passed as "nscd"), and keeps the
- * mapped hosts database at map_path.  Returns NULL with a message in
- * *ret_err (caller frees).
+ * The parts the nscd front end answers with: borrowed, valid until
+ * nscdsrv_free().  Of the daemon's operations it calls flush alone (an
+ * INVALIDATE of hosts).
  */
-struct nscdsrv *nscdsrv_new(struct daemon *, const char *path,
-	    const char *map_path, char **ret_err);
+struct nscdsrv_parts {
+	struct event_base	*base;
+	struct lookup		*lookup;	/* hosts; it publishes in the map */
+	struct nsspool		*nss;		/* the other databases' modules */
+	struct monitor		*monitor;	/* each lookup, as the engine's */
+	struct metrics		*metrics;
+	int64_t			(*clock)(void *arg);	/* ms, CLOCK_MONOTONIC */
+	struct daemon_ops	 ops;		/* copied */
+};
+
+/*
+ * Listens on path (or the socket systemd passed as "nscd"), and keeps the
+ * mapped hosts database at map_path, by config (borrowed, valid until the
+ * next nscdsrv_configure()).  Returns NULL with a message in *ret_err
+ * (caller frees).
+ */
+struct nscdsrv *nscdsrv_new(const struct nscdsrv_parts *, const struct config *,
+	    const char *path, const char *map_path, char **ret_err);
 /* Readers stop using the mapping at once; the file stays, for the next daemon. */
 void	 nscdsrv_free(struct nscdsrv *);
 struct nscdmap *nscdsrv_map(struct nscdsrv *);
@@ -38,7 +61,7 @@ struct nscdmap *nscdsrv_map(struct nscdsrv *);
 void	 nscdsrv_tick(struct nscdsrv *, int64_t now);
 /* An address or route changed: bumps the mapping's netlink counter. */
 void	 nscdsrv_netlink_changed(struct nscdsrv *);
-/* A reload's nscd_* keys; NULL is a no-op. */
+/* A reload's nscd_* keys (c: borrowed, valid until the next call); NULL: a no-op. */
 void	 nscdsrv_configure(struct nscdsrv *, const struct config *);
 /* nsswitch.conf changed: the other databases' lines again. */
 void	 nscdsrv_load_lines(struct nscdsrv *);
@@ -46,7 +69,8 @@ void	 nscdsrv_load_lines(struct nscdsrv *);
 size_t	 nscdsrv_flush_db(struct nscdsrv *, int db, const char *why);
 struct nscddb *nscdsrv_db(struct nscdsrv *);
 void	 nscdsrv_status(struct nscdsrv *, struct proto_kv_wr *);
-void	 nscdsrv_statistics(struct nscdsrv *, struct proto_kv_wr *);
+/* Its socket's counters, its map's and its databases': a registry report. */
+void	 nscdsrv_report(void *nscdsrv, struct registry_wr *);
 void	 nscdsrv_reset_stats(struct nscdsrv *);
 
 #endif

@@ -1,38 +1,46 @@
 /* SPDX-License-Identifier: MIT */
 /* daemon/front/protocol.c - answers each request: decode, check, route, encode the reply. */
+
+/*
+ * The namecache protocol's front end: its socket (a server of its own),
+ * the lookups it hands the engine, and the admin requests, which it
+ * answers with the parts it was given (protocol_parts) or asks of the
+ * daemon through daemon_ops.  It reads nothing of main.c's.
+ */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "buildinfo.h"
 #include "cache.h"
 #include "config.h"
-#include "daemon.h"
-#include "dnslisten.h"
 #include "frame.h"
-#include "hostsfile.h"
-#include "httpmetrics.h"
 #include "log.h"
 #include "lookup.h"
 #include "metrics.h"
 #include "monitor.h"
-#include "nsspool.h"
-#include "resolver.h"
-#include "wiring.h"
-#include "nscdmap.h"
 #include "nscddb.h"
 #include "nscdsrv.h"
-#include "shm.h"
+#include "nsspool.h"
+#include "protocol.h"
+#include "registry.h"
+#include "server.h"
+#include "wiring.h"
 
 #define SHOW_CACHE_PAGE	48000	/* bytes of entries per show-cache reply */
 
+struct protocol {
+	struct server		*server;
+	struct protocol_parts	 parts;
+	struct nscdsrv		*nscd;		/* NULL: no nscd socket (yet) */
+	gid_t			 admin_gid;	/* admin_group's, or SERVER_NO_GROUP */
+};
+
 static void
-reply_status(struct daemon *d, struct server_req *req, uint16_t status,
-    const char *msg)
+reply_status(struct server_req *req, uint16_t status, const char *msg)
 {
 	size_t		cap;
-	void		*buf = server_scratch(d->server, &cap);
+	void		*buf = server_req_scratch(req, &cap);
 	struct proto_wr	w;
 	int		n;
 
@@ -44,177 +52,70 @@ reply_status(struct daemon *d, struct server_req *req, uint16_t status,
 }
 
 static void
-bad_request(struct daemon *d, struct server_req *req, int r, const char *why)
+bad_request(struct server_req *req, int r, const char *why)
 {
-	d->stats.bad_requests++;
+	server_count(req, SERVER_BAD_REQUESTS);
 	log_debug("client pid %d: bad request: %s", (int)req->cred.pid,
 	    why ? why : "malformed");
-	reply_status(d, req, r == -EINVAL ? PROTO_BADNAME : PROTO_BADREQUEST,
+	reply_status(req, r == -EINVAL ? PROTO_BADNAME : PROTO_BADREQUEST,
 	    why ? why : "malformed request");
 }
 
 /* Admin operations: root, or a member of admin_group, by SO_PEERCRED. */
 static bool
-allowed(struct daemon *d, struct server_req *req)
+allowed(const struct protocol *p, struct server_req *req)
 {
-	if (server_peer_is_admin(req, d->config->admin_gid))
+	if (server_peer_is_admin(req, p->admin_gid))
 		return true;
 	log_info("client pid %d uid %u: admin request refused", (int)req->cred.pid,
 	    (unsigned)req->cred.uid);
-	reply_status(d, req, PROTO_DENIED, "permission denied: needs root or "
+	reply_status(req, PROTO_DENIED, "permission denied: needs root or "
 	    "the admin_group of namecached.conf");
 	return false;
 }
 
-/* A kv reply: fn writes the items. */
+/* A kv reply: fn writes the items, and returns 0 or -errno. */
 static void
-reply_kv(struct daemon *d, struct server_req *req,
-    void (*fn)(struct daemon *, struct proto_kv_wr *, void *), void *arg)
+reply_kv(struct protocol *p, struct server_req *req,
+    int (*fn)(struct protocol *, struct proto_kv_wr *, void *), void *arg)
 {
 	struct proto_kv_wr kw;
 	struct proto_wr	 w;
 	size_t		 cap;
-	void		*buf = server_scratch(d->server, &cap);
-	int		 n;
+	void		*buf = server_req_scratch(req, &cap);
+	int		 n, r;
 
 	proto_wr_init(&w, buf, cap);
 	proto_frame_begin(&w, req->hdr.type | PROTO_REPLY, PROTO_OK, req->hdr.id);
 	proto_kv_begin(&kw, &w);
-	fn(d, &kw, arg);
-	if (proto_kv_end(&kw) == 0 && (n = proto_frame_end(&w)) > 0)
+	if ((r = fn(p, &kw, arg)) == 0 && proto_kv_end(&kw) == 0 &&
+	    (n = proto_frame_end(&w)) > 0)
 		server_reply(req, buf, (size_t)n);
 	else
-		reply_status(d, req, PROTO_INTERNAL, "reply too large");
+		reply_status(req, PROTO_INTERNAL, r == -ENOMEM ? "out of memory" :
+		    "reply too large");
 }
 
-void
-protocol_statistics(struct daemon *d, struct proto_kv_wr *kw)
+static int
+kv_statistics(struct protocol *p, struct proto_kv_wr *kw, void *arg)
 {
-	struct monitor_stats ms;
-
-	stats_write(&d->stats, kw);
-	lookup_write_stats(d->lookup, kw);
-	proto_kv_u64(kw, "clients", server_clients(d->server));
-	nsspool_write_stats(d->nss, kw);
-	nscdsrv_statistics(d->nscd, kw);
-	dnslisten_statistics(d->dns, kw);
-	if (d->shm) {
-		struct shm_stats ss;
-
-		shm_get_stats(d->shm, &ss);
-		proto_kv_u64(kw, "shared_published", ss.published);
-		proto_kv_u64(kw, "shared_resets", ss.resets);
-		proto_kv_u64(kw, "shared_full", ss.full);
-		proto_kv_u64(kw, "shared_used_bytes", ss.used);
-		proto_kv_u64(kw, "shared_failures", ss.failures);
-		proto_kv_u64(kw, "shared_reset_max_usec", ss.reset_max_usec);
-		proto_kv_u64(kw, "shared_resets_ahead", ss.resets_ahead);
-		proto_kv_u64(kw, "shared_reset_last_usec", ss.reset_last_usec);
-		proto_kv_u64(kw, "shared_netlink_changes", ss.netlink_changes);
-	}
-	monitor_get_stats(d->monitor, &ms);
-	proto_kv_u64(kw, "monitors", monitor_count(d->monitor));
-	proto_kv_u64(kw, "monitor_events", ms.events);
-	proto_kv_u64(kw, "monitor_lost", ms.lost);
-	proto_kv_u64(kw, "queries_logged", ms.logged);
-	if (d->http) {
-		struct httpmetrics_stats hs;
-
-		httpmetrics_get_stats(d->http, &hs);
-		proto_kv_u64(kw, "metrics_http_requests", hs.requests);
-		proto_kv_u64(kw, "metrics_http_not_found", hs.not_found);
-		proto_kv_u64(kw, "metrics_http_refused", hs.refused);
-		proto_kv_u64(kw, "metrics_http_bad", hs.bad);
-	}
+	return registry_write_kv(p->parts.registry, kw);
 }
 
-static void
-kv_statistics(struct daemon *d, struct proto_kv_wr *kw, void *arg)
+static int
+kv_status(struct protocol *p, struct proto_kv_wr *kw, void *arg)
 {
-	protocol_statistics(d, kw);
+	p->parts.ops.status(p->parts.ops.arg, kw);
+	return 0;
 }
 
-static void
-kv_status(struct daemon *d, struct proto_kv_wr *kw, void *arg)
-{
-	struct hostsfile_status	hs;
-	struct resolver_info	ri;
-	struct timespec		now;
-	char			stamp[96];
-
-	hostsfile_get_status(d->hosts, &hs);
-	resolver_get_info(d->resolver, &ri);
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	snprintf(stamp, sizeof(stamp), "%llu:%lld:%lld.%09ld",
-	    (unsigned long long)hs.st.st_ino, (long long)hs.st.st_size,
-	    (long long)hs.st.st_mtim.tv_sec, hs.st.st_mtim.tv_nsec);
-
-	proto_kv_str(kw, "version", NAMECACHE_VERSION);
-	proto_kv_u64(kw, "pid", (uint64_t)getpid());
-	proto_kv_u64(kw, "uptime_sec", (uint64_t)(now.tv_sec - d->started.tv_sec));
-	proto_kv_str(kw, "config_file", d->config_path);
-	proto_kv_str(kw, "socket", d->config->socket);
-	proto_kv_str(kw, "socket_activated",
-	    server_socket_activated(d->server) ? "yes" : "no");
-	proto_kv_u64(kw, "clients", server_clients(d->server));
-	proto_kv_u64(kw, "max_clients", d->config->max_clients);
-	proto_kv_str(kw, "log_level", log_level_str(d->config->log_level));
-	proto_kv_str(kw, "log_queries", d->config->log_queries ? "yes" : "no");
-	proto_kv_str(kw, "metrics_listen", d->config->metrics_listen);
-	proto_kv_str(kw, "hosts_file", hs.path ? hs.path : "");
-	proto_kv_u64(kw, "hosts_generation", hs.generation);
-	proto_kv_str(kw, "hosts_stamp", stamp);
-	proto_kv_str(kw, "hosts_error", hs.last_error ? strerror(-hs.last_error) : "");
-	proto_kv_str(kw, "hosts_multi", hs.info.flags & HOSTS_MULTI ? "yes" : "no");
-	proto_kv_u64(kw, "hosts_lines", hs.info.lines);
-	proto_kv_u64(kw, "hosts_entries", hs.info.entries);
-	proto_kv_u64(kw, "hosts_invalid_lines", hs.info.invalid);
-	proto_kv_u64(kw, "hosts_names", hs.info.names);
-	proto_kv_u64(kw, "hosts_memory_bytes", hs.info.memory);
-	proto_kv_u64(kw, "hosts_text_bytes", hs.info.text);
-	proto_kv_u64(kw, "hosts_load_usec", (uint64_t)hs.load_usec);
-	proto_kv_str(kw, "resolv_conf", ri.resolv_conf);
-	proto_kv_str(kw, "dns_servers", ri.servers);
-	proto_kv_str(kw, "dns_search", ri.search);
-	proto_kv_u64(kw, "dns_ndots", (uint64_t)ri.ndots);
-	proto_kv_u64(kw, "dns_timeout_ms", (uint64_t)ri.timeout_ms);
-	proto_kv_u64(kw, "dns_attempts", (uint64_t)ri.attempts);
-	proto_kv_u64(kw, "dns_generation", ri.generation);
-	proto_kv_u64(kw, "cache_size", d->config->cache_size);
-	proto_kv_u64(kw, "cache_entries", cache_count(lookup_cache(d->lookup)));
-	proto_kv_u64(kw, "min_ttl", d->config->min_ttl);
-	proto_kv_u64(kw, "max_ttl", d->config->max_ttl);
-	proto_kv_u64(kw, "negative_max_ttl", d->config->negative_max_ttl);
-	proto_kv_u64(kw, "failure_ttl", d->config->failure_ttl);
-	proto_kv_u64(kw, "serve_stale", d->config->serve_stale);
-	proto_kv_str(kw, "prefetch", d->config->prefetch ? "yes" : "no");
-	proto_kv_str(kw, "nsswitch_conf", d->config->nsswitch_conf);
-	proto_kv_str(kw, "hosts_line", d->hosts_line);
-	proto_kv_str(kw, "nsswitch_error", d->nsswitch_error);
-	proto_kv_u64(kw, "nss_workers_max", d->config->nss_workers);
-	proto_kv_u64(kw, "nss_workers_busy", nsspool_busy(d->nss));
-	proto_kv_u64(kw, "nss_workers_stuck", nsspool_stuck(d->nss));
-	proto_kv_u64(kw, "nss_timeout_sec", d->config->nss_timeout);
-	if (d->shm) {
-		struct shm_stats ss;
-
-		shm_get_stats(d->shm, &ss);
-		/* "failing": /run full, no segment now; clients ask the socket. */
-		proto_kv_str(kw, "shared", ss.dead ? "failing" : "yes");
-		proto_kv_u64(kw, "shared_slots", ss.nslots);
-		proto_kv_u64(kw, "shared_data_bytes", ss.size);
-	} else
-		proto_kv_str(kw, "shared", "no");
-	nscdsrv_status(d->nscd, kw);
-	dnslisten_status(d->dns, kw);
-}
-
-static void
-kv_count(struct daemon *d, struct proto_kv_wr *kw, void *arg)
+static int
+kv_count(struct protocol *p, struct proto_kv_wr *kw, void *arg)
 {
 	const struct { const char *key; uint64_t n; } *c = arg;
 
 	proto_kv_u64(kw, c->key, c->n);
+	return 0;
 }
 
 /* The database a show-cache or flush names: CONFIG_DB_*, or -1. */
@@ -261,36 +162,36 @@ db_item(void *arg, int32_t type, const char *what, const char *key, bool found,
 
 /* show-cache passwd (group, services, netgroup): glibc's records, paged. */
 static void
-show_db(struct daemon *d, struct server_req *req, int db, uint64_t cursor)
+show_db(struct protocol *p, struct server_req *req, int db, uint64_t cursor)
 {
 	struct proto_wr	 w;
 	struct db_page	 pg = { &w, 0 };
 	size_t		 cap, page_off, next;
-	void		*buf = server_scratch(d->server, &cap);
+	void		*buf = server_req_scratch(req, &cap);
 	int		 n;
 
 	proto_wr_init(&w, buf, cap);
 	proto_frame_begin(&w, req->hdr.type | PROTO_REPLY, PROTO_OK, req->hdr.id);
 	proto_cache_page_begin(&w, &page_off);
-	next = nscddb_walk(nscdsrv_db(d->nscd), db, (size_t)cursor, db_item, &pg);
+	next = nscddb_walk(nscdsrv_db(p->nscd), db, (size_t)cursor, db_item, &pg);
 	if (proto_cache_page_end(&w, page_off, next, pg.count) == 0 &&
 	    (n = proto_frame_end(&w)) > 0)
 		server_reply(req, buf, (size_t)n);
 	else
-		reply_status(d, req, PROTO_INTERNAL, "show-cache page too large");
+		reply_status(req, PROTO_INTERNAL, "show-cache page too large");
 }
 
 static void
-show_cache(struct daemon *d, struct server_req *req)
+show_cache(struct protocol *p, struct server_req *req)
 {
-	struct cache		*c = lookup_cache(d->lookup);
+	struct cache		*c = lookup_cache(p->parts.lookup);
 	struct proto_cache_item	 it;
 	struct cache_item	 ci;
 	struct proto_wr		 w;
 	uint64_t		 cursor;
 	size_t			 cap, page_off, cur;
 	uint16_t		 count = 0;
-	void			*buf = server_scratch(d->server, &cap);
+	void			*buf = server_req_scratch(req, &cap);
 	char			 text[PROTO_NAME_MAX + 2];
 	int			 n;
 
@@ -299,16 +200,16 @@ show_cache(struct daemon *d, struct server_req *req)
 
 	if (proto_show_db_decode(req->body, req->body_len, &cursor, db,
 	    sizeof(db)) < 0) {
-		bad_request(d, req, -EBADMSG, "bad show-cache request");
+		bad_request(req, -EBADMSG, "bad show-cache request");
 		return;
 	}
 	if (db[0] && (dbi = db_named(db)) != CONFIG_DB_HOSTS) {
 		if (dbi < 0) {
-			bad_request(d, req, -EINVAL, "no such database: want hosts, "
+			bad_request(req, -EINVAL, "no such database: want hosts, "
 			    "passwd, group, services or netgroup");
 			return;
 		}
-		show_db(d, req, dbi, cursor);
+		show_db(p, req, dbi, cursor);
 		return;
 	}
 	proto_wr_init(&w, buf, cap);
@@ -338,7 +239,7 @@ show_cache(struct daemon *d, struct server_req *req)
 		it.ttl = ci.ttl_left;
 		it.origin = NULL;
 		if (ci.kind & CACHE_KIND_NSS) {
-			it.origin = nsspool_module_name(d->nss,
+			it.origin = nsspool_module_name(p->parts.nss,
 			    modsrc_kind_module(ci.kind));
 			it.origin_len = strlen(it.origin);
 		}
@@ -349,18 +250,18 @@ show_cache(struct daemon *d, struct server_req *req)
 	    (n = proto_frame_end(&w)) > 0)
 		server_reply(req, buf, (size_t)n);
 	else
-		reply_status(d, req, PROTO_INTERNAL, "show-cache page too large");
+		reply_status(req, PROTO_INTERNAL, "show-cache page too large");
 }
 
 static void
-admin(struct daemon *d, struct server_req *req)
+admin(struct protocol *p, struct server_req *req)
 {
 	struct { const char *key; uint64_t n; } count;
 	char		 name[PROTO_NAME_MAX + 2];
 	const char	*why = NULL;
 	int		 r;
 
-	if (!allowed(d, req))
+	if (!allowed(p, req))
 		return;
 	switch (req->hdr.type) {
 	case PROTO_FLUSH_CACHES: {
@@ -369,7 +270,7 @@ admin(struct daemon *d, struct server_req *req)
 
 		if (proto_flush_decode(req->body, req->body_len, db, sizeof(db)) < 0 ||
 		    (db[0] && (dbi = db_named(db)) < 0)) {
-			bad_request(d, req, -EINVAL, "no such database: want hosts, "
+			bad_request(req, -EINVAL, "no such database: want hosts, "
 			    "passwd, group, services or netgroup");
 			return;
 		}
@@ -378,58 +279,39 @@ admin(struct daemon *d, struct server_req *req)
 		snprintf(why_s, sizeof(why_s), "flushed by pid %d", (int)req->cred.pid);
 		/* No name: every database; "hosts": the hosts answers alone. */
 		if (db[0] == '\0' || dbi == CONFIG_DB_HOSTS) {
-			count.n = d->flush();
+			count.n = p->parts.ops.flush(p->parts.ops.arg);
 			log_info("cache flushed by pid %d: %llu entries",
 			    (int)req->cred.pid, (unsigned long long)count.n);
 		}
 		for (i = 1; i < CONFIG_DB_COUNT; i++)
 			if (db[0] == '\0' || dbi == i)
-				count.n += nscdsrv_flush_db(d->nscd, i, why_s);
+				count.n += nscdsrv_flush_db(p->nscd, i, why_s);
 		break;
 	}
 	case PROTO_INVALIDATE:
 		if ((r = proto_invalidate_decode(req->body, req->body_len, name,
 		    sizeof(name), &why)) < 0) {
-			bad_request(d, req, r, why);
+			bad_request(req, r, why);
 			return;
 		}
 		count.key = "invalidated";
-		count.n = cache_invalidate(lookup_cache(d->lookup), name);
-		/* Only this name's records go: other names keep their hits. */
-		if (d->shm)
-			shm_retire_name(d->shm, name, strlen(name));
-		if (nscdsrv_map(d->nscd))
-			nscdmap_retire_name(nscdsrv_map(d->nscd), name, strlen(name));
-		{
-			/* A module's answers for that spelling, capitals and all. */
-			char key[2 * PROTO_NAME_MAX + 4];
-
-			modsrc_key(name, key, sizeof(key));
-			if (strcmp(key, name) != 0)
-				count.n += cache_invalidate(lookup_cache(d->lookup), key);
-		}
+		count.n = p->parts.ops.invalidate(p->parts.ops.arg, name);
 		break;
 	case PROTO_RESET_STATISTICS:
-		memset(&d->stats, 0, sizeof(d->stats));
-		nsspool_reset_stats(d->nss);
-		nscdsrv_reset_stats(d->nscd);
-		dnslisten_reset_stats(d->dns);
-		lookup_reset_stats(d->lookup);
-		monitor_reset_stats(d->monitor);
-		metrics_reset(d->metrics);
+		p->parts.ops.reset_statistics(p->parts.ops.arg);
 		count.key = "reset";
 		count.n = 1;
 		break;
 	case PROTO_RELOAD:
-		d->reload();
+		p->parts.ops.reload(p->parts.ops.arg);
 		count.key = "reloaded";
 		count.n = 1;
 		break;
 	case PROTO_MONITOR:
-		if ((r = monitor_subscribe(d->monitor, req)) == -EBUSY)
-			reply_status(d, req, PROTO_BUSY, "too many monitors at once");
+		if ((r = monitor_subscribe(p->parts.monitor, req)) == -EBUSY)
+			reply_status(req, PROTO_BUSY, "too many monitors at once");
 		else if (r < 0)
-			reply_status(d, req, PROTO_INTERNAL, "out of memory");
+			reply_status(req, PROTO_INTERNAL, "out of memory");
 		else
 			log_info("monitor attached: pid %d uid %u", (int)req->cred.pid,
 			    (unsigned)req->cred.uid);
@@ -437,7 +319,7 @@ admin(struct daemon *d, struct server_req *req)
 	default:
 		return;
 	}
-	reply_kv(d, req, kv_count, &count);
+	reply_kv(p, req, kv_count, &count);
 }
 
 /* The engine's answers to this protocol's lookups are its reply frames. */
@@ -481,10 +363,10 @@ static const struct lookup_frontend socket_front = {
 	.hold_release = fe_hold_release,
 };
 
-void
-protocol_request(void *arg, struct server_req *req)
+static void
+request(void *arg, struct server_req *req)
 {
-	struct daemon		*d = arg;
+	struct protocol		*p = arg;
 	struct proto_lookup_name qn;
 	struct proto_lookup_addr qa;
 	struct proto_query_rr	 qr;
@@ -499,52 +381,97 @@ protocol_request(void *arg, struct server_req *req)
 	    .at_us = req->at_us };
 	switch (req->hdr.type) {
 	case PROTO_LOOKUP_NAME:
-		d->stats.lookups_name++;
+		server_count(req, SERVER_LOOKUPS_NAME);
 		if ((r = proto_lookup_name_decode(req->body, req->body_len, &qn,
 		    &why)) < 0)
-			bad_request(d, req, r, why);
+			bad_request(req, r, why);
 		else
-			lookup_name(d->lookup, &lr, &qn);
+			lookup_name(p->parts.lookup, &lr, &qn);
 		break;
 	case PROTO_LOOKUP_ADDR:
-		d->stats.lookups_addr++;
+		server_count(req, SERVER_LOOKUPS_ADDR);
 		if ((r = proto_lookup_addr_decode(req->body, req->body_len, &qa,
 		    &why)) < 0)
-			bad_request(d, req, r, why);
+			bad_request(req, r, why);
 		else
-			lookup_addr(d->lookup, &lr, &qa);
+			lookup_addr(p->parts.lookup, &lr, &qa);
 		break;
 	case PROTO_QUERY_RR:
-		d->stats.lookups_rr++;
+		server_count(req, SERVER_LOOKUPS_RR);
 		if ((r = proto_query_rr_decode(req->body, req->body_len, &qr,
 		    &why)) < 0)
-			bad_request(d, req, r, why);
+			bad_request(req, r, why);
 		else
-			lookup_rr(d->lookup, &lr, &qr);
+			lookup_rr(p->parts.lookup, &lr, &qr);
 		break;
 	case PROTO_STATISTICS:
-		reply_kv(d, req, kv_statistics, NULL);
+		reply_kv(p, req, kv_statistics, NULL);
 		break;
 	case PROTO_STATUS:
-		reply_kv(d, req, kv_status, NULL);
+		reply_kv(p, req, kv_status, NULL);
 		break;
 	case PROTO_METRICS:
-		metrics_request(d->metrics, req);
+		metrics_request(p->parts.metrics, req);
 		break;
 	case PROTO_SHOW_CACHE:
-		show_cache(d, req);
+		show_cache(p, req);
 		break;
 	case PROTO_FLUSH_CACHES:
 	case PROTO_INVALIDATE:
 	case PROTO_RESET_STATISTICS:
 	case PROTO_RELOAD:
 	case PROTO_MONITOR:
-		admin(d, req);
+		admin(p, req);
 		break;
 	default:
-		d->stats.bad_requests++;
+		server_count(req, SERVER_BAD_REQUESTS);
 		snprintf(msg, sizeof(msg), "unknown request type %u", req->hdr.type);
-		reply_status(d, req, PROTO_UNSUPPORTED, msg);
+		reply_status(req, PROTO_UNSUPPORTED, msg);
 		break;
 	}
+}
+
+struct protocol *
+protocol_new(struct event_base *base, const struct protocol_parts *parts)
+{
+	struct protocol *p = calloc(1, sizeof(*p));
+
+	if (p == NULL)
+		return NULL;
+	p->parts = *parts;
+	p->admin_gid = SERVER_NO_GROUP;
+	if ((p->server = server_new(base, request, p)) == NULL) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void
+protocol_free(struct protocol *p)
+{
+	if (p == NULL)
+		return;
+	server_free(p->server);
+	free(p);
+}
+
+struct server *
+protocol_server(struct protocol *p)
+{
+	return p->server;
+}
+
+void
+protocol_configure(struct protocol *p, const struct config *c)
+{
+	p->admin_gid = c->admin_gid;
+	server_set_max_clients(p->server, c->max_clients);
+	server_set_idle_timeout(p->server, c->idle_timeout);
+}
+
+void
+protocol_set_nscd(struct protocol *p, struct nscdsrv *nscd)
+{
+	p->nscd = nscd;
 }

@@ -26,8 +26,8 @@
 #include "listener.h"
 #include "log.h"
 #include "nscd.h"
+#include "registry.h"
 #include "server.h"
-#include "stats.h"
 
 #define IN_INITIAL	4096
 #define ACCEPT_BATCH	64
@@ -59,7 +59,7 @@ struct conn {
 
 struct server {
 	struct event_base	*base;
-	struct stats		*stats;
+	uint64_t		 counts[SERVER_COUNTS];
 	server_dispatch_fn	*dispatch;
 	bool			 nscd;		/* glibc's nscd protocol, not ours */
 	void			*arg;
@@ -115,7 +115,7 @@ static void
 conn_drop(struct conn *c, const char *why)
 {
 	log_debug("client pid %d: dropped: %s", (int)c->cred.pid, why);
-	c->srv->stats->connections_dropped++;
+	c->srv->counts[SERVER_CONNECTIONS_DROPPED]++;
 	conn_close(c);
 }
 
@@ -196,16 +196,13 @@ resume_cb(evutil_socket_t fd, short what, void *arg)
 		conn_process(c);
 }
 
-static void
-conn_queue(struct conn *c, const void *frame, size_t len);
+static void conn_queue_raw(struct conn *c, const void *frame, size_t len);
 
 void
 server_reply(struct server_req *req, const void *frame, size_t len)
 {
-	conn_queue(req->conn, frame, len);
+	conn_queue_raw(req->conn, frame, len);
 }
-
-static void conn_queue_raw(struct conn *c, const void *frame, size_t len);
 
 struct server_hold {
 	struct conn	*conn;
@@ -301,7 +298,7 @@ server_hold_reply(struct server_hold *h, const void *frame, size_t len)
 	if (!c->reading && !c->eof && !c->closing)
 		event_active(c->resume, EV_TIMEOUT, 0);
 	if (frame)
-		conn_queue(c, frame, len);	/* may close c */
+		conn_queue_raw(c, frame, len);	/* may close c */
 	else if (c->eof && c->inflight == 0)
 		conn_flush(c);
 }
@@ -321,13 +318,6 @@ void
 server_hold_release(struct server_hold *h)
 {
 	server_hold_reply(h, NULL, 0);
-}
-
-/* A reply frame of namecache's protocol (an nscd connection's are raw). */
-static void
-conn_queue(struct conn *c, const void *frame, size_t len)
-{
-	conn_queue_raw(c, frame, len);
 }
 
 void
@@ -519,14 +509,14 @@ conn_process_nscd(struct conn *c)
 		return;
 	}
 	if (r < 0) {
-		srv->stats->bad_requests++;
-		srv->stats->requests++;
+		srv->counts[SERVER_BAD_REQUESTS]++;
+		srv->counts[SERVER_REQUESTS]++;
 		conn_drop(c, "malformed nscd request");
 		return;
 	}
 	if (c->in_len < NSCD_REQ_HDR_LEN + (size_t)h.key_len) {
 		if (c->eof) {
-			srv->stats->bad_requests++;
+			srv->counts[SERVER_BAD_REQUESTS]++;
 			conn_drop(c, "nscd request cut short");
 		}
 		return;
@@ -534,7 +524,7 @@ conn_process_nscd(struct conn *c)
 	/* The key stays in c->in, for the reply's translation. */
 	c->nscd_done = true;
 	conn_read_on(c, false);
-	srv->stats->requests++;
+	srv->counts[SERVER_REQUESTS]++;
 	memset(&req, 0, sizeof(req));
 	req.conn = c;
 	req.cred = c->cred;
@@ -601,10 +591,10 @@ conn_process(struct conn *c)
 		req.body = c->in + c->in_off + PROTO_HDR_LEN;
 		req.body_len = req.hdr.len - PROTO_HDR_LEN;
 		c->in_off += req.hdr.len;
-		srv->stats->requests++;
+		srv->counts[SERVER_REQUESTS]++;
 		if (r == -EPROTONOSUPPORT) {
 			/* Its framing may differ: answer once, then hang up. */
-			srv->stats->bad_requests++;
+			srv->counts[SERVER_BAD_REQUESTS]++;
 			req.hdr.type &= ~PROTO_REPLY;
 			reply_error(&req, PROTO_UNSUPPORTED,
 			    "protocol version not supported; this daemon speaks 1");
@@ -612,7 +602,7 @@ conn_process(struct conn *c)
 			break;
 		}
 		if ((req.hdr.type & PROTO_REPLY) || req.hdr.status != 0) {
-			srv->stats->bad_requests++;
+			srv->counts[SERVER_BAD_REQUESTS]++;
 			req.hdr.type &= ~PROTO_REPLY;
 			reply_error(&req, PROTO_BADREQUEST,
 			    "not a request: reply flag or status set");
@@ -647,7 +637,7 @@ conn_read_cb(evutil_socket_t fd, short what, void *arg)
 
 	if (what & EV_TIMEOUT) {
 		if (c->inflight == 0 && c->out_off == c->out_len) {
-			c->srv->stats->connections_idle_closed++;
+			c->srv->counts[SERVER_CONNECTIONS_IDLE_CLOSED]++;
 			conn_close(c);
 		}
 		return;
@@ -703,7 +693,7 @@ accept_cb(evutil_socket_t lfd, short what, void *arg)
 			return;
 		}
 		if (srv->nconns >= srv->max_clients) {
-			srv->stats->connections_rejected++;
+			srv->counts[SERVER_CONNECTIONS_REJECTED]++;
 			log_debug("max_clients (%u) reached: connection refused",
 			    srv->max_clients);
 			close(fd);
@@ -743,7 +733,7 @@ accept_cb(evutil_socket_t lfd, short what, void *arg)
 		}
 		TAILQ_INSERT_TAIL(&srv->conns, c, link);
 		srv->nconns++;
-		srv->stats->connections++;
+		srv->counts[SERVER_CONNECTIONS]++;
 		conn_read_on(c, true);
 	}
 }
@@ -757,15 +747,13 @@ retry_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 struct server *
-server_new(struct event_base *base, struct stats *stats,
-    server_dispatch_fn *dispatch, void *arg)
+server_new(struct event_base *base, server_dispatch_fn *dispatch, void *arg)
 {
 	struct server *srv = calloc(1, sizeof(*srv));
 
 	if (srv == NULL)
 		return NULL;
 	srv->base = base;
-	srv->stats = stats;
 	srv->dispatch = dispatch;
 	srv->arg = arg;
 	srv->max_clients = 4096;
@@ -781,10 +769,9 @@ server_new(struct event_base *base, struct stats *stats,
 }
 
 struct server *
-server_new_nscd(struct event_base *base, struct stats *stats,
-    server_dispatch_fn *dispatch, void *arg)
+server_new_nscd(struct event_base *base, server_dispatch_fn *dispatch, void *arg)
 {
-	struct server *srv = server_new(base, stats, dispatch, arg);
+	struct server *srv = server_new(base, dispatch, arg);
 
 	if (srv)
 		srv->nscd = true;
@@ -805,12 +792,6 @@ server_free(struct server *srv)
 	event_free(srv->retry);
 	listener_free(srv->listener);
 	free(srv);
-}
-
-bool
-server_nscd_passed(void)
-{
-	return listener_nscd_passed();
 }
 
 int
@@ -852,34 +833,6 @@ server_socket_activated(const struct server *srv)
 	return listener_activated(srv->listener);
 }
 
-bool
-server_peer_in_group(const struct server_req *req, gid_t gid)
-{
-	gid_t		groups[256];
-	socklen_t	len = sizeof(groups);
-	size_t		i;
-
-	if (req->cred.gid == gid)
-		return true;
-	/* The groups the client had when it connected (Linux 4.13). */
-	if (req->conn->fd < 0 || getsockopt(req->conn->fd, SOL_SOCKET,
-	    SO_PEERGROUPS, groups, &len) < 0)
-		return false;
-	for (i = 0; i < len / sizeof(gid_t); i++)
-		if (groups[i] == gid)
-			return true;
-	return false;
-}
-
-bool
-server_peer_is_admin(const struct server_req *req, gid_t admin_gid)
-{
-	/* A failed SO_PEERCRED leaves -1s: never root, never in a group. */
-	if (req->cred.uid == 0)
-		return true;
-	return admin_gid != SERVER_NO_GROUP && server_peer_in_group(req, admin_gid);
-}
-
 void *
 server_scratch(struct server *srv, size_t *ret_cap)
 {
@@ -893,8 +846,45 @@ server_activated_path(const struct server *srv, char *buf, size_t len)
 	return listener_activated_path(srv->listener, buf, len);
 }
 
-bool
-server_path_answered(const char *path)
+/* --- counters ------------------------------------------------------------ */
+
+void
+server_count(const struct server_req *req, enum server_count what)
 {
-	return listener_path_answered(path);
+	req->conn->srv->counts[what]++;
+}
+
+void
+server_report(void *arg, struct registry_wr *wr)
+{
+	/* Keys are part of the protocol: add new ones, never rename. */
+	static const struct { const char *key, *help; } counts[SERVER_COUNTS] = {
+		{ "requests", "Requests read on namecache's socket" },
+		{ "lookups_name", "Lookups of a name on namecache's socket" },
+		{ "lookups_addr", "Lookups of an address on namecache's socket" },
+		{ "lookups_rr", "Lookups of records of a type (query -t)" },
+		{ "bad_requests", "Requests refused as malformed" },
+		{ "connections", "Client connections accepted" },
+		{ "connections_rejected",
+		    "Client connections closed at once: max_clients" },
+		{ "connections_dropped",
+		    "Client connections dropped: not reading, or over a limit" },
+		{ "connections_idle_closed", NULL },
+	};
+	const struct server *srv = arg;
+
+	for (int i = 0; i < SERVER_COUNTS; i++)
+		registry_counter(wr, counts[i].key, srv->counts[i], counts[i].help);
+}
+
+void
+server_report_clients(void *arg, struct registry_wr *wr)
+{
+	registry_gauge(wr, "clients", server_clients(arg), "Client connections open");
+}
+
+void
+server_reset_stats(struct server *srv)
+{
+	memset(srv->counts, 0, sizeof(srv->counts));
 }

@@ -14,7 +14,7 @@ struct event_base;
 struct server;
 struct conn;
 struct server_hold;
-struct stats;
+struct registry_wr;
 
 /* Per-connection limits; a client that breaks them is dropped. */
 #define SERVER_INFLIGHT_MAX	128		/* requests not yet answered */
@@ -38,16 +38,14 @@ struct server_req {
 typedef void server_dispatch_fn(void *arg, struct server_req *req);
 
 /* Caller frees with server_free(); NULL is out of memory. */
-struct server *server_new(struct event_base *, struct stats *,
-	    server_dispatch_fn *, void *arg);
+struct server *server_new(struct event_base *, server_dispatch_fn *, void *arg);
 /*
  * A server whose connections speak nscd's protocol: one request each,
  * dispatched with hdr.type the nscd request type (255 for any above it)
  * and body its key; the reply (server_reply_raw, server_hold_reply_raw)
  * ends the connection.
  */
-struct server *server_new_nscd(struct event_base *, struct stats *,
-	    server_dispatch_fn *, void *arg);
+struct server *server_new_nscd(struct event_base *, server_dispatch_fn *, void *arg);
 void	 server_free(struct server *);
 
 /*
@@ -68,12 +66,34 @@ void	 server_set_idle_timeout(struct server *, unsigned sec);
 
 unsigned server_clients(const struct server *);
 bool	 server_socket_activated(const struct server *);
-/* Whether systemd passed a socket named "nscd" (namecache-nscd.socket). */
-bool	 server_nscd_passed(void);
-/* Whether a daemon answers at path now (as server_listen checks). */
-bool	 server_path_answered(const char *path);
 /* The path of the socket systemd passed (getsockname): 0, or -errno. */
 int	 server_activated_path(const struct server *, char *buf, size_t len);
+
+/*
+ * What a socket counts, under the keys of `namecachectl statistics': the
+ * server its connections and frames, its dispatcher what each request
+ * was (server_count).  Each server keeps its own; both sockets report
+ * the same keys, which the registry sums.
+ */
+enum server_count {
+	SERVER_REQUESTS,
+	SERVER_LOOKUPS_NAME,
+	SERVER_LOOKUPS_ADDR,
+	SERVER_LOOKUPS_RR,		/* records of a type (query -t) */
+	SERVER_BAD_REQUESTS,		/* malformed: framing or body */
+	SERVER_CONNECTIONS,
+	SERVER_CONNECTIONS_REJECTED,	/* max_clients */
+	SERVER_CONNECTIONS_DROPPED,	/* not reading, or over a limit */
+	SERVER_CONNECTIONS_IDLE_CLOSED,
+	SERVER_COUNTS
+};
+/* For the dispatcher: one more of what, on req's server. */
+void	 server_count(const struct server_req *, enum server_count what);
+/* The counts, a registry report (registry_add(reg, server_report, srv)). */
+void	 server_report(void *server, struct registry_wr *);
+/* "clients": connections open now (the namecache socket's alone). */
+void	 server_report_clients(void *server, struct registry_wr *);
+void	 server_reset_stats(struct server *);
 
 /* Whether the request's client is in group gid (primary or supplementary). */
 bool	 server_peer_in_group(const struct server_req *, gid_t gid);

@@ -29,6 +29,7 @@
 #include "nscdmap.h"
 #include "nscdwalk.h"
 #include "proto.h"
+#include "registry.h"
 
 #define MAP_MODULE	211	/* buckets of a database's map */
 
@@ -424,8 +425,9 @@ nscddb_status(struct nscddb *ndb, struct proto_kv_wr *kw)
 }
 
 void
-nscddb_statistics(struct nscddb *ndb, struct proto_kv_wr *kw)
+nscddb_report(void *arg, struct registry_wr *wr)
 {
+	const struct nscddb *ndb = arg;
 	static const char *const names[] = {
 		"requests", "hits", "misses", "coalesced", "refreshes",
 		"module_calls", "pool_jobs", "found", "notfound", "failed",
@@ -446,17 +448,17 @@ nscddb_statistics(struct nscddb *ndb, struct proto_kv_wr *kw)
 		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
 			snprintf(key, sizeof(key), "nscd_%s_%s", config_db_names[i],
 			    names[k]);
-			proto_kv_u64(kw, key, v[k]);
+			registry_counter(wr, key, v[k], NULL);
 		}
 		if (ndb->dbs[i].map == NULL)
 			continue;
 		nscdmap_get_stats(ndb->dbs[i].map, &ms);
 		snprintf(key, sizeof(key), "nscd_%s_entries", config_db_names[i]);
-		proto_kv_u64(kw, key, ms.entries);
+		registry_gauge(wr, key, ms.entries, NULL);
 		snprintf(key, sizeof(key), "nscd_%s_swept", config_db_names[i]);
-		proto_kv_u64(kw, key, ms.swept);
+		registry_counter(wr, key, ms.swept, NULL);
 	}
-	proto_kv_u64(kw, "nscd_db_walks_inflight", ndb->inflight);
+	registry_gauge(wr, "nscd_db_walks_inflight", ndb->inflight, NULL);
 }
 
 /* --- show-cache ------------------------------------------------------- */

@@ -16,6 +16,7 @@
 struct nscddb;
 struct nscdmap;
 struct proto_kv_wr;
+struct registry_wr;
 
 #define NSCDDB_REPLY_MAX	(4u << 20)	/* larger answers: glibc walks NSS itself */
 #define NSCDDB_NETGROUPS_MAX	4096	/* netgroups one expansion visits */
@@ -109,7 +110,8 @@ void	 nscddb_tick(struct nscddb *, int64_t now);
 void	 nscddb_get_stats(const struct nscddb *, int db, struct nscddb_stats *);
 void	 nscddb_reset_stats(struct nscddb *);
 void	 nscddb_status(struct nscddb *, struct proto_kv_wr *);
-void	 nscddb_statistics(struct nscddb *, struct proto_kv_wr *);
+/* Each database's counters, a registry report (in the nscd front end's). */
+void	 nscddb_report(void *nscddb, struct registry_wr *);
 /*
  * The cached answers of db from index from, as nscdmap_walk pages them:
  * glibc's request type, what it looks up by ("name", "uid", ...), its key

@@ -35,6 +35,7 @@
 #include "config.h"
 #include "httpmetrics.h"
 #include "log.h"
+#include "registry.h"
 
 #define CONTENT_TYPE	"text/plain; version=0.0.4; charset=utf-8"
 
@@ -48,6 +49,13 @@ struct hconn {
 	bool			 counted;	/* one of nopen */
 	bool			 spoke;
 	bool			 settled;	/* answered, refused or cut: counted */
+};
+
+struct httpmetrics_stats {
+	uint64_t	requests;	/* GET /metrics answered 200 */
+	uint64_t	not_found;	/* 404: another path */
+	uint64_t	refused;	/* connections closed at once: too many open */
+	uint64_t	bad;		/* other methods (405), malformed or over the limits */
 };
 
 struct httpmetrics {
@@ -373,7 +381,13 @@ httpmetrics_free(struct httpmetrics *hm)
 }
 
 void
-httpmetrics_get_stats(const struct httpmetrics *hm, struct httpmetrics_stats *ret)
+httpmetrics_report(void *arg, struct registry_wr *wr)
 {
-	*ret = hm->stats;
+	const struct httpmetrics *hm = arg;
+
+	/* Keys are part of the protocol: add new ones, never rename. */
+	registry_counter(wr, "metrics_http_requests", hm->stats.requests, NULL);
+	registry_counter(wr, "metrics_http_not_found", hm->stats.not_found, NULL);
+	registry_counter(wr, "metrics_http_refused", hm->stats.refused, NULL);
+	registry_counter(wr, "metrics_http_bad", hm->stats.bad, NULL);
 }

@@ -9,6 +9,7 @@ struct event_base;
 struct evbuffer;
 struct config_server;
 struct httpmetrics;
+struct registry_wr;
 
 /* Limits on what a client of the endpoint may hold. */
 #define HTTPMETRICS_CONNS	16		/* connections at once; more are closed */
@@ -17,13 +18,6 @@ struct httpmetrics;
 
 /* Appends the exposition (Prometheus text format 0.0.4) to out: 0, or -ENOMEM. */
 typedef int httpmetrics_render_fn(void *arg, struct evbuffer *out);
-
-struct httpmetrics_stats {
-	uint64_t	requests;	/* GET /metrics answered 200 */
-	uint64_t	not_found;	/* 404: another path */
-	uint64_t	refused;	/* connections closed at once: too many open */
-	uint64_t	bad;		/* other methods (405), malformed or over the limits */
-};
 
 /*
  * Binds addr (family AF_INET or AF_INET6, addr bytes, port) and serves
@@ -37,6 +31,7 @@ struct httpmetrics *httpmetrics_new(struct event_base *, const struct config_ser
 	    httpmetrics_render_fn *render, void *arg, char **ret_err);
 /* Closes the socket and every connection at once. */
 void	httpmetrics_free(struct httpmetrics *);
-void	httpmetrics_get_stats(const struct httpmetrics *, struct httpmetrics_stats *ret);
+/* Its counters (requests answered, refused, ...), a registry report. */
+void	httpmetrics_report(void *httpmetrics, struct registry_wr *);
 
 #endif

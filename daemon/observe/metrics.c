@@ -3,11 +3,12 @@
 
 /*
  * One renderer for both ways out: `namecachectl metrics' (PROTO_METRICS,
- * paged over the socket) and GET /metrics (httpmetrics.c).  Counters are
- * those of `namecachectl statistics', renamed by one rule so that the two
- * never disagree: namecache_KEY_total for counters, namecache_KEY for the
- * gauges listed below, and µs turned into seconds.  The per-module
- * counters and the histograms are families with labels.
+ * paged over the socket) and GET /metrics (httpmetrics.c).  The numbers
+ * are those of `namecachectl statistics', read from the same registry and
+ * renamed by one rule so that the two never disagree: namecache_KEY_total
+ * for what a module declared a counter, namecache_KEY for a gauge, and µs
+ * turned into seconds.  The per-module counters and the histograms are
+ * families with labels.
  */
 #include <ctype.h>
 #include <stdarg.h>
@@ -19,14 +20,15 @@
 #include <event2/buffer.h>
 
 #include "buildinfo.h"
-#include "daemon.h"
 #include "event.h"
 #include "histo.h"
 #include "log.h"
 #include "metrics.h"
 #include "monitor.h"
 #include "nsspool.h"
+#include "registry.h"
 #include "resolver.h"
+#include "server.h"
 
 #define SOURCES_MAX	16		/* lookup histograms' source labels */
 #define NAMES_MAX	512		/* families in one exposition */
@@ -37,7 +39,10 @@ struct source_hist {
 };
 
 struct metrics {
-	struct daemon		*d;
+	struct registry		*registry;	/* every module's numbers */
+	const struct nsspool	*nss;		/* the modules' families */
+	const struct resolver	*resolver;	/* the servers' */
+	uint64_t		 shared_size;	/* bytes; 0: no segment */
 	struct source_hist	 src[SOURCES_MAX];
 	unsigned		 nsrc;
 	uint64_t		 results[LOOKUP_FE_COUNT][4];	/* found, not found,
@@ -47,87 +52,6 @@ struct metrics {
 	size_t			 text_len;
 	uint64_t		 serial;
 };
-
-/*
- * Statistics that are levels, not counts: gauges.  These by name, and any
- * whose name ends as a level's does (sizes, entries, what is in flight,
- * the longest or last of something, a TTL).
- */
-static const char *const gauges[] = {
-	"clients", "monitors", "upstream_in_flight", "nss_workers", "nss_workers_busy",
-	"nss_workers_stuck", "nss_calls_queued", "nss_calls_pending",
-	"cache_store_file", "cache_store_slots", "cache_adopted", "cache_adopted_stale",
-	"cache_adopt_expired", "cache_adopt_mismatched", "cache_adopt_dropped",
-	"cache_adopt_usec", "nscd_netlink_counter",
-};
-static const char *const gauge_ends[] = {
-	"_entries", "_bytes", "_inflight", "_pending", "_clients", "_connections",
-	"_buckets", "_max_usec", "_last_usec", "_ttl",
-};
-
-/* What the main counters count; the others say their statistics key. */
-static const struct { const char *key, *help; } helps[] = {
-	{ "requests", "Requests read on namecache's socket" },
-	{ "lookups_name", "Lookups of a name on namecache's socket" },
-	{ "lookups_addr", "Lookups of an address on namecache's socket" },
-	{ "lookups_rr", "Lookups of records of a type (query -t)" },
-	{ "bad_requests", "Requests refused as malformed" },
-	{ "connections", "Client connections accepted" },
-	{ "connections_rejected", "Client connections closed at once: max_clients" },
-	{ "connections_dropped", "Client connections dropped: not reading, or over a limit" },
-	{ "hosts_answers", "Answers the hosts file gave" },
-	{ "dns_answers", "Answers upstream DNS gave" },
-	{ "cache_answers", "Answers the cache gave" },
-	{ "nss_answers", "Answers an NSS module gave" },
-	{ "stale_served", "Expired answers served while upstream failed (serve_stale)" },
-	{ "not_found", "Lookups answered not found or no data" },
-	{ "errors", "Lookups answered with a failure" },
-	{ "coalesced", "Upstream queries saved by joining a fetch in flight" },
-	{ "prefetches", "Answers refreshed before they expired" },
-	{ "busy", "Lookups refused: too many upstream fetches or module calls in flight" },
-	{ "upstream_queries", "Queries sent upstream" },
-	{ "upstream_replies", "Replies from upstream" },
-	{ "upstream_timeouts", "Upstream queries no server answered in time" },
-	{ "upstream_failures", "Upstream queries the servers failed (SERVFAIL, REFUSED, bad replies)" },
-	{ "upstream_in_flight", "Upstream resolutions in flight" },
-	{ "cache_entries", "Answers in the cache" },
-	{ "cache_memory_bytes", "Memory the cache's answers take" },
-	{ "cache_hits", "Cache lookups that found an answer" },
-	{ "cache_misses", "Cache lookups that found none" },
-	{ "cache_evictions", "Answers evicted to make room" },
-	{ "clients", "Client connections open" },
-	{ "shared_used_bytes", "Bytes of answers in the shared segment" },
-	{ "shared_published", "Answers published in the shared segment" },
-	{ "monitors", "Monitors attached (namecachectl monitor)" },
-	{ "monitor_events", "Events queued to monitors" },
-	{ "monitor_lost", "Events monitors lost: they did not read in time" },
-	{ "queries_logged", "Lookups written to the query log (log_queries)" },
-};
-
-static const char *
-help_of(const char *key)
-{
-	for (size_t i = 0; i < sizeof(helps) / sizeof(helps[0]); i++)
-		if (strcmp(key, helps[i].key) == 0)
-			return helps[i].help;
-	return NULL;
-}
-
-static bool
-is_gauge(const char *key)
-{
-	size_t i, n = strlen(key), e;
-
-	for (i = 0; i < sizeof(gauges) / sizeof(gauges[0]); i++)
-		if (strcmp(key, gauges[i]) == 0)
-			return true;
-	for (i = 0; i < sizeof(gauge_ends) / sizeof(gauge_ends[0]); i++) {
-		e = strlen(gauge_ends[i]);
-		if (n > e && strcmp(key + n - e, gauge_ends[i]) == 0)
-			return true;
-	}
-	return false;
-}
 
 static int
 result_index(uint16_t status)
@@ -269,82 +193,46 @@ histogram(struct out *o, const char *name, const char *labels, const struct hist
 	add(o, "%s_count{%s} %llu\n", name, labels, (unsigned long long)h->count);
 }
 
-struct module_key {
-	const char	*key;
-	bool		 is;
-};
-
+/* One number of the registry, by the renaming rule. */
 static void
-module_key_of(void *arg, const struct nsspool_module_stats *ms)
+number(void *arg, const struct registry_entry *e)
 {
-	struct module_key	*mk = arg;
-	size_t			 n = strlen(ms->name);
+	struct out	*o = arg;
+	char		 name[PROTO_KEY_MAX + 32], help[PROTO_KEY_MAX + 128];
+	size_t		 n;
+	bool		 gauge = e->kind == REGISTRY_GAUGE, usec;
 
-	if (strncmp(mk->key + 4, ms->name, n) == 0 && mk->key[4 + n] == '_')
-		mk->is = true;
-}
-
-/* nss_MODULE_*: the modules' own counters come as labelled families below. */
-static bool
-module_key(const struct daemon *d, const char *key)
-{
-	struct module_key mk = { key, false };
-
-	if (strncmp(key, "nss_", 4) == 0)
-		nsspool_foreach_module(d->nss, module_key_of, &mk);
-	return mk.is;
-}
-
-/* Every number of `namecachectl statistics', by the renaming rule. */
-static void
-statistics(struct out *o, struct daemon *d)
-{
-	static uint8_t		 buf[PROTO_FRAME_MAX];
-	struct proto_wr		 w;
-	struct proto_kv_wr	 kw;
-	struct proto_kv_rd	 kr;
-	struct proto_kv		 kv;
-	char			 key[PROTO_KEY_MAX + 1], name[PROTO_KEY_MAX + 32];
-	char			 help[PROTO_KEY_MAX + 128];
-	size_t			 n;
-
-	proto_wr_init(&w, buf, sizeof(buf));
-	proto_kv_begin(&kw, &w);
-	protocol_statistics(d, &kw);
-	if (proto_kv_end(&kw) < 0 || proto_kv_init(&kr, buf, w.off) < 0) {
-		o->err = -ENOMEM;
+	if (e->kind == REGISTRY_LABELLED)
 		return;
-	}
-	while (proto_kv_next(&kr, &kv) == 1) {
-		bool gauge, usec;
+	memcpy(name, "namecache_", 10);
+	stem(e->key, strlen(e->key), name + 10, sizeof(name) - 24);
+	n = strlen(name);
+	usec = n > 5 && strcmp(name + n - 5, "_usec") == 0;
+	if (usec)
+		strcpy(name + n - 5, "_seconds");
+	if (!gauge)
+		strcat(name, "_total");
+	if (e->help)
+		snprintf(help, sizeof(help), "%s (statistics: %s)", e->help, e->key);
+	else
+		snprintf(help, sizeof(help), "namecachectl statistics: %s%s", e->key,
+		    usec ? ", in seconds" : "");
+	if (!family(o, name, gauge ? "gauge" : "counter", help))
+		return;
+	if (usec)
+		add(o, "%s %.6f\n", name, e->value / 1e6);
+	else
+		add(o, "%s %llu\n", name, (unsigned long long)e->value);
+}
 
-		if (kv.kind != PROTO_KV_U64 || kv.key_len > PROTO_KEY_MAX)
-			continue;
-		memcpy(key, kv.key, kv.key_len);
-		key[kv.key_len] = '\0';
-		if (module_key(d, key))
-			continue;
-		stem(key, kv.key_len, name + 10, sizeof(name) - 24);
-		memcpy(name, "namecache_", 10);
-		gauge = is_gauge(key);
-		n = strlen(name);
-		usec = n > 5 && strcmp(name + n - 5, "_usec") == 0;
-		if (usec)
-			strcpy(name + n - 5, "_seconds");
-		if (!gauge)
-			strcat(name, "_total");
-		if (help_of(key))
-			snprintf(help, sizeof(help), "%s (statistics: %s)", help_of(key), key);
-		else
-			snprintf(help, sizeof(help), "namecachectl statistics: %s%s", key,
-			    usec ? ", in seconds" : "");
-		if (!family(o, name, gauge ? "gauge" : "counter", help))
-			continue;
-		if (usec)
-			add(o, "%s %.6f\n", name, kv.u64 / 1e6);
-		else
-			add(o, "%s %llu\n", name, (unsigned long long)kv.u64);
-	}
+/* Every number of `namecachectl statistics', as its module declared it. */
+static void
+statistics(struct out *o, struct metrics *mt)
+{
+	int r;
+
+	if ((r = registry_read(mt->registry, number, o)) < 0)
+		o->err = r;
 }
 
 /*
@@ -426,13 +314,13 @@ histograms(struct out *o, const char *name, const char *help, const struct serie
 }
 
 static void
-modules(struct out *o, struct daemon *d, struct taken *t)
+modules(struct out *o, const struct nsspool *nss, struct taken *t)
 {
 	static const char *const st[4] = { "success", "notfound", "unavail", "tryagain" };
 	const char *name = "namecache_nss_module_results_total";
 
 	t->n = 0;
-	nsspool_foreach_module(d->nss, take_module, t);
+	nsspool_foreach_module(nss, take_module, t);
 	counters(o, "namecache_nss_module_calls_total",
 	    "Calls to each NSS module on the worker threads", t->s, t->n, 0);
 	counters(o, "namecache_nss_module_timeouts_total",
@@ -447,10 +335,10 @@ modules(struct out *o, struct daemon *d, struct taken *t)
 }
 
 static void
-servers(struct out *o, struct daemon *d, struct taken *t)
+servers(struct out *o, const struct resolver *resolver, struct taken *t)
 {
 	t->n = 0;
-	resolver_foreach_server(d->resolver, take_server, t);
+	resolver_foreach_server(resolver, take_server, t);
 	counters(o, "namecache_upstream_server_queries_total",
 	    "DNS queries sent to each upstream server, retransmissions included",
 	    t->s, t->n, 0);
@@ -492,7 +380,6 @@ int
 metrics_render(void *arg, struct evbuffer *b)
 {
 	struct metrics	*mt = arg;
-	struct daemon	*d = mt->d;
 	struct out	*o = calloc(1, sizeof(*o));
 	struct taken	*t;
 	int		 err;
@@ -503,20 +390,20 @@ metrics_render(void *arg, struct evbuffer *b)
 	family(o, "namecache_build_info", "gauge",
 	    "The daemon's version, as a label; always 1");
 	add(o, "namecache_build_info{version=\"%s\"} 1\n", NAMECACHE_VERSION);
-	statistics(o, d);
+	statistics(o, mt);
 	lookups(o, mt);
 	if ((t = malloc(sizeof(*t))) == NULL) {
 		free(o);
 		return -ENOMEM;
 	}
-	modules(o, d, t);
-	servers(o, d, t);
+	modules(o, mt->nss, t);
+	servers(o, mt->resolver, t);
 	free(t);
-	if (d->shm) {
+	if (mt->shared_size) {
 		family(o, "namecache_shared_size_bytes", "gauge",
 		    "Size of the shared segment clients read answers from");
 		add(o, "namecache_shared_size_bytes %llu\n",
-		    (unsigned long long)d->config->shared_size_mb * 1024 * 1024);
+		    (unsigned long long)mt->shared_size);
 	}
 	err = o->err;
 	free(o);
@@ -530,7 +417,7 @@ reply_page(struct metrics *mt, struct server_req *req, uint64_t offset)
 {
 	struct proto_wr	 w;
 	size_t		 cap, n;
-	void		*buf = server_scratch(mt->d->server, &cap);
+	void		*buf = server_req_scratch(req, &cap);
 	int		 len;
 
 	n = offset < mt->text_len ? mt->text_len - offset : 0;
@@ -551,7 +438,7 @@ reply_error(struct server_req *req, struct metrics *mt, uint16_t status,
 {
 	struct proto_wr	 w;
 	size_t		 cap;
-	void		*buf = server_scratch(mt->d->server, &cap);
+	void		*buf = server_req_scratch(req, &cap);
 	int		 len;
 
 	proto_wr_init(&w, buf, cap);
@@ -569,7 +456,7 @@ metrics_request(struct metrics *mt, struct server_req *req)
 	size_t		 n;
 
 	if (proto_metrics_decode(req->body, req->body_len, &serial, &offset) < 0) {
-		mt->d->stats.bad_requests++;
+		server_count(req, SERVER_BAD_REQUESTS);
 		reply_error(req, mt, PROTO_BADREQUEST, "bad metrics request");
 		return;
 	}
@@ -604,14 +491,23 @@ metrics_request(struct metrics *mt, struct server_req *req)
 }
 
 struct metrics *
-metrics_new(struct daemon *d)
+metrics_new(struct registry *registry, const struct nsspool *nss,
+    const struct resolver *resolver)
 {
 	struct metrics *mt = calloc(1, sizeof(*mt));
 
 	if (mt == NULL)
 		return NULL;
-	mt->d = d;
+	mt->registry = registry;
+	mt->nss = nss;
+	mt->resolver = resolver;
 	return mt;
+}
+
+void
+metrics_set_shared_size(struct metrics *mt, uint64_t bytes)
+{
+	mt->shared_size = bytes;
 }
 
 void

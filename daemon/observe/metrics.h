@@ -8,14 +8,23 @@
 
 #include "lookup.h"
 
-struct daemon;
 struct evbuffer;
 struct metrics;
+struct nsspool;
+struct registry;
+struct resolver;
 struct server_req;
 
-/* Caller frees with metrics_free(); NULL is out of memory. */
-struct metrics *metrics_new(struct daemon *);
+/*
+ * Renders registry's numbers, and the families of the modules (nss) and
+ * of the upstream servers (resolver): all borrowed, valid until
+ * metrics_free().  Caller frees with metrics_free(); NULL is out of memory.
+ */
+struct metrics *metrics_new(struct registry *registry, const struct nsspool *nss,
+	    const struct resolver *resolver);
 void	metrics_free(struct metrics *);
+/* The shared segment's size in bytes, as configured: 0 (the start) is none. */
+void	metrics_set_shared_size(struct metrics *, uint64_t bytes);
 
 /* Counts a lookup answered (the engine's observer calls it). */
 void	metrics_lookup(struct metrics *, const struct lookup_done *, const char *source);

@@ -33,6 +33,7 @@
 #include "monitor.h"
 #include "nscd.h"
 #include "nsspool.h"
+#include "registry.h"
 #include "server.h"
 
 #define COMM_SLOTS	64		/* pids whose command is remembered */
@@ -49,6 +50,12 @@ struct comm_slot {
 	int32_t		pid;
 	int64_t		at_ms;
 	char		comm[17];
+};
+
+struct monitor_stats {
+	uint64_t	events;		/* queued to a monitor */
+	uint64_t	lost;		/* refused: the monitor did not read */
+	uint64_t	logged;		/* query log lines */
 };
 
 struct monitor {
@@ -478,9 +485,17 @@ monitor_set_log(struct monitor *m, bool on)
 }
 
 void
-monitor_get_stats(const struct monitor *m, struct monitor_stats *ret)
+monitor_report(void *arg, struct registry_wr *wr)
 {
-	*ret = m->st;
+	const struct monitor *m = arg;
+
+	/* Keys are part of the protocol: add new ones, never rename. */
+	registry_gauge(wr, "monitors", m->n, "Monitors attached (namecachectl monitor)");
+	registry_counter(wr, "monitor_events", m->st.events, "Events queued to monitors");
+	registry_counter(wr, "monitor_lost", m->st.lost,
+	    "Events monitors lost: they did not read in time");
+	registry_counter(wr, "queries_logged", m->st.logged,
+	    "Lookups written to the query log (log_queries)");
 }
 
 void

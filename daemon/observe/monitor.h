@@ -11,6 +11,7 @@
 
 struct monitor;
 struct nsspool;
+struct registry_wr;
 struct server_req;
 
 #define MONITOR_MAX		16		/* monitors at once */
@@ -52,12 +53,8 @@ void	monitor_tick(struct monitor *);
 /* The source's word (the others are proto/event.h's): "files", "dns", the module's name, "none". */
 const char *monitor_source_str(const struct monitor *, const struct lookup_done *);
 
-struct monitor_stats {
-	uint64_t	events;		/* queued to a monitor */
-	uint64_t	lost;		/* refused: the monitor did not read */
-	uint64_t	logged;		/* query log lines */
-};
-void	monitor_get_stats(const struct monitor *, struct monitor_stats *ret);
+/* Monitors attached, events queued and lost, lines logged: a registry report. */
+void	monitor_report(void *monitor, struct registry_wr *);
 void	monitor_reset_stats(struct monitor *);
 
 #endif

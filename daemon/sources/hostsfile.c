@@ -25,7 +25,7 @@
 
 #include "hostsfile.h"
 #include "log.h"
-#include "stats.h"
+#include "registry.h"
 #include "watch.h"
 
 /* One load, made on the worker thread. */
@@ -45,7 +45,11 @@ struct hostsfile {
 	pthread_t		 thread;
 	struct job		*job;		/* in flight, or NULL */
 	bool			 again;		/* changed during the load */
-	struct stats		*stats;
+	struct {
+		uint64_t	 reloads;
+		uint64_t	 failures;
+		uint64_t	 unchanged;	/* the same bytes: kept */
+	}			 count;
 	char			*path;
 	char			*host_conf;
 	struct hosts		*cur;
@@ -89,7 +93,7 @@ apply(struct hostsfile *hs, struct job *job)
 
 	hs->last_error = r;
 	if (r < 0) {
-		hs->stats->hosts_reload_failures++;
+		hs->count.failures++;
 		if (r == -ENOMEM) {
 			log_error("hosts: cannot load %s: %s; keeping the old index",
 			    job->path, strerror(-r));
@@ -113,7 +117,7 @@ apply(struct hostsfile *hs, struct job *job)
 	if (same) {
 		hosts_free(h);
 		h = hs->cur;
-		hs->stats->hosts_reloads_unchanged++;
+		hs->count.unchanged++;
 	} else {
 		hosts_free(hs->cur);
 		hs->cur = h;
@@ -121,7 +125,7 @@ apply(struct hostsfile *hs, struct job *job)
 	hs->st = job->st;
 	hs->generation++;
 	hs->load_usec = now_us() - job->t0;
-	hs->stats->hosts_reloads++;
+	hs->count.reloads++;
 	if (hs->watch)
 		watch_rearm(hs->watch);
 	hosts_get_info(h, &info);
@@ -240,14 +244,13 @@ changed_cb(void *arg)
 }
 
 struct hostsfile *
-hostsfile_new(struct event_base *base, struct stats *stats)
+hostsfile_new(struct event_base *base)
 {
 	struct hostsfile *hs = calloc(1, sizeof(*hs));
 
 	if (hs == NULL)
 		return NULL;
 	hs->base = base;
-	hs->stats = stats;
 	if ((hs->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0 ||
 	    (hs->done_ev = event_new(base, hs->efd, EV_READ | EV_PERSIST, done_cb,
 	    hs)) == NULL || event_add(hs->done_ev, NULL) < 0) {
@@ -330,4 +333,21 @@ hostsfile_error(const struct hostsfile *hs)
 {
 	/* Out of memory kept the old index, which still answers. */
 	return hs->last_error == -ENOMEM ? 0 : hs->last_error;
+}
+
+void
+hostsfile_report(void *arg, struct registry_wr *wr)
+{
+	const struct hostsfile *hs = arg;
+
+	/* Keys are part of the protocol: add new ones, never rename. */
+	registry_counter(wr, "hosts_reloads", hs->count.reloads, NULL);
+	registry_counter(wr, "hosts_reload_failures", hs->count.failures, NULL);
+	registry_counter(wr, "hosts_reloads_unchanged", hs->count.unchanged, NULL);
+}
+
+void
+hostsfile_reset_stats(struct hostsfile *hs)
+{
+	memset(&hs->count, 0, sizeof(hs->count));
 }

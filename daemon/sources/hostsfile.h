@@ -10,7 +10,7 @@
 
 struct event_base;
 struct hostsfile;
-struct stats;
+struct registry_wr;
 
 struct hostsfile_status {
 	const char	*path;
@@ -22,7 +22,7 @@ struct hostsfile_status {
 };
 
 /* Caller frees with hostsfile_free(); NULL is out of memory. */
-struct hostsfile *hostsfile_new(struct event_base *, struct stats *);
+struct hostsfile *hostsfile_new(struct event_base *);
 void	hostsfile_free(struct hostsfile *);
 
 /*
@@ -46,6 +46,9 @@ const struct hosts *hostsfile_get(const struct hostsfile *);
 void	hostsfile_on_change(struct hostsfile *, void (*fn)(void *), void *arg);
 
 void	hostsfile_get_status(const struct hostsfile *, struct hostsfile_status *ret);
+/* Its counters (reloads), a registry report; and back to zero. */
+void	hostsfile_report(void *hostsfile, struct registry_wr *);
+void	hostsfile_reset_stats(struct hostsfile *);
 
 /* 0, or -errno when the file could not be read: glibc's files module then
  * answers UNAVAIL. */

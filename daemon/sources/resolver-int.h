@@ -72,7 +72,12 @@ struct readahead {
 
 struct resolver {
 	struct event_base	*base;
-	struct stats		*stats;
+	struct {
+		uint64_t	 queries;	/* sent to a server */
+		uint64_t	 replies;
+		uint64_t	 timeouts;
+		uint64_t	 failures;	/* SERVFAIL, REFUSED, bad replies */
+	}			 st;
 	struct chan		*cur;
 	struct chan		*all;
 	unsigned		 nchans;	/* on the list all */

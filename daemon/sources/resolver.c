@@ -42,10 +42,10 @@
 #include <event2/event.h>
 
 #include "log.h"
+#include "registry.h"
 #include "resolvconf.h"
 #include "resolver.h"
 #include "resolver-int.h"
-#include "stats.h"
 #include "upstat.h"
 #include "watch.h"
 
@@ -151,11 +151,11 @@ ares_cb(void *arg, int status, int timeouts, unsigned char *abuf, int alen)
 	if (st == 0 && (abuf == NULL || alen <= 0))
 		st = -EBADMSG;
 	if (st == 0)
-		r->stats->upstream_replies++;
+		r->st.replies++;
 	else if (st == -ETIMEDOUT)
-		r->stats->upstream_timeouts++;
+		r->st.timeouts++;
 	else if (st != -ECANCELED)
-		r->stats->upstream_failures++;
+		r->st.failures++;
 	if (ch->in_send && st != -ECANCELED) {
 		/* Our caller is still inside resolver_query: call back later. */
 		if ((d = malloc(sizeof(*d))) != NULL) {
@@ -482,7 +482,7 @@ resolver_configure(struct resolver *r, const char *resolv_conf,
 }
 
 struct resolver *
-resolver_new(struct event_base *base, struct stats *stats)
+resolver_new(struct event_base *base)
 {
 	struct resolver *r;
 
@@ -491,7 +491,6 @@ resolver_new(struct event_base *base, struct stats *stats)
 	if ((r = calloc(1, sizeof(*r))) == NULL)
 		return NULL;
 	r->base = base;
-	r->stats = stats;
 	r->ra.fd = -1;
 	if ((r->upstat = upstat_new()) == NULL ||
 	    (r->gc = event_new(base, -1, 0, gc_cb, r)) == NULL) {
@@ -551,7 +550,7 @@ resolver_query(struct resolver *r, const char *name, uint16_t type,
 	q->arg = arg;
 	ch->pending++;
 	ch->sent++;
-	r->stats->upstream_queries++;
+	r->st.queries++;
 	ch->in_send = true;
 	ares_send(ch->ares, buf, len, ares_cb, q);
 	ch->in_send = false;
@@ -630,6 +629,28 @@ resolver_foreach_server(const struct resolver *r,
 	struct foreach_server f = { fn, arg };
 
 	upstat_foreach(r->upstat, foreach_server, &f);
+}
+
+void
+resolver_report(void *arg, struct registry_wr *wr)
+{
+	const struct resolver *r = arg;
+
+	/* Keys are part of the protocol: add new ones, never rename. */
+	registry_counter(wr, "upstream_queries", r->st.queries,
+	    "Queries sent upstream");
+	registry_counter(wr, "upstream_replies", r->st.replies,
+	    "Replies from upstream");
+	registry_counter(wr, "upstream_timeouts", r->st.timeouts,
+	    "Upstream queries no server answered in time");
+	registry_counter(wr, "upstream_failures", r->st.failures, "Upstream queries "
+	    "the servers failed (SERVFAIL, REFUSED, bad replies)");
+}
+
+void
+resolver_reset_stats(struct resolver *r)
+{
+	memset(&r->st, 0, sizeof(r->st));
 }
 
 void

@@ -10,8 +10,8 @@
 #include "histo.h"
 
 struct event_base;
+struct registry_wr;
 struct resolver;
-struct stats;
 
 /*
  * Called exactly once per query, never from inside resolver_query().
@@ -37,7 +37,7 @@ struct resolver_info {
 };
 
 /* Caller frees with resolver_free(); NULL is out of memory. */
-struct resolver *resolver_new(struct event_base *, struct stats *);
+struct resolver *resolver_new(struct event_base *);
 void	 resolver_free(struct resolver *);
 
 /*
@@ -92,5 +92,8 @@ struct resolver_server_stats {
 void	 resolver_foreach_server(const struct resolver *,
 	    void (*fn)(void *arg, const struct resolver_server_stats *), void *arg);
 void	 resolver_reset_server_stats(struct resolver *);
+/* Its counters of queries and their outcomes, a registry report; and back to zero. */
+void	 resolver_report(void *resolver, struct registry_wr *);
+void	 resolver_reset_stats(struct resolver *);
 
 #endif

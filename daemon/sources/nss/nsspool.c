@@ -47,6 +47,7 @@
 #include "nsspool.h"
 #include "nsswitch.h"
 #include "proto.h"
+#include "registry.h"
 
 #define BUCKETS		1024
 
@@ -708,28 +709,30 @@ nsspool_busy(const struct nsspool *p)
 }
 
 void
-nsspool_write_stats(const struct nsspool *p, struct proto_kv_wr *kw)
+nsspool_report(void *arg, struct registry_wr *wr)
 {
-	char		key[PROTO_KEY_MAX];
-	unsigned	i, nthreads, busy, queued;
+	const struct nsspool	*p = arg;
+	char			 key[PROTO_KEY_MAX];
+	unsigned		 i, nthreads, busy, queued;
 
 	pthread_mutex_lock((pthread_mutex_t *)&p->lock);
 	nthreads = p->nthreads;
 	busy = p->busy;
 	queued = p->nqueued;
 	pthread_mutex_unlock((pthread_mutex_t *)&p->lock);
-	proto_kv_u64(kw, "nss_workers", nthreads);
-	proto_kv_u64(kw, "nss_workers_busy", busy);
-	proto_kv_u64(kw, "nss_workers_stuck", p->stuck);
-	proto_kv_u64(kw, "nss_calls_queued", queued);
-	proto_kv_u64(kw, "nss_calls_pending", p->pending);
+	registry_gauge(wr, "nss_workers", nthreads, NULL);
+	registry_gauge(wr, "nss_workers_busy", busy, NULL);
+	registry_gauge(wr, "nss_workers_stuck", p->stuck, NULL);
+	registry_gauge(wr, "nss_calls_queued", queued, NULL);
+	registry_gauge(wr, "nss_calls_pending", p->pending, NULL);
+	/* The metrics have these as families labelled by module. */
 	for (i = 0; i < nssmods_count(p->mods); i++) {
 		const struct modstats	*m = &p->stats[i];
 		const char		*name = nssmods_name(p->mods, (int)i);
 
 #define KV(what, v) do {						\
 		snprintf(key, sizeof(key), "nss_%.40s_" what, name);	\
-		proto_kv_u64(kw, key, (v));				\
+		registry_put(wr, key, (v), REGISTRY_LABELLED, NULL);	\
 	} while (0)
 		KV("calls", m->calls);
 		KV("usec", m->usec);

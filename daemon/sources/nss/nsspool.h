@@ -11,7 +11,7 @@
 
 struct event_base;
 struct nsspool;
-struct proto_kv_wr;
+struct registry_wr;
 
 #define NSSPOOL_MODULES_MAX	64	/* distinct module names ever named */
 #define NSSPOOL_PENDING_MAX	4096	/* calls and jobs queued or running */
@@ -122,7 +122,7 @@ int	nsspool_ask(struct nsspool_worker *wk, int id, int op, uint8_t family,
 	    const void *key, size_t key_len, struct nsspool_result *ret);
 
 /* Per module: calls, time spent, timeouts; the pool: workers, busy, stuck. */
-void	nsspool_write_stats(const struct nsspool *, struct proto_kv_wr *);
+void	nsspool_report(void *nsspool, struct registry_wr *);	/* a registry report */
 
 /* One module's counters, for the metrics: borrowed during the call. */
 struct nsspool_module_stats {
