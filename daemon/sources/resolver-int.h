@@ -43,6 +43,7 @@ struct chan {
 	struct sockev	*socks;
 	unsigned	 pending;
 	unsigned	 sent;		/* queries sent on it */
+	uint64_t	 generation;	/* the settings it was built with */
 	bool		 retired;
 	bool		 in_send;	/* a callback now would be synchronous */
 	char		*domains[RESOLVER_SEARCH_MAX + 1];
@@ -75,13 +76,16 @@ struct resolver {
 	struct stats		*stats;
 	struct chan		*cur;
 	struct chan		*all;
-	unsigned		 nchans;	/* on the list all */
+	struct chan		*spare;		/* retired, reset, idle: for reuse */
+	unsigned		 nspare;
+	unsigned		 nchans;	/* on the lists all and spare */
 	struct event		*gc;
 	struct watch		*watch;
 	char			*resolv_conf;
 	struct config_server	 servers[CONFIG_UPSTREAM_MAX];
 	unsigned		 nservers;
 	uint64_t		 generation;
+	struct ares_addr_port_node *srv;	/* the current channel's servers */
 	void			(*changed)(void *);
 	void			*changed_arg;
 	uint16_t		 idpool[IDPOOL];	/* random, not yet used */
