@@ -10,6 +10,7 @@
  * from inside a query call.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -560,8 +561,11 @@ dnsfetch_join(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
 	struct fetch	*f;
 	struct fwait	*fw = NULL;
 	char		 lkey[PROTO_NAME_MAX + 2];
+	char		 cand[DNSSRC_NCAND][PROTO_NAME_MAX + 2];
 	uint32_t	 kind = a->pair ? CACHE_KIND_PAIR : k->kind;
 	unsigned	 b, h;
+	int		 c, ncand;
+	bool		 asis_first;
 
 	name_fold(lkey, k->key, strnlen(k->key, PROTO_NAME_MAX + 1) + 1);
 	if (w && (fw = malloc(sizeof(*fw))) == NULL)
@@ -581,10 +585,22 @@ dnsfetch_join(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
 		free(fw);
 		return -EBUSY;
 	}
-	if ((f = calloc(1, sizeof(*f))) == NULL) {
+	if (k->search)
+		ncand = dnssrc_candidates(ds, k->key, cand, &asis_first);
+	else {
+		memcpy(cand[0], k->key, strlen(k->key) + 1);
+		ncand = 1;
+		asis_first = true;
+	}
+	if ((f = calloc(1, offsetof(struct fetch, cand) +
+	    (size_t)ncand * sizeof(f->cand[0]))) == NULL) {
 		free(fw);
 		return -ENOMEM;
 	}
+	for (c = 0; c < ncand; c++)
+		memcpy(f->cand[c], cand[c], strlen(cand[c]) + 1);
+	f->ncand = ncand;
+	f->asis_first = asis_first;
 	f->ds = ds;
 	memcpy(f->key, lkey, sizeof(f->key));
 	f->kind = kind;
@@ -599,13 +615,6 @@ dnsfetch_join(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
 		f->half[h].kind = a->k[a->pair ? h : i].kind;
 	}
 	f->neg_cacheable = true;
-	if (k->search)
-		f->ncand = dnssrc_candidates(ds, k->key, f->cand, &f->asis_first);
-	else {
-		memcpy(f->cand[0], k->key, strlen(k->key) + 1);
-		f->ncand = 1;
-		f->asis_first = true;
-	}
 	if (fw) {
 		fw->w = w;
 		fw->slot = slot;

@@ -90,7 +90,6 @@ struct fetch {
 	unsigned	 nhalf;
 	unsigned	 pending;	/* halves of this candidate not answered */
 	struct half	 half[2];
-	char		 cand[DNSSRC_NCAND][PROTO_NAME_MAX + 2];
 	int		 ncand;
 	int		 icand;
 	struct fwait	*waiters;
@@ -103,6 +102,9 @@ struct fetch {
 	bool		 neg_cacheable;
 	uint32_t	 neg_ttl;
 	struct stash	 stash;		/* the other type's answer, for one record */
+	/* The names tried, in order: ncand of them, allocated with the fetch
+	   (room for DNSSRC_NCAND would be 2 KiB, nearly all unused). */
+	char		 cand[][PROTO_NAME_MAX + 2];
 };
 
 struct dnssrc {
