@@ -22,30 +22,39 @@
 #include "name.h"
 #include "search.h"
 
-/* Clients choose the names: a keyed hash, so they cannot choose collisions. */
+/*
+ * Clients choose the names: a keyed hash, so they cannot choose
+ * collisions.  By name alone, so that a fetch's bucket (kept in it) is
+ * also its sibling's, the other type of the same name.
+ */
 static unsigned
-fetch_bucket(const struct dnssrc *ds, const char *key, uint32_t kind)
+fetch_bucket(const struct dnssrc *ds, const char *key)
 {
-	uint64_t k[2] = { ds->hash_key[0] ^ kind, ds->hash_key[1] };
-
-	return (unsigned)(hash_siphash13(k, key, strlen(key)) % FETCH_BUCKETS);
+	return (unsigned)(hash_siphash13(ds->hash_key, key, strlen(key)) %
+	    FETCH_BUCKETS);
 }
 
-struct fetch *
-dnsfetch_find(struct dnssrc *ds, const char *key, uint32_t kind)
+static struct fetch *
+find_in(struct dnssrc *ds, unsigned b, const char *key, uint32_t kind)
 {
 	struct fetch *f;
 
-	for (f = ds->fetches[fetch_bucket(ds, key, kind)]; f; f = f->hnext)
+	for (f = ds->fetches[b]; f; f = f->hnext)
 		if (f->kind == kind && strcmp(f->key, key) == 0)
 			return f;
 	return NULL;
 }
 
+struct fetch *
+dnsfetch_find(struct dnssrc *ds, const char *key, uint32_t kind)
+{
+	return find_in(ds, fetch_bucket(ds, key), key, kind);
+}
+
 static void
 fetch_unlink(struct fetch *f)
 {
-	struct fetch **pp = &f->ds->fetches[fetch_bucket(f->ds, f->key, f->kind)];
+	struct fetch **pp = &f->ds->fetches[f->bucket];
 
 	while (*pp != f)
 		pp = &(*pp)->hnext;
@@ -124,7 +133,7 @@ sibling(struct fetch *f)
 {
 	uint32_t other = other_type(f);
 
-	return other ? dnsfetch_find(f->ds, f->key, other) : NULL;
+	return other ? find_in(f->ds, f->bucket, f->key, other) : NULL;
 }
 
 /* A stashed answer goes into the cache (between cache_hold and _release). */
@@ -570,7 +579,8 @@ dnsfetch_join(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
 	name_fold(lkey, k->key, strnlen(k->key, PROTO_NAME_MAX + 1) + 1);
 	if (w && (fw = malloc(sizeof(*fw))) == NULL)
 		return -ENOMEM;
-	if ((f = dnsfetch_find(ds, lkey, kind)) != NULL) {
+	b = fetch_bucket(ds, lkey);
+	if ((f = find_in(ds, b, lkey, kind)) != NULL) {
 		if (fw) {
 			fw->w = w;
 			fw->slot = slot;
@@ -624,7 +634,7 @@ dnsfetch_join(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
 		ds->st.prefetches++;
 		ds->notes |= DNSSRC_NOTE_PREFETCH;
 	}
-	b = fetch_bucket(ds, f->key, kind);
+	f->bucket = b;
 	f->hnext = ds->fetches[b];
 	ds->fetches[b] = f;
 	ds->nfetches++;

@@ -81,6 +81,7 @@ struct stash {
  */
 struct fetch {
 	struct fetch	*hnext;
+	unsigned	 bucket;	/* in ds->fetches: by its key alone */
 	struct dnssrc	*ds;
 	char		 key[PROTO_NAME_MAX + 2];	/* lowercased */
 	uint32_t	 kind;		/* the single half's, or CACHE_KIND_PAIR */
