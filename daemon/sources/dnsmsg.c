@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* daemon/sources/dnsmsg.c - a bounds-checked reader of DNS messages (RFC 1035), fuzzed. */
+/* daemon/sources/dnsmsg.c - a bounds-checked reader of DNS messages (RFC 1035), fuzzed; and the query we send. */
 
 /*
  * Design.  Every byte of a message comes from the network, so every read
@@ -21,6 +21,12 @@
  * Names inside rdata are read with the message cut at the end of the rdata:
  * pointers only go backwards, so this still lets them point anywhere
  * earlier in the message, and keeps a name from running into the next RR.
+ *
+ * The query (dnsmsg_query) is c-ares 1.18's ares_create_query, written
+ * into the caller's buffer: the name read as c-ares reads it
+ * (dnsmsg_name_from_text, which dnsanswer.c also uses to know our name in
+ * the reply), so what we ask and what we check are one reading.  The unit
+ * test and the fuzzer hold it to ares_create_query itself.
  *
  * Nothing here allocates, logs or touches errno.
  */
@@ -356,6 +362,45 @@ name_len_nodot(const char *s)
 	while (bs < n - 1 && s[n - 2 - bs] == '\\')
 		bs++;
 	return bs % 2 ? n : n - 1;
+}
+
+/* Whether s ends with suffix, ASCII case aside (c-ares' ares_striendstr in the C locale). */
+static bool
+ends_with_fold(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && name_eq_fold(s + n - m, suffix, m);
+}
+
+int
+dnsmsg_query(const char *name, uint16_t type, uint16_t id, uint16_t payload,
+    uint8_t *out)
+{
+	uint8_t	*p;
+	int	 n;
+
+	if (ends_with_fold(name, ".onion") || ends_with_fold(name, ".onion."))
+		return -EINVAL;
+	if ((n = dnsmsg_name_from_text(name, out + DNS_HDR_LEN)) < 0)
+		return -EINVAL;
+	memset(out, 0, DNS_HDR_LEN);
+	out[0] = (uint8_t)(id >> 8);
+	out[1] = (uint8_t)id;
+	out[2] = 0x01;			/* opcode QUERY, RD */
+	out[5] = 1;			/* QDCOUNT */
+	out[11] = 1;			/* ARCOUNT: the OPT */
+	p = out + DNS_HDR_LEN + n;
+	p[0] = (uint8_t)(type >> 8);
+	p[1] = (uint8_t)type;
+	p[2] = 0;
+	p[3] = 1;			/* class IN */
+	/* The OPT: the root, type 41, the payload size as its class, TTL 0, no rdata. */
+	memset(p + 4, 0, 11);
+	p[6] = DNS_T_OPT;
+	p[7] = (uint8_t)(payload >> 8);
+	p[8] = (uint8_t)payload;
+	return DNS_HDR_LEN + n + 4 + 11;
 }
 
 int

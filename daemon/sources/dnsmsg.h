@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* daemon/sources/dnsmsg.h - a bounds-checked reader of DNS messages (RFC 1035), fuzzed. */
+/* daemon/sources/dnsmsg.h - a bounds-checked reader of DNS messages (RFC 1035), fuzzed; and the query we send. */
 #ifndef NAMECACHE_DNSMSG_H
 #define NAMECACHE_DNSMSG_H
 
@@ -13,6 +13,7 @@
  * compression pointers in one name, or accepts a name over 255 bytes in
  * wire form.  A pointer must point before the run of labels it ends (the
  * name's start, or the previous pointer's target), so no loop can exist.
+ * The one writer, dnsmsg_query, makes the upstream query as c-ares would.
  * Nothing allocates, logs or touches errno.
  */
 
@@ -160,6 +161,20 @@ int	dnsmsg_name_normalize(const char *in, char *out, size_t outlen);
  * succeeds, dnsmsg_name of its output is dnsmsg_name_normalize's text.
  */
 int	dnsmsg_name_from_text(const char *in, uint8_t *out);
+
+/*
+ * The one message written here: the query c-ares 1.18's
+ * ares_create_query(name, C_IN, type, id, 1, ..., payload) makes, byte
+ * for byte and with the same refusals, into out (DNSMSG_QUERY_MAX bytes),
+ * without its allocation.  A header with RD, QDCOUNT 1 and ARCOUNT 1; the
+ * name as dnsmsg_name_from_text reads it; type, class IN; an OPT whose
+ * class is payload.  Names ending in ".onion" or ".onion." (any case) are
+ * refused, as c-ares refuses them (RFC 7686), and so are names no message
+ * holds.  Returns the length, or -EINVAL.
+ */
+#define DNSMSG_QUERY_MAX	(12 + DNSMSG_NAME_MAX + 4 + 11)
+int	dnsmsg_query(const char *name, uint16_t type, uint16_t id, uint16_t payload,
+	    uint8_t *out);
 
 /* Case-insensitive (ASCII) comparison of two presentation-form names,
  * ignoring one trailing dot on either.  0 when equal. */

@@ -57,6 +57,7 @@
 #include <ares.h>
 #include <event2/event.h>
 
+#include "dnsmsg.h"
 #include "log.h"
 #include "resolvconf.h"
 #include "resolver.h"
@@ -614,8 +615,8 @@ resolver_query(struct resolver *r, const char *name, uint16_t type,
 {
 	struct chan	*ch;
 	struct rquery	*q;
-	unsigned char	*buf = NULL;
-	int		 len, st;
+	uint8_t		 buf[DNSMSG_QUERY_MAX];
+	int		 len;
 
 	if (r->cur == NULL)
 		return -ENETDOWN;
@@ -625,13 +626,14 @@ resolver_query(struct resolver *r, const char *name, uint16_t type,
 	if ((q = malloc(sizeof(*q))) == NULL)
 		return -ENOMEM;
 	q->id = chan_new_id(ch);
-	/* ares_send sends the id it is given: this one is random and unused. */
-	st = ares_create_query(name, 1 /* IN */, type, q->id, 1, &buf, &len,
-	    EDNS_PAYLOAD);
-	if (st != ARES_SUCCESS) {
+	/*
+	 * ares_send sends the id it is given: this one is random and unused.
+	 * The query is ares_create_query's, without its allocation.
+	 */
+	if ((len = dnsmsg_query(name, type, q->id, EDNS_PAYLOAD, buf)) < 0) {
 		ch->ids[q->id / 64] &= ~(UINT64_C(1) << (q->id % 64));
 		free(q);
-		return st == ARES_ENOMEM ? -ENOMEM : -EINVAL;
+		return len;
 	}
 	q->ch = ch;
 	q->cb = cb;
@@ -642,7 +644,6 @@ resolver_query(struct resolver *r, const char *name, uint16_t type,
 	ch->in_send = true;
 	ares_send(ch->ares, buf, len, ares_cb, q);
 	ch->in_send = false;
-	ares_free_string(buf);
 	resolver_timer_update(ch);
 	return 0;
 }

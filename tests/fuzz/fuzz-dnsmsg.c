@@ -5,10 +5,13 @@
  * The input is one DNS message.  When it parses, every RR is walked and
  * every accessor run on it, and their answers are held to the header's
  * promises (lengths, NUL termination, -ENOSPC exactly when the buffer is
- * short).  Whether or not it parses, names are decoded at many offsets.
+ * short).  Whether or not it parses, names are decoded at many offsets,
+ * and its first bytes, as a name, make the same query as c-ares makes.
  */
 #include <errno.h>
 #include <string.h>
+
+#include <ares.h>
 
 #include "dnsmsg.h"
 #include "fuzz.h"
@@ -170,6 +173,31 @@ check_rr(const struct dnsmsg *msg, const struct dnsmsg_rr *rr, uint8_t knob)
 	FUZZ_CHECK(dnsmsg_type_from_str(ts) == rr->type);
 }
 
+/*
+ * The input's first bytes as a name (up to a NUL, or 300 bytes): the
+ * query dnsmsg_query writes is ares_create_query's, or both refuse it.
+ */
+static void
+check_query(const uint8_t *data, size_t size)
+{
+	uint8_t		 ours[DNSMSG_QUERY_MAX];
+	unsigned char	*theirs;
+	char		 name[301];
+	size_t		 n = size < 300 ? size : 300;
+	int		 r, len, st;
+
+	memcpy(name, data, n);
+	name[n] = '\0';
+	r = dnsmsg_query(name, DNS_T_A, 0x1234, 1232, ours);
+	st = ares_create_query(name, 1, DNS_T_A, 0x1234, 1, &theirs, &len, 1232);
+	FUZZ_CHECK((st == ARES_SUCCESS) == (r > 0));
+	if (st != ARES_SUCCESS)
+		return;
+	FUZZ_CHECK(r == len && r <= DNSMSG_QUERY_MAX &&
+	    memcmp(ours, theirs, (size_t)len) == 0);
+	ares_free_string(theirs);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -181,6 +209,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned		n = 0;
 	int			r, parsed;
 
+	check_query(data, size);
 	parsed = dnsmsg_parse(data, size, &msg);
 	FUZZ_CHECK(dnsmsg_parse_wire(data, size, &wmsg) == parsed);
 	if (parsed == 0) {

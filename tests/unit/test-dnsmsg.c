@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <ares.h>
 
 #include "dnsbuild.h"
 #include "dnsmsg.h"
@@ -1207,6 +1208,47 @@ test_wire_readers(void **state)
 	assert_int_equal(dnsmsg_rdata_name_wire(&msg, &rr, wire), -EBADMSG);
 }
 
+/* The query dnsmsg_query writes is c-ares' own, byte for byte, refusals too. */
+static void
+test_query_as_cares(void **state)
+{
+	static const char *const names[] = {
+		"www.example.com", "WWW.Example.COM.", "m1.bench.example", "a",
+		".", "", "a\\.b.c", "a\\\\b", "a\\", "\\", "\\065", "semi;colon",
+		"caf\xc3\xa9.example", "a..b", ".a", "a..", "..", "x.onion",
+		"x.ONION.", "onion", "x.onion.x", "x\\.onion", "1.2.3.4.in-addr.arpa",
+	};
+	uint8_t		 ours[DNSMSG_QUERY_MAX];
+	unsigned char	*theirs;
+	char		 name[400];
+	size_t		 i, l;
+	int		 n, len, st;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]) + 5; i++) {
+		if (i < sizeof(names) / sizeof(names[0]))
+			snprintf(name, sizeof(name), "%s", names[i]);
+		else {
+			/* Labels of 62 to 64 bytes, names of about 255. */
+			l = 60 + (i - sizeof(names) / sizeof(names[0]));
+			memset(name, 'a', sizeof(name));
+			name[l] = '.';
+			name[2 * l + 1] = '.';
+			name[3 * l + 2] = '.';
+			name[253 + (i % 3)] = '\0';
+		}
+		n = dnsmsg_query(name, DNS_T_AAAA, 0xbeef, 1232, ours);
+		st = ares_create_query(name, 1, DNS_T_AAAA, 0xbeef, 1, &theirs,
+		    &len, 1232);
+		if (st != ARES_SUCCESS) {
+			assert_int_equal(n, -EINVAL);
+			continue;
+		}
+		assert_int_equal(n, len);
+		assert_memory_equal(ours, theirs, (size_t)len);
+		ares_free_string(theirs);
+	}
+}
+
 static void
 test_name_cmp(void **state)
 {
@@ -1449,6 +1491,7 @@ main(void)
 		cmocka_unit_test(test_name_from_text),
 		cmocka_unit_test(test_name_eq),
 		cmocka_unit_test(test_wire_readers),
+		cmocka_unit_test(test_query_as_cares),
 		cmocka_unit_test(test_name_cmp),
 		cmocka_unit_test(test_types),
 		cmocka_unit_test(test_realistic),
