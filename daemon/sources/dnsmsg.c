@@ -853,15 +853,14 @@ dnsmsg_rdata_soa_minimum(const struct dnsmsg *msg, const struct dnsmsg_rr *rr,
     uint32_t *ret_minimum)
 {
 	struct rd	rd;
-	struct wr	w;
 	uint32_t	minimum;
 
 	if (rr->type != DNS_T_SOA)
 		return -EINVAL;
 	rd_rdata(&rd, msg, rr);
-	wr_init(&w, NULL, 0);
-	rd_name(&rd, &w, false);	/* MNAME */
-	rd_name(&rd, &w, false);	/* RNAME */
+	/* Checked, not written out (no text to count, either). */
+	rd_name(&rd, NULL, false);	/* MNAME */
+	rd_name(&rd, NULL, false);	/* RNAME */
 	rd_bytes(&rd, 16);		/* SERIAL REFRESH RETRY EXPIRE */
 	minimum = rd_u32(&rd);
 	if (!rd_done(&rd))
