@@ -40,6 +40,8 @@ struct chan {
 	struct resolver	*r;
 	ares_channel	 ares;
 	struct event	*timer;
+	uint64_t	 timer_at;	/* µs (mono_us) the timer's deadline is no
+					   earlier than; 0: not armed */
 	struct sockev	*socks;
 	unsigned	 pending;
 	unsigned	 sent;		/* queries sent on it */
@@ -100,6 +102,8 @@ struct resolver {
  */
 /* The channel's timer follows ares_timeout: armed, moved or stopped. */
 void	resolver_timer_update(struct chan *);
+/* The same after a query's first send, begun at sent_us (mono_us). */
+void	resolver_timer_sent(struct chan *, uint64_t sent_us);
 /* The channel timer's callback (evtimer_new); arg is the channel. */
 void	resolver_timer_cb(evutil_socket_t, short, void *arg);
 /* ARES_OPT_SOCK_STATE_CB, with the channel as its data. */

@@ -57,6 +57,7 @@
 #include <ares.h>
 #include <event2/event.h>
 
+#include "clock.h"
 #include "dnsmsg.h"
 #include "log.h"
 #include "resolvconf.h"
@@ -135,6 +136,7 @@ chan_reset(struct chan *ch)
 	/* Every id went back to ch->ids as its query ended. */
 	assert(ch->pending == 0 && ch->socks == NULL);
 	evtimer_del(ch->timer);
+	ch->timer_at = 0;
 	ch->sent = 0;
 	ch->retired = false;
 	return true;
@@ -616,6 +618,7 @@ resolver_query(struct resolver *r, const char *name, uint16_t type,
 	struct chan	*ch;
 	struct rquery	*q;
 	uint8_t		 buf[DNSMSG_QUERY_MAX];
+	uint64_t	 sent;
 	int		 len;
 
 	if (r->cur == NULL)
@@ -642,9 +645,10 @@ resolver_query(struct resolver *r, const char *name, uint16_t type,
 	ch->sent++;
 	r->stats->upstream_queries++;
 	ch->in_send = true;
+	sent = mono_us();
 	ares_send(ch->ares, buf, len, ares_cb, q);
 	ch->in_send = false;
-	resolver_timer_update(ch);
+	resolver_timer_sent(ch, sent);
 	return 0;
 }
 
