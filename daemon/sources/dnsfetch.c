@@ -75,7 +75,11 @@ waiter_free(struct waiter *w)
 	free(w);
 }
 
-/* Gives slot its result (copying data) and answers once all slots are in. */
+/*
+ * Gives slot its result and answers once all slots are in.  Data is
+ * copied when the waiter must keep it past this call; the last slot's
+ * is borrowed, the answer being given now.
+ */
 void
 dnsfetch_waiter_set(struct dnssrc *ds, struct waiter *w, unsigned slot,
     const struct dns_result *r)
@@ -83,7 +87,7 @@ dnsfetch_waiter_set(struct dnssrc *ds, struct waiter *w, unsigned slot,
 	struct dns_result *s = &w->slot[slot];
 
 	*s = *r;
-	if (r->len) {
+	if (r->len && w->pending > 1) {
 		if ((w->owned[slot] = malloc(r->len)) == NULL) {
 			s->status = CACHE_FAILED;
 			s->data = NULL;

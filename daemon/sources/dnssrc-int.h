@@ -141,7 +141,8 @@ struct fetch *dnsfetch_find(struct dnssrc *, const char *key, uint32_t kind);
  */
 int	dnsfetch_join(struct dnssrc *, const struct dnssrc_ask *a, unsigned i,
 	    struct waiter *w, unsigned slot);
-/* Slot slot of w has its result r (copied): w's callback once all are in. */
+/* Slot slot of w has its result r (copied while other slots are still
+ * out; r's data must live through the call): w's callback once all are in. */
 void	dnsfetch_waiter_set(struct dnssrc *, struct waiter *w, unsigned slot,
 	    const struct dns_result *r);
 
