@@ -458,7 +458,7 @@ int
 dnsmsg_name_from_text(const char *in, uint8_t *out)
 {
 	const char	*p = in;
-	size_t		 n = 0, lab;
+	size_t		 n = 0, lab, lim;
 
 	/* As c-ares 1.18's ares_create_query splits and unescapes. */
 	if (p[0] == '.' && p[1] == '\0')
@@ -467,12 +467,14 @@ dnsmsg_name_from_text(const char *in, uint8_t *out)
 		if (*p == '.')
 			return -EINVAL;		/* an empty label */
 		lab = n++;
-		for (; *p && *p != '.'; p++) {
+		/* A label's 63 bytes, a name's 255 with its root: no byte at lim. */
+		lim = lab + 1 + 63 < DNSMSG_NAME_MAX - 1 ? lab + 1 + 63 :
+		    DNSMSG_NAME_MAX - 1;
+		for (; *p != '\0' && *p != '.'; p++) {
+			if (n >= lim)
+				return -EINVAL;
 			if (*p == '\\' && p[1] != '\0')
 				p++;
-			/* A label's 63 bytes, a name's 255 with its root. */
-			if (n - lab > 63 || n >= DNSMSG_NAME_MAX - 1)
-				return -EINVAL;
 			out[n++] = (uint8_t)*p;
 		}
 		out[lab] = (uint8_t)(n - lab - 1);
