@@ -748,7 +748,8 @@ dnswire_rrs_keep(const uint8_t *msg, size_t len, uint8_t *out, size_t cap)
 	bool			 compress;
 	int			 l, r;
 
-	if (dnsmsg_parse(msg, len, &m) < 0)
+	/* The question is not read here: no text of it. */
+	if (dnsmsg_parse_wire(msg, len, &m) < 0)
 		return -EBADMSG;
 	memset(&w, 0, sizeof(w));
 	w.buf = out;

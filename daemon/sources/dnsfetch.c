@@ -10,6 +10,7 @@
  * from inside a query call.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,30 +22,39 @@
 #include "name.h"
 #include "search.h"
 
-/* Clients choose the names: a keyed hash, so they cannot choose collisions. */
+/*
+ * Clients choose the names: a keyed hash, so they cannot choose
+ * collisions.  By name alone, so that a fetch's bucket (kept in it) is
+ * also its sibling's, the other type of the same name.
+ */
 static unsigned
-fetch_bucket(const struct dnssrc *ds, const char *key, uint32_t kind)
+fetch_bucket(const struct dnssrc *ds, const char *key)
 {
-	uint64_t k[2] = { ds->hash_key[0] ^ kind, ds->hash_key[1] };
-
-	return (unsigned)(hash_siphash13(k, key, strlen(key)) % FETCH_BUCKETS);
+	return (unsigned)(hash_siphash13(ds->hash_key, key, strlen(key)) %
+	    FETCH_BUCKETS);
 }
 
-struct fetch *
-dnsfetch_find(struct dnssrc *ds, const char *key, uint32_t kind)
+static struct fetch *
+find_in(struct dnssrc *ds, unsigned b, const char *key, uint32_t kind)
 {
 	struct fetch *f;
 
-	for (f = ds->fetches[fetch_bucket(ds, key, kind)]; f; f = f->hnext)
+	for (f = ds->fetches[b]; f; f = f->hnext)
 		if (f->kind == kind && strcmp(f->key, key) == 0)
 			return f;
 	return NULL;
 }
 
+struct fetch *
+dnsfetch_find(struct dnssrc *ds, const char *key, uint32_t kind)
+{
+	return find_in(ds, fetch_bucket(ds, key), key, kind);
+}
+
 static void
 fetch_unlink(struct fetch *f)
 {
-	struct fetch **pp = &f->ds->fetches[fetch_bucket(f->ds, f->key, f->kind)];
+	struct fetch **pp = &f->ds->fetches[f->bucket];
 
 	while (*pp != f)
 		pp = &(*pp)->hnext;
@@ -65,7 +75,11 @@ waiter_free(struct waiter *w)
 	free(w);
 }
 
-/* Gives slot its result (copying data) and answers once all slots are in. */
+/*
+ * Gives slot its result and answers once all slots are in.  Data is
+ * copied when the waiter must keep it past this call; the last slot's
+ * is borrowed, the answer being given now.
+ */
 void
 dnsfetch_waiter_set(struct dnssrc *ds, struct waiter *w, unsigned slot,
     const struct dns_result *r)
@@ -73,7 +87,7 @@ dnsfetch_waiter_set(struct dnssrc *ds, struct waiter *w, unsigned slot,
 	struct dns_result *s = &w->slot[slot];
 
 	*s = *r;
-	if (r->len) {
+	if (r->len && w->pending > 1) {
 		if ((w->owned[slot] = malloc(r->len)) == NULL) {
 			s->status = CACHE_FAILED;
 			s->data = NULL;
@@ -123,7 +137,7 @@ sibling(struct fetch *f)
 {
 	uint32_t other = other_type(f);
 
-	return other ? dnsfetch_find(f->ds, f->key, other) : NULL;
+	return other ? find_in(f->ds, f->bucket, f->key, other) : NULL;
 }
 
 /* A stashed answer goes into the cache (between cache_hold and _release). */
@@ -560,13 +574,17 @@ dnsfetch_join(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
 	struct fetch	*f;
 	struct fwait	*fw = NULL;
 	char		 lkey[PROTO_NAME_MAX + 2];
+	char		 cand[DNSSRC_NCAND][PROTO_NAME_MAX + 2];
 	uint32_t	 kind = a->pair ? CACHE_KIND_PAIR : k->kind;
 	unsigned	 b, h;
+	int		 c, ncand;
+	bool		 asis_first;
 
 	name_fold(lkey, k->key, strnlen(k->key, PROTO_NAME_MAX + 1) + 1);
 	if (w && (fw = malloc(sizeof(*fw))) == NULL)
 		return -ENOMEM;
-	if ((f = dnsfetch_find(ds, lkey, kind)) != NULL) {
+	b = fetch_bucket(ds, lkey);
+	if ((f = find_in(ds, b, lkey, kind)) != NULL) {
 		if (fw) {
 			fw->w = w;
 			fw->slot = slot;
@@ -581,10 +599,22 @@ dnsfetch_join(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
 		free(fw);
 		return -EBUSY;
 	}
-	if ((f = calloc(1, sizeof(*f))) == NULL) {
+	if (k->search)
+		ncand = dnssrc_candidates(ds, k->key, cand, &asis_first);
+	else {
+		memcpy(cand[0], k->key, strlen(k->key) + 1);
+		ncand = 1;
+		asis_first = true;
+	}
+	if ((f = calloc(1, offsetof(struct fetch, cand) +
+	    (size_t)ncand * sizeof(f->cand[0]))) == NULL) {
 		free(fw);
 		return -ENOMEM;
 	}
+	for (c = 0; c < ncand; c++)
+		memcpy(f->cand[c], cand[c], strlen(cand[c]) + 1);
+	f->ncand = ncand;
+	f->asis_first = asis_first;
 	f->ds = ds;
 	memcpy(f->key, lkey, sizeof(f->key));
 	f->kind = kind;
@@ -599,13 +629,6 @@ dnsfetch_join(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
 		f->half[h].kind = a->k[a->pair ? h : i].kind;
 	}
 	f->neg_cacheable = true;
-	if (k->search)
-		f->ncand = dnssrc_candidates(ds, k->key, f->cand, &f->asis_first);
-	else {
-		memcpy(f->cand[0], k->key, strlen(k->key) + 1);
-		f->ncand = 1;
-		f->asis_first = true;
-	}
 	if (fw) {
 		fw->w = w;
 		fw->slot = slot;
@@ -615,7 +638,7 @@ dnsfetch_join(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
 		ds->st.prefetches++;
 		ds->notes |= DNSSRC_NOTE_PREFETCH;
 	}
-	b = fetch_bucket(ds, f->key, kind);
+	f->bucket = b;
 	f->hnext = ds->fetches[b];
 	ds->fetches[b] = f;
 	ds->nfetches++;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* daemon/sources/dnsmsg.c - a bounds-checked reader of DNS messages (RFC 1035), fuzzed. */
+/* daemon/sources/dnsmsg.c - a bounds-checked reader of DNS messages (RFC 1035), fuzzed; and the query we send. */
 
 /*
  * Design.  Every byte of a message comes from the network, so every read
@@ -21,6 +21,12 @@
  * Names inside rdata are read with the message cut at the end of the rdata:
  * pointers only go backwards, so this still lets them point anywhere
  * earlier in the message, and keeps a name from running into the next RR.
+ *
+ * The query (dnsmsg_query) is c-ares 1.18's ares_create_query, written
+ * into the caller's buffer: the name read as c-ares reads it
+ * (dnsmsg_name_from_text, which dnsanswer.c also uses to know our name in
+ * the reply), so what we ask and what we check are one reading.  The unit
+ * test and the fuzzer hold it to ares_create_query itself.
  *
  * Nothing here allocates, logs or touches errno.
  */
@@ -135,6 +141,14 @@ wr_label_byte(struct wr *w, uint8_t c)
 }
 
 /*
+ * The bytes wr_label_byte writes as they are, one bit each: 0x21 to 0x7e
+ * but the specials (test_name_every_byte holds the two to one rule).
+ */
+static const uint64_t label_plain[2] = {
+	UINT64_C(0xf7ffbcea00000000), UINT64_C(0x7fffffffeffffffe),
+};
+
+/*
  * A whole label as wr_label_byte writes each byte: most labels are
  * letters, digits and hyphens, which are copied at once.
  */
@@ -144,7 +158,7 @@ wr_label(struct wr *w, const uint8_t *l, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (!(l[i] > 0x20 && l[i] < 0x7f) || name_special(l[i]))
+		if (l[i] >= 0x80 || !(label_plain[l[i] >> 6] >> (l[i] & 63) & 1))
 			break;
 	if (i < n || w->p == NULL || w->off + n >= w->cap) {
 		for (i = 0; i < n; i++)
@@ -350,6 +364,45 @@ name_len_nodot(const char *s)
 	return bs % 2 ? n : n - 1;
 }
 
+/* Whether s ends with suffix, ASCII case aside (c-ares' ares_striendstr in the C locale). */
+static bool
+ends_with_fold(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && name_eq_fold(s + n - m, suffix, m);
+}
+
+int
+dnsmsg_query(const char *name, uint16_t type, uint16_t id, uint16_t payload,
+    uint8_t *out)
+{
+	uint8_t	*p;
+	int	 n;
+
+	if (ends_with_fold(name, ".onion") || ends_with_fold(name, ".onion."))
+		return -EINVAL;
+	if ((n = dnsmsg_name_from_text(name, out + DNS_HDR_LEN)) < 0)
+		return -EINVAL;
+	memset(out, 0, DNS_HDR_LEN);
+	out[0] = (uint8_t)(id >> 8);
+	out[1] = (uint8_t)id;
+	out[2] = 0x01;			/* opcode QUERY, RD */
+	out[5] = 1;			/* QDCOUNT */
+	out[11] = 1;			/* ARCOUNT: the OPT */
+	p = out + DNS_HDR_LEN + n;
+	p[0] = (uint8_t)(type >> 8);
+	p[1] = (uint8_t)type;
+	p[2] = 0;
+	p[3] = 1;			/* class IN */
+	/* The OPT: the root, type 41, the payload size as its class, TTL 0, no rdata. */
+	memset(p + 4, 0, 11);
+	p[6] = DNS_T_OPT;
+	p[7] = (uint8_t)(payload >> 8);
+	p[8] = (uint8_t)payload;
+	return DNS_HDR_LEN + n + 4 + 11;
+}
+
 int
 dnsmsg_name_cmp(const char *a, const char *b)
 {
@@ -357,18 +410,128 @@ dnsmsg_name_cmp(const char *a, const char *b)
 }
 
 /*
- * One RR at rd's offset: the owner name (into rr->name when with_name,
- * else only checked), the fixed fields, the rdata.
+ * name_read's walk, compared as it goes: the length bytes exactly (a
+ * label is at most 63, below any letter, so folding would not change
+ * them), the label bytes folded.  The texts dnsmsg_name writes are equal
+ * in the same cases: it writes each byte the same way wherever it is, as
+ * itself when it is a letter, and its escapes are not letters.
+ */
+int
+dnsmsg_name_eq(const uint8_t *buf, size_t len, size_t off, const uint8_t *wire)
+{
+	struct rd	 rd;
+	const uint8_t	*label;
+	size_t		 seg = off, at = 0, target;
+	unsigned	 ptrs = 0;
+	uint8_t		 c;
+
+	rd_init(&rd, buf, len);
+	rd_seek(&rd, off);
+	for (;;) {
+		c = rd_u8(&rd);
+		if (rd.err)
+			return -EBADMSG;
+		if ((c & 0xc0) == 0xc0) {
+			target = (size_t)(c & 0x3f) << 8 | rd_u8(&rd);
+			if (rd.err || target >= seg || ++ptrs > DNSMSG_MAX_POINTERS)
+				return -EBADMSG;
+			rd_seek(&rd, target);	/* before seg: in bounds */
+			seg = target;
+			continue;
+		}
+		if (c & 0xc0)
+			return -EBADMSG;	/* 0x40 extended, 0x80 reserved */
+		/* wire is a name: at + 1 + c stays inside it while they agree. */
+		if (c != wire[at])
+			return 0;
+		if (c == 0)
+			return 1;
+		if ((label = rd_bytes(&rd, c)) == NULL)
+			return -EBADMSG;
+		if (!name_eq_fold(label, wire + at + 1, c))
+			return 0;
+		at += 1 + (size_t)c;
+	}
+}
+
+int
+dnsmsg_name_from_text(const char *in, uint8_t *out)
+{
+	const char	*p = in;
+	size_t		 n = 0, lab, lim;
+
+	/* As c-ares 1.18's ares_create_query splits and unescapes. */
+	if (p[0] == '.' && p[1] == '\0')
+		p++;
+	while (*p) {
+		if (*p == '.')
+			return -EINVAL;		/* an empty label */
+		lab = n++;
+		/* A label's 63 bytes, a name's 255 with its root: no byte at lim. */
+		lim = lab + 1 + 63 < DNSMSG_NAME_MAX - 1 ? lab + 1 + 63 :
+		    DNSMSG_NAME_MAX - 1;
+		for (; *p != '\0' && *p != '.'; p++) {
+			if (n >= lim)
+				return -EINVAL;
+			if (*p == '\\' && p[1] != '\0')
+				p++;
+			out[n++] = (uint8_t)*p;
+		}
+		out[lab] = (uint8_t)(n - lab - 1);
+		if (*p == '.')
+			p++;
+	}
+	out[n++] = 0;
+	return (int)n;
+}
+
+/* The fixed part of an RR, and where its owner is. */
+struct rrfix {
+	size_t		 owner_off;
+	uint16_t	 type;
+	uint16_t	 rclass;
+	uint32_t	 ttl;
+	uint16_t	 rdlen;
+	size_t		 rdata_off;
+};
+
+/*
+ * Past the name at rd's offset, its pointer not followed: in bounds, but
+ * the name's own checks are left to whoever reads it (dnsmsg_parse has
+ * made them for every owner of a message it parsed).
  */
 static void
-rd_rr(struct rd *rd, struct dnsmsg_rr *rr, bool with_name)
+rd_skip_name(struct rd *rd)
 {
-	struct wr w;
+	uint8_t c;
 
-	wr_init(&w, with_name ? rr->name : NULL, sizeof(rr->name));
-	rd_name(rd, &w, false);
-	if (w.err)
-		rd->err = -EBADMSG;	/* cannot happen: the buffer fits any name */
+	while (rd->err == 0) {
+		c = rd_u8(rd);
+		if ((c & 0xc0) == 0xc0) {
+			rd_u8(rd);
+			return;
+		}
+		if (c & 0xc0)
+			rd->err = -EBADMSG;
+		else if (c == 0)
+			return;
+		else
+			rd_bytes(rd, c);
+	}
+}
+
+/*
+ * One RR at rd's offset: the owner checked (not decoded) when check is
+ * set, else only skipped; the rest read.
+ */
+static void
+rd_rr(struct rd *rd, struct rrfix *rr, bool check)
+{
+	rr->owner_off = rd->off;
+	if (check)
+		rd_name(rd, NULL, false);
+	else
+		rd_skip_name(rd);
 	rr->type = rd_u16(rd);
 	rr->rclass = rd_u16(rd);
 	rr->ttl = rd_u32(rd);
@@ -377,51 +540,76 @@ rd_rr(struct rd *rd, struct dnsmsg_rr *rr, bool with_name)
 	rd_bytes(rd, rr->rdlen);
 }
 
+/* dnsmsg_parse, and with text unset dnsmsg_parse_wire. */
+static int
+parse(const uint8_t *buf, size_t len, struct dnsmsg *ret_msg, bool text)
+{
+	struct rrfix	 rr;
+	struct rd	 rd;
+	uint16_t	 id, flags, qdcount, ancount, nscount, arcount;
+	uint16_t	 qtype = 0, qclass = 0;
+	size_t		 qname_off = 0, rr_off;
+	unsigned	 i, total;
+
+	rd_init(&rd, buf, len);
+	id = rd_u16(&rd);
+	flags = rd_u16(&rd);
+	qdcount = rd_u16(&rd);
+	ancount = rd_u16(&rd);
+	nscount = rd_u16(&rd);
+	arcount = rd_u16(&rd);
+	total = (unsigned)ancount + nscount + arcount;
+	if (rd.err || qdcount > 1 || total > DNSMSG_MAX_RRS)
+		return -EBADMSG;
+	if (qdcount == 1) {
+		qname_off = rd.off;
+		rd_name(&rd, NULL, false);
+		qtype = rd_u16(&rd);
+		qclass = rd_u16(&rd);
+	}
+	rr_off = rd.off;
+	for (i = 0; i < total && rd.err == 0; i++)
+		rd_rr(&rd, &rr, true);
+	if (rd.err)
+		return -EBADMSG;
+	/* The question's text once all is checked: it decodes, and fits. */
+	ret_msg->qname[0] = '\0';
+	if (text && qdcount == 1 && dnsmsg_name(buf, len, qname_off,
+	    ret_msg->qname, sizeof(ret_msg->qname), NULL) < 0)
+		return -EBADMSG;	/* cannot happen */
+	ret_msg->buf = buf;
+	ret_msg->len = len;
+	ret_msg->id = id;
+	ret_msg->flags = flags;
+	ret_msg->rcode = flags & 0x0f;
+	ret_msg->qdcount = qdcount;
+	ret_msg->ancount = ancount;
+	ret_msg->nscount = nscount;
+	ret_msg->arcount = arcount;
+	ret_msg->qname_off = qname_off;
+	ret_msg->qtype = qtype;
+	ret_msg->qclass = qclass;
+	ret_msg->rr_off = rr_off;
+	return 0;
+}
+
 int
 dnsmsg_parse(const uint8_t *buf, size_t len, struct dnsmsg *ret_msg)
 {
-	struct dnsmsg	 m;
-	struct dnsmsg_rr rr;
-	struct rd	 rd;
-	struct wr	 w;
-	unsigned	 i, total;
+	return parse(buf, len, ret_msg, true);
+}
 
-	memset(&m, 0, sizeof(m));
-	rd_init(&rd, buf, len);
-	m.buf = buf;
-	m.len = len;
-	m.id = rd_u16(&rd);
-	m.flags = rd_u16(&rd);
-	m.rcode = m.flags & 0x0f;
-	m.qdcount = rd_u16(&rd);
-	m.ancount = rd_u16(&rd);
-	m.nscount = rd_u16(&rd);
-	m.arcount = rd_u16(&rd);
-	total = (unsigned)m.ancount + m.nscount + m.arcount;
-	if (rd.err || m.qdcount > 1 || total > DNSMSG_MAX_RRS)
-		return -EBADMSG;
-	if (m.qdcount == 1) {
-		wr_init(&w, m.qname, sizeof(m.qname));
-		rd_name(&rd, &w, false);
-		m.qtype = rd_u16(&rd);
-		m.qclass = rd_u16(&rd);
-		if (w.err)
-			rd.err = -EBADMSG;
-	}
-	m.rr_off = rd.off;
-	for (i = 0; i < total && rd.err == 0; i++)
-		rd_rr(&rd, &rr, false);
-	if (rd.err)
-		return -EBADMSG;
-	*ret_msg = m;
-	return 0;
+int
+dnsmsg_parse_wire(const uint8_t *buf, size_t len, struct dnsmsg *ret_msg)
+{
+	return parse(buf, len, ret_msg, false);
 }
 
 int
 dnsmsg_next_rr(const struct dnsmsg *msg, struct dnsmsg_iter *it,
     struct dnsmsg_rr *ret_rr)
 {
-	struct dnsmsg_rr rr;
+	struct rrfix	 rr;
 	struct rd	 rd;
 	unsigned	 an = msg->ancount, ns = msg->nscount;
 	unsigned	 total = an + ns + msg->arcount;
@@ -430,18 +618,29 @@ dnsmsg_next_rr(const struct dnsmsg *msg, struct dnsmsg_iter *it,
 		return 0;
 	rd_init(&rd, msg->buf, msg->len);
 	rd_seek(&rd, it->off ? it->off : msg->rr_off);
-	rd_rr(&rd, &rr, true);
+	rd_rr(&rd, &rr, !it->no_names);
 	if (rd.err)
 		return -EBADMSG;
+	/* Checked by rd_rr: it decodes, and the buffer fits any name. */
+	if (it->no_names)
+		ret_rr->name[0] = '\0';
+	else if (dnsmsg_name(msg->buf, msg->len, rr.owner_off, ret_rr->name,
+	    sizeof(ret_rr->name), NULL) < 0)
+		return -EBADMSG;	/* cannot happen */
+	ret_rr->owner_off = rr.owner_off;
+	ret_rr->type = rr.type;
+	ret_rr->rclass = rr.rclass;
+	ret_rr->ttl = rr.ttl;
+	ret_rr->rdlen = rr.rdlen;
+	ret_rr->rdata_off = rr.rdata_off;
 	if (it->index < an)
-		rr.section = DNS_S_ANSWER;
+		ret_rr->section = DNS_S_ANSWER;
 	else if (it->index < an + ns)
-		rr.section = DNS_S_AUTHORITY;
+		ret_rr->section = DNS_S_AUTHORITY;
 	else
-		rr.section = DNS_S_ADDITIONAL;
+		ret_rr->section = DNS_S_ADDITIONAL;
 	it->off = rd.off;
 	it->index++;
-	*ret_rr = rr;
 	return 1;
 }
 
@@ -633,19 +832,37 @@ dnsmsg_rdata_name(const struct dnsmsg *msg, const struct dnsmsg_rr *rr,
 }
 
 int
+dnsmsg_rdata_name_wire(const struct dnsmsg *msg, const struct dnsmsg_rr *rr,
+    uint8_t *out)
+{
+	struct rd	rd;
+	size_t		next;
+	int		r;
+
+	if (rr->type != DNS_T_CNAME && rr->type != DNS_T_PTR &&
+	    rr->type != DNS_T_NS)
+		return -EINVAL;
+	rd_rdata(&rd, msg, rr);
+	if (rd.err || (r = name_read(rd.p, rd.len, rd.off, NULL, false, out,
+	    &next)) < 0)
+		return -EBADMSG;
+	/* The name fills the rdata, as rd_done asks of dnsmsg_rdata_name. */
+	return next == rd.len ? r : -EBADMSG;
+}
+
+int
 dnsmsg_rdata_soa_minimum(const struct dnsmsg *msg, const struct dnsmsg_rr *rr,
     uint32_t *ret_minimum)
 {
 	struct rd	rd;
-	struct wr	w;
 	uint32_t	minimum;
 
 	if (rr->type != DNS_T_SOA)
 		return -EINVAL;
 	rd_rdata(&rd, msg, rr);
-	wr_init(&w, NULL, 0);
-	rd_name(&rd, &w, false);	/* MNAME */
-	rd_name(&rd, &w, false);	/* RNAME */
+	/* Checked, not written out (no text to count, either). */
+	rd_name(&rd, NULL, false);	/* MNAME */
+	rd_name(&rd, NULL, false);	/* RNAME */
 	rd_bytes(&rd, 16);		/* SERIAL REFRESH RETRY EXPIRE */
 	minimum = rd_u32(&rd);
 	if (!rd_done(&rd))

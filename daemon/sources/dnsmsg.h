@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* daemon/sources/dnsmsg.h - a bounds-checked reader of DNS messages (RFC 1035), fuzzed. */
+/* daemon/sources/dnsmsg.h - a bounds-checked reader of DNS messages (RFC 1035), fuzzed; and the query we send. */
 #ifndef NAMECACHE_DNSMSG_H
 #define NAMECACHE_DNSMSG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -12,6 +13,7 @@
  * compression pointers in one name, or accepts a name over 255 bytes in
  * wire form.  A pointer must point before the run of labels it ends (the
  * name's start, or the previous pointer's target), so no loop can exist.
+ * The one writer, dnsmsg_query, makes the upstream query as c-ares would.
  * Nothing allocates, logs or touches errno.
  */
 
@@ -60,7 +62,8 @@ struct dnsmsg {
 	uint8_t		 rcode;		/* low 4 bits of flags */
 	uint16_t	 qdcount, ancount, nscount, arcount;
 	/* The first question, when qdcount >= 1. */
-	char		 qname[DNSMSG_NAME_STRLEN];	/* presentation, lower case kept as sent */
+	char		 qname[DNSMSG_NAME_STRLEN];	/* presentation, case kept as sent */
+	size_t		 qname_off;	/* where that name is, for dnsmsg_name_eq */
 	uint16_t	 qtype;
 	uint16_t	 qclass;
 	size_t		 rr_off;	/* offset of the first answer RR */
@@ -69,6 +72,7 @@ struct dnsmsg {
 /* One resource record; rdata points into the message. */
 struct dnsmsg_rr {
 	char		 name[DNSMSG_NAME_STRLEN];	/* owner, presentation form */
+	size_t		 owner_off;	/* where the owner is, for dnsmsg_name_eq */
 	uint16_t	 type;
 	uint16_t	 rclass;
 	uint32_t	 ttl;		/* as sent; callers clamp */
@@ -77,10 +81,17 @@ struct dnsmsg_rr {
 	int		 section;	/* enum dnsmsg_section */
 };
 
-/* Walks the RRs of a parsed message in order; zero it before the first call. */
+/*
+ * Walks the RRs of a parsed message in order; zero it before the first
+ * call.  With no_names set, an RR's owner is not decoded (rr->name is
+ * left empty) but only stepped over: a reader that compares names in wire
+ * form, at rr->owner_off with dnsmsg_name_eq (which checks what it reads),
+ * skips the text it would not read.
+ */
 struct dnsmsg_iter {
 	size_t		 off;
 	unsigned	 index;		/* RRs read so far */
+	bool		 no_names;
 };
 
 /*
@@ -92,8 +103,15 @@ struct dnsmsg_iter {
  */
 int	dnsmsg_parse(const uint8_t *buf, size_t len, struct dnsmsg *ret_msg);
 
+/*
+ * The same checks, without the question's text: ret_msg->qname is left
+ * empty, the name is at ret_msg->qname_off.  For a reader that compares
+ * names in wire form (dnsmsg_name_eq).
+ */
+int	dnsmsg_parse_wire(const uint8_t *buf, size_t len, struct dnsmsg *ret_msg);
+
 /* 1 with *ret_rr filled, 0 after the last RR, -EBADMSG (only if the
- * message was not parsed by dnsmsg_parse). */
+ * message was not parsed by dnsmsg_parse: never a read out of bounds). */
 int	dnsmsg_next_rr(const struct dnsmsg *, struct dnsmsg_iter *, struct dnsmsg_rr *ret_rr);
 
 /*
@@ -134,9 +152,42 @@ int	dnsmsg_name_both(const uint8_t *buf, size_t len, size_t off, char *out,
  */
 int	dnsmsg_name_normalize(const char *in, char *out, size_t outlen);
 
+/*
+ * A name as a client wrote it, read as dnsmsg_name_normalize reads it (as
+ * c-ares 1.18 puts it on the wire), into wire form: out holds
+ * DNSMSG_NAME_MAX bytes.  "" and "." are the root.  Returns the length,
+ * root label included, or -EINVAL for an empty label, a label over 63
+ * bytes or a name over 255: names no message can hold.  Where it
+ * succeeds, dnsmsg_name of its output is dnsmsg_name_normalize's text.
+ */
+int	dnsmsg_name_from_text(const char *in, uint8_t *out);
+
+/*
+ * The one message written here: the query c-ares 1.18's
+ * ares_create_query(name, C_IN, type, id, 1, ..., payload) makes, byte
+ * for byte and with the same refusals, into out (DNSMSG_QUERY_MAX bytes),
+ * without its allocation.  A header with RD, QDCOUNT 1 and ARCOUNT 1; the
+ * name as dnsmsg_name_from_text reads it; type, class IN; an OPT whose
+ * class is payload.  Names ending in ".onion" or ".onion." (any case) are
+ * refused, as c-ares refuses them (RFC 7686), and so are names no message
+ * holds.  Returns the length, or -EINVAL.
+ */
+#define DNSMSG_QUERY_MAX	(12 + DNSMSG_NAME_MAX + 4 + 11)
+int	dnsmsg_query(const char *name, uint16_t type, uint16_t id, uint16_t payload,
+	    uint8_t *out);
+
 /* Case-insensitive (ASCII) comparison of two presentation-form names,
  * ignoring one trailing dot on either.  0 when equal. */
 int	dnsmsg_name_cmp(const char *a, const char *b);
+
+/*
+ * Whether the (possibly compressed) name at off is wire, a name in wire
+ * form (as dnsmsg_name_wire or dnsmsg_name_from_text give it), ASCII case
+ * aside: 1 or 0, as dnsmsg_name_cmp of their texts would say, without
+ * writing either.  Stops at the first difference; -EBADMSG when what it
+ * read up to there breaks dnsmsg_name's rules.
+ */
+int	dnsmsg_name_eq(const uint8_t *buf, size_t len, size_t off, const uint8_t *wire);
 
 /*
  * The rdata of rr in presentation form (RFC 1035 master file syntax), for
@@ -155,6 +206,10 @@ int	dnsmsg_rdata_str(const struct dnsmsg *, const struct dnsmsg_rr *, char *out,
 int	dnsmsg_rdata_addr(const struct dnsmsg *, const struct dnsmsg_rr *, uint8_t *out);
 int	dnsmsg_rdata_name(const struct dnsmsg *, const struct dnsmsg_rr *, char *out,
 	    size_t outlen);
+/* The same target in wire form, as dnsmsg_name_wire writes it into out
+ * (DNSMSG_NAME_MAX bytes): its length, -EBADMSG or -EINVAL as above. */
+int	dnsmsg_rdata_name_wire(const struct dnsmsg *, const struct dnsmsg_rr *,
+	    uint8_t *out);
 
 /* For SOA: the MINIMUM field (the TTL of the record is rr->ttl).  0,
  * -EBADMSG for a malformed SOA, -EINVAL for another type. */

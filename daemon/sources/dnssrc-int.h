@@ -81,6 +81,7 @@ struct stash {
  */
 struct fetch {
 	struct fetch	*hnext;
+	unsigned	 bucket;	/* in ds->fetches: by its key alone */
 	struct dnssrc	*ds;
 	char		 key[PROTO_NAME_MAX + 2];	/* lowercased */
 	uint32_t	 kind;		/* the single half's, or CACHE_KIND_PAIR */
@@ -90,7 +91,6 @@ struct fetch {
 	unsigned	 nhalf;
 	unsigned	 pending;	/* halves of this candidate not answered */
 	struct half	 half[2];
-	char		 cand[DNSSRC_NCAND][PROTO_NAME_MAX + 2];
 	int		 ncand;
 	int		 icand;
 	struct fwait	*waiters;
@@ -103,6 +103,9 @@ struct fetch {
 	bool		 neg_cacheable;
 	uint32_t	 neg_ttl;
 	struct stash	 stash;		/* the other type's answer, for one record */
+	/* The names tried, in order: ncand of them, allocated with the fetch
+	   (room for DNSSRC_NCAND would be 2 KiB, nearly all unused). */
+	char		 cand[][PROTO_NAME_MAX + 2];
 };
 
 struct dnssrc {
@@ -138,7 +141,8 @@ struct fetch *dnsfetch_find(struct dnssrc *, const char *key, uint32_t kind);
  */
 int	dnsfetch_join(struct dnssrc *, const struct dnssrc_ask *a, unsigned i,
 	    struct waiter *w, unsigned slot);
-/* Slot slot of w has its result r (copied): w's callback once all are in. */
+/* Slot slot of w has its result r (copied while other slots are still
+ * out; r's data must live through the call): w's callback once all are in. */
 void	dnsfetch_waiter_set(struct dnssrc *, struct waiter *w, unsigned slot,
 	    const struct dns_result *r);
 

@@ -40,9 +40,12 @@ struct chan {
 	struct resolver	*r;
 	ares_channel	 ares;
 	struct event	*timer;
+	uint64_t	 timer_at;	/* µs (mono_us) the timer's deadline is no
+					   earlier than; 0: not armed */
 	struct sockev	*socks;
 	unsigned	 pending;
 	unsigned	 sent;		/* queries sent on it */
+	uint64_t	 generation;	/* the settings it was built with */
 	bool		 retired;
 	bool		 in_send;	/* a callback now would be synchronous */
 	char		*domains[RESOLVER_SEARCH_MAX + 1];
@@ -80,13 +83,16 @@ struct resolver {
 	}			 st;
 	struct chan		*cur;
 	struct chan		*all;
-	unsigned		 nchans;	/* on the list all */
+	struct chan		*spare;		/* retired, reset, idle: for reuse */
+	unsigned		 nspare;
+	unsigned		 nchans;	/* on the lists all and spare */
 	struct event		*gc;
 	struct watch		*watch;
 	char			*resolv_conf;
 	struct config_server	 servers[CONFIG_UPSTREAM_MAX];
 	unsigned		 nservers;
 	uint64_t		 generation;
+	struct ares_addr_port_node *srv;	/* the current channel's servers */
 	void			(*changed)(void *);
 	void			*changed_arg;
 	uint16_t		 idpool[IDPOOL];	/* random, not yet used */
@@ -101,6 +107,8 @@ struct resolver {
  */
 /* The channel's timer follows ares_timeout: armed, moved or stopped. */
 void	resolver_timer_update(struct chan *);
+/* The same after a query's first send, begun at sent_us (mono_us). */
+void	resolver_timer_sent(struct chan *, uint64_t sent_us);
 /* The channel timer's callback (evtimer_new); arg is the channel. */
 void	resolver_timer_cb(evutil_socket_t, short, void *arg);
 /* ARES_OPT_SOCK_STATE_CB, with the channel as its data. */

@@ -32,10 +32,31 @@ resolver_timer_update(struct chan *ch)
 {
 	struct timeval tv, *t;
 
-	if ((t = ares_timeout(ch->ares, NULL, &tv)) != NULL)
+	if ((t = ares_timeout(ch->ares, NULL, &tv)) != NULL) {
 		evtimer_add(ch->timer, t);
-	else
+		/* Taken after c-ares' own clock: never before its deadline. */
+		ch->timer_at = mono_us() + (uint64_t)t->tv_sec * 1000000 +
+		    (uint64_t)t->tv_usec;
+	} else {
 		evtimer_del(ch->timer);
+		ch->timer_at = 0;
+	}
+}
+
+/*
+ * c-ares gives a query's first try the deadline of its send plus the
+ * channel's timeout (later tries more), so no earlier than sent_us +
+ * timeout_ms.  A timer armed for no later than that stands as it is, and
+ * the walk of every query on the channel (ares_timeout) is spared: a
+ * lookup's second query, or any query sent while others are out.
+ */
+void
+resolver_timer_sent(struct chan *ch, uint64_t sent_us)
+{
+	if (ch->timer_at != 0 &&
+	    ch->timer_at <= sent_us + (uint64_t)ch->timeout_ms * 1000)
+		return;
+	resolver_timer_update(ch);
 }
 
 static void

@@ -19,11 +19,26 @@
  * close it whenever no query is in flight, a socket, connect and close per
  * miss), so every query would leave from one source port, which a spoofer
  * can learn by making us ask a name of his own.  So a channel is retired
- * after CHAN_QUERIES queries and a copy of it takes over: the queries it
- * sent finish on it, then it is destroyed and its socket closed, and the
- * next ones leave from a new socket with a new random port.  At most
- * CHAN_LIVE_MAX channels live at once (each has a socket and c-ares' own
- * tables); past that the current one keeps taking queries.
+ * after CHAN_QUERIES queries and another takes over: the queries it sent
+ * finish on it, then its sockets are closed, and the next ones leave from
+ * a new socket with a new random port.  The guarantee: a socket, so a
+ * source port, carries at most CHAN_QUERIES queries (more only while
+ * CHAN_LIVE_MAX channels are in use, below), and is closed once they
+ * end.  It holds because a channel takes CHAN_QUERIES queries between
+ * becoming current and being retired, and every socket it has was opened
+ * in that span: a new channel has none, and a reused one had them all
+ * closed before it could become current again.
+ *
+ * The one that takes over is a spare when there is one: a retired channel
+ * whose queries all ended, reset by ares_set_servers_ports (chan_reset),
+ * which closes its sockets as ares_destroy would.  Else a copy of the
+ * current one (chan_dup: ares_init_options sets up c-ares' tables and
+ * reads /dev/urandom; with ares_destroy later, 97,000 instructions a
+ * channel, against 1,100 for a reset).  A one-at-a-time load thus turns
+ * two channels over.  At most CHAN_SPARE_MAX are kept
+ * idle (they hold no socket), the rest destroyed.  At most CHAN_LIVE_MAX
+ * channels exist at once, spares included (each has c-ares' tables and
+ * ours); past that the current one keeps taking queries.
  *
  * Round trips per server (resolver_foreach_server).  Every byte c-ares
  * sends or reads goes through the socket functions of resolver-sock.c,
@@ -32,6 +47,7 @@
  * counts.
  */
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -41,6 +57,8 @@
 #include <ares.h>
 #include <event2/event.h>
 
+#include "clock.h"
+#include "dnsmsg.h"
 #include "log.h"
 #include "registry.h"
 #include "resolvconf.h"
@@ -51,7 +69,8 @@
 
 #define EDNS_PAYLOAD	1232	/* the DNS flag day 2020 figure */
 #define CHAN_QUERIES	16	/* queries a channel sends before it is replaced */
-#define CHAN_LIVE_MAX	64	/* channels at once, current and retiring */
+#define CHAN_LIVE_MAX	64	/* channels at once, current, retiring and spare */
+#define CHAN_SPARE_MAX	4	/* idle channels kept for reuse */
 #define CHAN_PENDING_MAX 49152	/* ids in use on a channel: a free one is quick to draw */
 
 _Static_assert(UPSTAT_SERVERS_MAX == RESOLVER_SERVERS_MAX, "one bound, two names");
@@ -92,6 +111,37 @@ chan_destroy(struct chan *ch)
 	free(ch);
 }
 
+/*
+ * A retired channel whose queries have all ended, made ready to serve
+ * again as a new one would: ares_set_servers_ports (which c-ares allows
+ * only with no query in flight) closes its sockets, so its next query
+ * opens a new socket and the kernel draws a new random port for it.  It
+ * keeps c-ares' tables and ours, sparing ares_destroy and
+ * ares_init_options (which sets up 3,072 list heads and reads
+ * /dev/urandom for an id key we do not use).  Only for the current
+ * settings; false when it cannot be reused (it is then destroyed).  From
+ * the loop only (gc_cb), never inside a c-ares callback: c-ares may still
+ * be using the server state that this frees.
+ */
+static bool
+chan_reset(struct chan *ch)
+{
+	struct resolver	*r = ch->r;
+
+	if (ch->generation != r->generation || r->srv == NULL ||
+	    r->nspare >= CHAN_SPARE_MAX)
+		return false;
+	if (ares_set_servers_ports(ch->ares, r->srv) != ARES_SUCCESS)
+		return false;	/* its sockets are closed, maybe its servers gone */
+	/* Every id went back to ch->ids as its query ended. */
+	assert(ch->pending == 0 && ch->socks == NULL);
+	evtimer_del(ch->timer);
+	ch->timer_at = 0;
+	ch->sent = 0;
+	ch->retired = false;
+	return true;
+}
+
 static void
 gc_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -101,10 +151,30 @@ gc_cb(evutil_socket_t fd, short what, void *arg)
 	for (pp = &r->all; (ch = *pp) != NULL; ) {
 		if (ch->retired && ch->pending == 0) {
 			*pp = ch->next;
+			if (chan_reset(ch)) {
+				ch->next = r->spare;
+				r->spare = ch;
+				r->nspare++;
+				continue;
+			}
 			r->nchans--;
 			chan_destroy(ch);
 		} else
 			pp = &ch->next;
+	}
+}
+
+/* The spare channels go: the settings changed, or we stop. */
+static void
+spares_free(struct resolver *r)
+{
+	struct chan *ch;
+
+	while ((ch = r->spare) != NULL) {
+		r->spare = ch->next;
+		r->nspare--;
+		r->nchans--;
+		chan_destroy(ch);
 	}
 }
 
@@ -331,6 +401,7 @@ chan_dup(struct chan *from, struct chan **ret)
 	ch->ndots = from->ndots;
 	ch->timeout_ms = from->timeout_ms;
 	ch->attempts = from->attempts;
+	ch->generation = from->generation;
 	memcpy(ch->servers, from->servers, sizeof(ch->servers));
 	ares_free_data(servers);
 	*ret = ch;
@@ -341,21 +412,29 @@ fail:
 	return rc;
 }
 
-/* The channel for the next query: the current one, or its replacement. */
+/*
+ * The channel for the next query: the current one, or its replacement, a
+ * spare (chan_reset) or else a copy.
+ */
 static struct chan *
 chan_for_query(struct resolver *r)
 {
 	struct chan *old = r->cur, *ch;
 
-	if (old->sent < CHAN_QUERIES || r->nchans >= CHAN_LIVE_MAX)
+	if (old->sent < CHAN_QUERIES)
 		return old;
-	if (chan_dup(old, &ch) < 0) {
+	if ((ch = r->spare) != NULL) {
+		r->spare = ch->next;
+		r->nspare--;
+	} else if (r->nchans >= CHAN_LIVE_MAX)
+		return old;
+	else if (chan_dup(old, &ch) < 0) {
 		log_debug("resolver: cannot replace a channel; keeping it");
 		return old;
-	}
+	} else
+		r->nchans++;
 	ch->next = r->all;
 	r->all = ch;
-	r->nchans++;
 	r->cur = ch;
 	old->retired = true;
 	if (old->pending == 0)
@@ -407,9 +486,10 @@ same_search(const struct chan *a, const struct chan *b)
 int
 resolver_rebuild(struct resolver *r)
 {
-	struct chan	*ch = NULL, *old = r->cur;
-	char		*err = NULL;
-	int		 rc;
+	struct ares_addr_port_node	*srv = NULL;
+	struct chan			*ch = NULL, *old = r->cur;
+	char				*err = NULL;
+	int				 rc;
 
 	if ((rc = chan_new(r, &ch, &err)) < 0) {
 		log_error("resolver: %s; keeping the old settings",
@@ -417,11 +497,18 @@ resolver_rebuild(struct resolver *r)
 		free(err);
 		return rc;
 	}
+	/* For chan_reset; without it, retired channels are destroyed. */
+	if (ares_get_servers_ports(ch->ares, &srv) != ARES_SUCCESS)
+		srv = NULL;
+	if (r->srv)
+		ares_free_data(r->srv);
+	r->srv = srv;
+	spares_free(r);
 	ch->next = r->all;
 	r->all = ch;
 	r->nchans++;
 	r->cur = ch;
-	r->generation++;
+	ch->generation = ++r->generation;
 	if (old) {
 		old->retired = true;
 		if (old->pending == 0)
@@ -512,6 +599,9 @@ resolver_free(struct resolver *r)
 		next = ch->next;
 		chan_destroy(ch);
 	}
+	spares_free(r);
+	if (r->srv)
+		ares_free_data(r->srv);
 	watch_free(r->watch);
 	event_free(r->gc);
 	upstat_free(r->upstat);
@@ -526,8 +616,9 @@ resolver_query(struct resolver *r, const char *name, uint16_t type,
 {
 	struct chan	*ch;
 	struct rquery	*q;
-	unsigned char	*buf = NULL;
-	int		 len, st;
+	uint8_t		 buf[DNSMSG_QUERY_MAX];
+	uint64_t	 sent;
+	int		 len;
 
 	if (r->cur == NULL)
 		return -ENETDOWN;
@@ -537,13 +628,14 @@ resolver_query(struct resolver *r, const char *name, uint16_t type,
 	if ((q = malloc(sizeof(*q))) == NULL)
 		return -ENOMEM;
 	q->id = chan_new_id(ch);
-	/* ares_send sends the id it is given: this one is random and unused. */
-	st = ares_create_query(name, 1 /* IN */, type, q->id, 1, &buf, &len,
-	    EDNS_PAYLOAD);
-	if (st != ARES_SUCCESS) {
+	/*
+	 * ares_send sends the id it is given: this one is random and unused.
+	 * The query is ares_create_query's, without its allocation.
+	 */
+	if ((len = dnsmsg_query(name, type, q->id, EDNS_PAYLOAD, buf)) < 0) {
 		ch->ids[q->id / 64] &= ~(UINT64_C(1) << (q->id % 64));
 		free(q);
-		return st == ARES_ENOMEM ? -ENOMEM : -EINVAL;
+		return len;
 	}
 	q->ch = ch;
 	q->cb = cb;
@@ -552,10 +644,10 @@ resolver_query(struct resolver *r, const char *name, uint16_t type,
 	ch->sent++;
 	r->st.queries++;
 	ch->in_send = true;
+	sent = mono_us();
 	ares_send(ch->ares, buf, len, ares_cb, q);
 	ch->in_send = false;
-	ares_free_string(buf);
-	resolver_timer_update(ch);
+	resolver_timer_sent(ch, sent);
 	return 0;
 }
 

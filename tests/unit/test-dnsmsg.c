@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <ares.h>
 
 #include "dnsbuild.h"
 #include "dnsmsg.h"
@@ -1021,6 +1022,233 @@ test_name_normalize(void **state)
 	assert_int_equal(dnsmsg_name_normalize("abc", out, 3), -ENOSPC);
 }
 
+/* Every byte, alone in a label: as itself, after a backslash, or \DDD. */
+static void
+test_name_every_byte(void **state)
+{
+	static const char	specials[] = "\".;\\()@$";
+	uint8_t			wire[3] = { 1, 0, 0 };
+	char			out[DNSMSG_NAME_STRLEN], want[8];
+	unsigned		c;
+
+	for (c = 0; c < 256; c++) {
+		wire[1] = (uint8_t)c;
+		if (c != 0 && strchr(specials, (int)c) != NULL)
+			snprintf(want, sizeof(want), "\\%c", (char)c);
+		else if (c > 0x20 && c < 0x7f)
+			snprintf(want, sizeof(want), "%c", (char)c);
+		else
+			snprintf(want, sizeof(want), "\\%03u", c);
+		assert_int_equal(dnsmsg_name(wire, sizeof(wire), 0, out,
+		    sizeof(out), NULL), strlen(want));
+		assert_string_equal(out, want);
+	}
+}
+
+/* A client's name in wire form, read as c-ares 1.18 reads it. */
+static void
+test_name_from_text(void **state)
+{
+	static const char *const same[] = {
+		"www.Example.com.", "www.Example.com", "a\\.b.c", "semi;colon.x",
+		"caf\xc3\xa9.example", "star*.x", "a\\\\", "a\\", "\\065bc", ".", "",
+	};
+	uint8_t		wire[DNSMSG_NAME_MAX];
+	char		text[DNSMSG_NAME_STRLEN], norm[DNSMSG_NAME_STRLEN];
+	char		name[300];
+	size_t		i;
+	int		n;
+
+	assert_int_equal(dnsmsg_name_from_text("www.Example.com.", wire), 17);
+	assert_memory_equal(wire, "\3www\7Example\3com", 17);
+	assert_int_equal(dnsmsg_name_from_text("www.Example.com", wire), 17);
+	assert_memory_equal(wire, "\3www\7Example\3com", 17);
+	assert_int_equal(dnsmsg_name_from_text("", wire), 1);
+	assert_int_equal(wire[0], 0);
+	assert_int_equal(dnsmsg_name_from_text(".", wire), 1);
+	assert_int_equal(wire[0], 0);
+	/* A backslash takes the next byte as it is, digits too; a last one is itself. */
+	assert_int_equal(dnsmsg_name_from_text("a\\.b.c", wire), 7);
+	assert_memory_equal(wire, "\3a.b\1c", 7);
+	assert_int_equal(dnsmsg_name_from_text("\\065", wire), 5);
+	assert_memory_equal(wire, "\003065", 5);
+	assert_int_equal(dnsmsg_name_from_text("a\\", wire), 4);
+	assert_memory_equal(wire, "\2a\\", 4);
+	/* Names no message holds. */
+	assert_int_equal(dnsmsg_name_from_text("a..b", wire), -EINVAL);
+	assert_int_equal(dnsmsg_name_from_text(".a", wire), -EINVAL);
+	assert_int_equal(dnsmsg_name_from_text("a..", wire), -EINVAL);
+	assert_int_equal(dnsmsg_name_from_text("..", wire), -EINVAL);
+	memset(name, 'a', 63);
+	name[63] = '\0';
+	assert_int_equal(dnsmsg_name_from_text(name, wire), 65);
+	strcpy(name + 63, "a");
+	assert_int_equal(dnsmsg_name_from_text(name, wire), -EINVAL);
+	/* 255 bytes with the root: 3 labels of 63 and one of 61 and their lengths. */
+	memset(name, 'a', sizeof(name));
+	name[63] = name[127] = name[191] = '.';
+	name[253] = '\0';
+	assert_int_equal(dnsmsg_name_from_text(name, wire), 255);
+	assert_int_equal(wire[254], 0);
+	name[253] = 'a';
+	name[254] = '\0';
+	assert_int_equal(dnsmsg_name_from_text(name, wire), -EINVAL);
+	/* Read back as text: dnsmsg_name_normalize's. */
+	for (i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		n = dnsmsg_name_from_text(same[i], wire);
+		assert_true(n > 0);
+		assert_int_equal(dnsmsg_name(wire, (size_t)n, 0, text, sizeof(text),
+		    NULL), dnsmsg_name_normalize(same[i], norm, sizeof(norm)));
+		assert_string_equal(text, norm);
+	}
+}
+
+/* A name in a message against one in wire form, as their texts compare. */
+static void
+test_name_eq(void **state)
+{
+	uint8_t	wire[DNSMSG_NAME_MAX];
+	size_t	q, edge, loop;
+
+	mb_hdr(&mb, 5, QR_RD_RA, 1, 1, 0, 0);
+	mb_question(&mb, "www.EXAMPLE.com", DNS_T_A);
+	q = 12;
+	edge = mb_labels(&mb, "Edge");
+	mb_ptr(&mb, 16);			/* "Edge.EXAMPLE.com" */
+
+	dnsmsg_name_from_text("www.example.COM", wire);
+	assert_int_equal(dnsmsg_name_eq(mb.buf, mb.len, q, wire), 1);
+	dnsmsg_name_from_text("www.example.com.", wire);
+	assert_int_equal(dnsmsg_name_eq(mb.buf, mb.len, q, wire), 1);
+	dnsmsg_name_from_text("edge.example.com", wire);
+	assert_int_equal(dnsmsg_name_eq(mb.buf, mb.len, edge, wire), 1);
+	assert_int_equal(dnsmsg_name_eq(mb.buf, mb.len, q, wire), 0);
+	/* Shorter, longer, another last label. */
+	dnsmsg_name_from_text("example.com", wire);
+	assert_int_equal(dnsmsg_name_eq(mb.buf, mb.len, q, wire), 0);
+	assert_int_equal(dnsmsg_name_eq(mb.buf, mb.len, q + 4, wire), 1);
+	dnsmsg_name_from_text("www.example.com.x", wire);
+	assert_int_equal(dnsmsg_name_eq(mb.buf, mb.len, q, wire), 0);
+	dnsmsg_name_from_text("www.example.cop", wire);
+	assert_int_equal(dnsmsg_name_eq(mb.buf, mb.len, q, wire), 0);
+	/* Only ASCII letters fold: '[' is not '{'. */
+	mb_hdr(&mb, 5, QR_RD_RA, 1, 0, 0, 0);
+	mb_question(&mb, "a[", DNS_T_A);
+	dnsmsg_name_from_text("A[", wire);
+	assert_int_equal(dnsmsg_name_eq(mb.buf, mb.len, 12, wire), 1);
+	dnsmsg_name_from_text("a{", wire);
+	assert_int_equal(dnsmsg_name_eq(mb.buf, mb.len, 12, wire), 0);
+	/* Bad names: a pointer to itself, a pointer forward, past the end. */
+	mb_hdr(&mb, 5, QR_RD_RA, 1, 1, 0, 0);
+	mb_question(&mb, "www.example.com", DNS_T_A);
+	loop = mb_ptr(&mb, mb.len);
+	dnsmsg_name_from_text("www.example.com", wire);
+	assert_int_equal(dnsmsg_name_eq(mb.buf, mb.len, loop, wire), -EBADMSG);
+	mb.buf[12] = 0xc0;
+	mb.buf[13] = 20;
+	assert_int_equal(dnsmsg_name_eq(mb.buf, mb.len, 12, wire), -EBADMSG);
+	assert_int_equal(dnsmsg_name_eq(mb.buf, mb.len, mb.len, wire), -EBADMSG);
+	assert_int_equal(dnsmsg_name_eq(mb.buf, mb.len, SIZE_MAX, wire), -EBADMSG);
+}
+
+/* Owners left in the message, targets in wire form, the question not decoded. */
+static void
+test_wire_readers(void **state)
+{
+	static const uint8_t	want[] = "\3web\7example\3com";
+	struct dnsmsg		msg;
+	struct dnsmsg_rr	rr, named;
+	struct dnsmsg_iter	it = { .no_names = true };
+	uint8_t			wire[DNSMSG_NAME_MAX];
+	char			out[DNSMSG_NAME_STRLEN];
+
+	build_one(DNS_T_CNAME, "\3web\xc0\x10", 6);
+	assert_int_equal(dnsmsg_parse_wire(mb.buf, mb.len, &msg), 0);
+	assert_string_equal(msg.qname, "");
+	assert_int_equal(msg.qname_off, 12);
+	assert_int_equal(msg.qtype, DNS_T_CNAME);
+	assert_int_equal(dnsmsg_name(mb.buf, mb.len, msg.qname_off, out,
+	    sizeof(out), NULL), 15);
+	assert_string_equal(out, "www.example.com");
+	parse_ok(&mb, &msg);
+	assert_int_equal(msg.qname_off, 12);
+	assert_int_equal(dnsmsg_next_rr(&msg, &it, &rr), 1);
+	assert_string_equal(rr.name, "");
+	rr_at(&msg, 0, &named);
+	assert_int_equal(rr.owner_off, named.owner_off);
+	assert_int_equal(rr.owner_off, 12 + 17 + 4);
+	assert_int_equal(rr.type, named.type);
+	assert_int_equal(rr.rdata_off, named.rdata_off);
+	assert_int_equal(rr.rdlen, named.rdlen);
+	assert_int_equal(rr.ttl, named.ttl);
+	assert_int_equal(rr.section, named.section);
+	assert_int_equal(dnsmsg_name(mb.buf, mb.len, rr.owner_off, out,
+	    sizeof(out), NULL), 15);
+	assert_string_equal(out, named.name);
+	assert_int_equal(dnsmsg_next_rr(&msg, &it, &rr), 0);
+
+	assert_int_equal(dnsmsg_rdata_name_wire(&msg, &named, wire), sizeof(want));
+	assert_memory_equal(wire, want, sizeof(want));
+	/* A byte after the name inside the rdata, and not a name type. */
+	build_one(DNS_T_CNAME, "\3web\xc0\x10\0", 7);
+	parse_ok(&mb, &msg);
+	rr_at(&msg, 0, &rr);
+	assert_int_equal(dnsmsg_rdata_name_wire(&msg, &rr, wire), -EBADMSG);
+	assert_int_equal(dnsmsg_rdata_name(&msg, &rr, out, sizeof(out)), -EBADMSG);
+	build_one(DNS_T_CNAME, "\3web", 4);	/* runs out at the rdata's end */
+	parse_ok(&mb, &msg);
+	rr_at(&msg, 0, &rr);
+	assert_int_equal(dnsmsg_rdata_name_wire(&msg, &rr, wire), -EBADMSG);
+	build_one(DNS_T_A, "\1\2\3\4", 4);
+	parse_ok(&mb, &msg);
+	rr_at(&msg, 0, &rr);
+	assert_int_equal(dnsmsg_rdata_name_wire(&msg, &rr, wire), -EINVAL);
+	rr.type = DNS_T_PTR;
+	rr.rdata_off = msg.len + 1;
+	assert_int_equal(dnsmsg_rdata_name_wire(&msg, &rr, wire), -EBADMSG);
+}
+
+/* The query dnsmsg_query writes is c-ares' own, byte for byte, refusals too. */
+static void
+test_query_as_cares(void **state)
+{
+	static const char *const names[] = {
+		"www.example.com", "WWW.Example.COM.", "m1.bench.example", "a",
+		".", "", "a\\.b.c", "a\\\\b", "a\\", "\\", "\\065", "semi;colon",
+		"caf\xc3\xa9.example", "a..b", ".a", "a..", "..", "x.onion",
+		"x.ONION.", "onion", "x.onion.x", "x\\.onion", "1.2.3.4.in-addr.arpa",
+	};
+	uint8_t		 ours[DNSMSG_QUERY_MAX];
+	unsigned char	*theirs;
+	char		 name[400];
+	size_t		 i, l;
+	int		 n, len, st;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]) + 5; i++) {
+		if (i < sizeof(names) / sizeof(names[0]))
+			snprintf(name, sizeof(name), "%s", names[i]);
+		else {
+			/* Labels of 62 to 64 bytes, names of about 255. */
+			l = 60 + (i - sizeof(names) / sizeof(names[0]));
+			memset(name, 'a', sizeof(name));
+			name[l] = '.';
+			name[2 * l + 1] = '.';
+			name[3 * l + 2] = '.';
+			name[253 + (i % 3)] = '\0';
+		}
+		n = dnsmsg_query(name, DNS_T_AAAA, 0xbeef, 1232, ours);
+		st = ares_create_query(name, 1, DNS_T_AAAA, 0xbeef, 1, &theirs,
+		    &len, 1232);
+		if (st != ARES_SUCCESS) {
+			assert_int_equal(n, -EINVAL);
+			continue;
+		}
+		assert_int_equal(n, len);
+		assert_memory_equal(ours, theirs, (size_t)len);
+		ares_free_string(theirs);
+	}
+}
+
 static void
 test_name_cmp(void **state)
 {
@@ -1259,6 +1487,11 @@ main(void)
 		cmocka_unit_test(test_name_wire),
 		cmocka_unit_test(test_name_escapes),
 		cmocka_unit_test(test_name_normalize),
+		cmocka_unit_test(test_name_every_byte),
+		cmocka_unit_test(test_name_from_text),
+		cmocka_unit_test(test_name_eq),
+		cmocka_unit_test(test_wire_readers),
+		cmocka_unit_test(test_query_as_cares),
 		cmocka_unit_test(test_name_cmp),
 		cmocka_unit_test(test_types),
 		cmocka_unit_test(test_realistic),
