@@ -20,6 +20,7 @@
 #define DNSMSG_NAME_MAX		255	/* wire form, root label included */
 #define DNSMSG_NAME_STRLEN	1024	/* presentation form, \DDD escapes included, NUL */
 #define DNSMSG_MAX_POINTERS	64	/* compression pointers in one name */
+#define DNS_HDR_LEN		12	/* a message's header */
 #define DNSMSG_MAX_RRS		2048	/* answer + authority + additional */
 #define DNSMSG_TYPE_STRLEN	16	/* "TYPE65535" and a NUL fit */
 

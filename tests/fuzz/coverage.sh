@@ -20,18 +20,18 @@ trap 'rm -rf "$tmp"' EXIT
 
 # name: files under test (first) and the files they need to link.
 declare -A src=(
-	[dnsmsg]="daemon/sources/dnsmsg.c proto/name.c"
-	[dnswire]="daemon/front/dnswire.c daemon/sources/dnsmsg.c proto/name.c"
+	[dnsmsg]="daemon/sources/dnsmsg.c daemon/sources/dnsname.c proto/name.c"
+	[dnswire]="daemon/front/dnswire.c daemon/sources/dnsmsg.c daemon/sources/dnsname.c proto/name.c"
 	[proto]="proto/proto.c proto/nscd.c"
 	[hosts]="daemon/sources/hosts.c proto/proto.c proto/shmfmt.c proto/name.c proto/hash.c"
 	[config]="daemon/config.c daemon/log.c"
-	[dnsanswer]="daemon/sources/dnsanswer.c daemon/sources/dnsmsg.c proto/proto.c proto/name.c"
+	[dnsanswer]="daemon/sources/dnsanswer.c daemon/sources/dnsmsg.c daemon/sources/dnsname.c proto/proto.c proto/name.c"
 	[shm]="proto/shmfmt.c proto/name.c proto/hash.c"
 	[client]="client-lib/decode.c proto/proto.c"
 )
 under_test() {
 	case $1 in
-	dnsanswer) echo daemon/sources/dnsanswer.c daemon/sources/dnsmsg.c ;;
+	dnsanswer) echo daemon/sources/dnsanswer.c daemon/sources/dnsmsg.c daemon/sources/dnsname.c ;;
 	*) echo "${src[$1]}" | cut -d' ' -f1 ;;
 	esac
 }
