@@ -8,6 +8,7 @@
  * the daemon holds nothing between two of them.
  */
 #include <assert.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,20 +19,25 @@
 
 #define SLOTS	(2 * REGISTRY_KEYS_MAX)	/* a power of two, never full */
 
-struct registry {
-	struct {
-		registry_report_fn	*fn;
-		void			*arg;
-	}		 reports[REGISTRY_REPORTS_MAX];
-	unsigned	 nreports;
-};
-
 struct registry_wr {
 	struct registry_entry	 ents[REGISTRY_KEYS_MAX];
 	char			 keys[REGISTRY_KEYS_MAX][PROTO_KEY_MAX + 1];
 	uint16_t		 slots[SLOTS];	/* 1 + the entry's index; 0: free */
 	unsigned		 n;
 	int			 err;
+};
+
+struct registry {
+	struct {
+		registry_report_fn	*fn;
+		void			*arg;
+	}		 reports[REGISTRY_REPORTS_MAX];
+	unsigned	 nreports;
+	/* A reading's table, kept: metrics are scraped every few seconds,
+	 * and a table made for each was 100 KiB of malloc to no purpose.
+	 * A reading is never nested (readers do not read). */
+	struct registry_wr wr;
+	bool		 reading;
 };
 
 struct registry *
@@ -104,18 +110,21 @@ int
 registry_read(struct registry *reg,
     void (*fn)(void *arg, const struct registry_entry *), void *arg)
 {
-	struct registry_wr	*wr = calloc(1, sizeof(*wr));
+	struct registry_wr	*wr = &reg->wr;
 	unsigned		 i;
 	int			 err;
 
-	if (wr == NULL)
-		return -ENOMEM;
+	assert(!reg->reading);
+	reg->reading = true;
+	memset(wr->slots, 0, sizeof(wr->slots));
+	wr->n = 0;
+	wr->err = 0;
 	for (i = 0; i < reg->nreports; i++)
 		reg->reports[i].fn(reg->reports[i].arg, wr);
 	if ((err = wr->err) == 0)
 		for (i = 0; i < wr->n; i++)
 			fn(arg, &wr->ents[i]);
-	free(wr);
+	reg->reading = false;
 	return err;
 }
 

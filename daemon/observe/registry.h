@@ -70,8 +70,9 @@ void	registry_gauge(struct registry_wr *, const char *key, uint64_t value,
 	    const char *help);
 
 /*
- * Runs every report, then calls fn once per key, in order.  0, -ENOMEM,
- * or -E2BIG (more than REGISTRY_KEYS_MAX keys: fn is not called).
+ * Runs every report, then calls fn once per key, in order (fn must not
+ * read the registry again).  0, or -E2BIG (more than REGISTRY_KEYS_MAX
+ * keys: fn is not called).
  */
 int	registry_read(struct registry *,
 	    void (*fn)(void *arg, const struct registry_entry *), void *arg);
