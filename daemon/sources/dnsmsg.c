@@ -196,51 +196,81 @@ wr_quoted(struct wr *w, const uint8_t *s, size_t n)
  * *ret_next gets the offset just past the name's encoding at off.  Returns
  * the length of the wire form, or -EBADMSG.
  */
+void
+dnsmsg_labels_init(struct dnsmsg_labels *l, const uint8_t *buf, size_t len, size_t off)
+{
+	rd_init(&l->rd, buf, len);
+	rd_seek(&l->rd, off);
+	l->seg = off;
+	l->next = 0;
+	l->ptrs = 0;
+}
+
+int
+dnsmsg_labels_next(struct dnsmsg_labels *l)
+{
+	struct rd	*rd = &l->rd;
+	size_t		 target;
+	uint8_t		 c;
+
+	for (;;) {
+		c = rd_u8(rd);
+		if (rd->err)
+			return -EBADMSG;
+		if ((c & 0xc0) != 0xc0)
+			break;
+		target = (size_t)(c & 0x3f) << 8 | rd_u8(rd);
+		if (rd->err || target >= l->seg || ++l->ptrs > DNSMSG_MAX_POINTERS)
+			return -EBADMSG;
+		if (l->next == 0)
+			l->next = rd->off;
+		rd_seek(rd, target);	/* before seg: in bounds */
+		l->seg = target;
+	}
+	if (c & 0xc0)
+		return -EBADMSG;	/* 0x40 extended, 0x80 reserved */
+	return c;
+}
+
+const uint8_t *
+dnsmsg_labels_take(struct dnsmsg_labels *l, size_t n)
+{
+	return rd_bytes(&l->rd, n);
+}
+
+size_t
+dnsmsg_labels_end(const struct dnsmsg_labels *l)
+{
+	return l->next ? l->next : l->rd.off;
+}
+
 static int
 name_read(const uint8_t *buf, size_t len, size_t off, struct wr *w,
     bool absolute, uint8_t *wire_out, size_t *ret_next)
 {
-	struct rd	 rd;
-	const uint8_t	*label;
-	size_t		 seg = off, next = 0, wire = 0, target;
-	unsigned	 ptrs = 0, labels = 0;
-	uint8_t		 c;
+	struct dnsmsg_labels	 lb;
+	const uint8_t		*label;
+	size_t			 wire = 0;
+	unsigned		 labels = 0;
+	int			 c;
 
-	rd_init(&rd, buf, len);
-	rd_seek(&rd, off);
-	for (;;) {
-		c = rd_u8(&rd);
-		if (rd.err)
-			return -EBADMSG;
-		if ((c & 0xc0) == 0xc0) {
-			target = (size_t)(c & 0x3f) << 8 | rd_u8(&rd);
-			if (rd.err || target >= seg || ++ptrs > DNSMSG_MAX_POINTERS)
-				return -EBADMSG;
-			if (next == 0)
-				next = rd.off;
-			rd_seek(&rd, target);	/* before seg: in bounds */
-			seg = target;
-			continue;
-		}
-		if (c & 0xc0)
-			return -EBADMSG;	/* 0x40 extended, 0x80 reserved */
-		if (c == 0)
-			break;
-		if ((label = rd_bytes(&rd, c)) == NULL)
+	dnsmsg_labels_init(&lb, buf, len, off);
+	while ((c = dnsmsg_labels_next(&lb)) != 0) {
+		if (c < 0 || (label = dnsmsg_labels_take(&lb, (size_t)c)) == NULL)
 			return -EBADMSG;
 		/* With the root label still to come, at most 254 so far. */
-		if (wire + 1 + c > DNSMSG_NAME_MAX - 1)
+		if (wire + 1 + (size_t)c > DNSMSG_NAME_MAX - 1)
 			return -EBADMSG;
 		if (wire_out) {
-			wire_out[wire] = c;
-			memcpy(wire_out + wire + 1, label, c);
+			wire_out[wire] = (uint8_t)c;
+			memcpy(wire_out + wire + 1, label, (size_t)c);
 		}
 		wire += 1 + (size_t)c;
 		if (w == NULL)
 			continue;
 		if (labels++ > 0 && !absolute)
 			wr_char(w, '.');
-		wr_label(w, label, c);
+		wr_label(w, label, (size_t)c);
 		if (absolute)
 			wr_char(w, '.');
 	}
@@ -249,7 +279,7 @@ name_read(const uint8_t *buf, size_t len, size_t off, struct wr *w,
 	if (wire_out)
 		wire_out[wire] = 0;
 	if (ret_next)
-		*ret_next = next ? next : rd.off;
+		*ret_next = dnsmsg_labels_end(&lb);
 	return (int)wire + 1;
 }
 

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rd.h"
+
 /*
  * Everything here reads untrusted bytes from the network.  No function
  * reads outside [buf, buf + len), follows more than DNSMSG_MAX_POINTERS
@@ -222,5 +224,26 @@ int	dnsmsg_rdata_soa_minimum(const struct dnsmsg *, const struct dnsmsg_rr *,
  * too.  Case-insensitive. */
 const char *dnsmsg_type_str(uint16_t type, char *buf, size_t len);
 int	dnsmsg_type_from_str(const char *);
+
+/*
+ * A name's labels in a message, one at a time, for the readers of names
+ * (dnsmsg.c, dnsname.c): every compression pointer followed with the
+ * rules above (backwards only, at most DNSMSG_MAX_POINTERS), every byte
+ * bounds-checked.  The fields are the walk's own.
+ */
+struct dnsmsg_labels {
+	struct rd	 rd;		/* at the next byte to read */
+	size_t		 seg;		/* a pointer must point before this */
+	size_t		 next;		/* just past the name's encoding; 0: not yet known */
+	unsigned	 ptrs;
+};
+void	dnsmsg_labels_init(struct dnsmsg_labels *, const uint8_t *buf, size_t len,
+	    size_t off);
+/* The next label's length, 0 at the root (the end), or -EBADMSG. */
+int	dnsmsg_labels_next(struct dnsmsg_labels *);
+/* Its n bytes (n from _next), or NULL past the message's end. */
+const uint8_t *dnsmsg_labels_take(struct dnsmsg_labels *, size_t n);
+/* After the root: the offset just past the name's own encoding. */
+size_t	dnsmsg_labels_end(const struct dnsmsg_labels *);
 
 #endif

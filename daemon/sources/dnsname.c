@@ -85,36 +85,23 @@ dnsmsg_name_cmp(const char *a, const char *b)
 int
 dnsmsg_name_eq(const uint8_t *buf, size_t len, size_t off, const uint8_t *wire)
 {
-	struct rd	 rd;
-	const uint8_t	*label;
-	size_t		 seg = off, at = 0, target;
-	unsigned	 ptrs = 0;
-	uint8_t		 c;
+	struct dnsmsg_labels	 lb;
+	const uint8_t		*label;
+	size_t			 at = 0;
+	int			 c;
 
-	rd_init(&rd, buf, len);
-	rd_seek(&rd, off);
+	dnsmsg_labels_init(&lb, buf, len, off);
 	for (;;) {
-		c = rd_u8(&rd);
-		if (rd.err)
+		if ((c = dnsmsg_labels_next(&lb)) < 0)
 			return -EBADMSG;
-		if ((c & 0xc0) == 0xc0) {
-			target = (size_t)(c & 0x3f) << 8 | rd_u8(&rd);
-			if (rd.err || target >= seg || ++ptrs > DNSMSG_MAX_POINTERS)
-				return -EBADMSG;
-			rd_seek(&rd, target);	/* before seg: in bounds */
-			seg = target;
-			continue;
-		}
-		if (c & 0xc0)
-			return -EBADMSG;	/* 0x40 extended, 0x80 reserved */
 		/* wire is a name: at + 1 + c stays inside it while they agree. */
 		if (c != wire[at])
 			return 0;
 		if (c == 0)
 			return 1;
-		if ((label = rd_bytes(&rd, c)) == NULL)
+		if ((label = dnsmsg_labels_take(&lb, (size_t)c)) == NULL)
 			return -EBADMSG;
-		if (!name_eq_fold(label, wire + at + 1, c))
+		if (!name_eq_fold(label, wire + at + 1, (size_t)c))
 			return 0;
 		at += 1 + (size_t)c;
 	}
