@@ -82,6 +82,18 @@ struct src {
 	struct ncc_reply	rep;
 };
 
+/*
+ * Holds nothing yet.  Not "= { 0 }", which would zero the reply's 1 KiB
+ * buffer on every call, hits included; ncc_call sets what it fills.
+ */
+static void
+src_init(struct src *s)
+{
+	s->hit.map = NULL;
+	s->rep.frame = NULL;
+	s->rep.body = NULL;
+}
+
 static void
 src_free(struct src *s)
 {
@@ -281,7 +293,7 @@ _nss_namecache_gethostbyname4_r(const char *name, struct gaih_addrtuple **pat,
     char *buffer, size_t buflen, int *errnop, int *h_errnop, int32_t *ttlp)
 {
 	struct proto_answer	 a;
-	struct src		 rep = { 0 };
+	struct src		 rep;
 	struct gaih_addrtuple	*t;
 	enum nss_status		 st;
 	size_t			 pad, need, cur = 0, i = 0;
@@ -290,6 +302,7 @@ _nss_namecache_gethostbyname4_r(const char *name, struct gaih_addrtuple **pat,
 	uint8_t			 fam;
 	int			 saved = errno;
 
+	src_init(&rep);
 	st = ask_name(name, PROTO_AF_UNSPEC, &rep, &a, errnop, h_errnop);
 	if (st != NSS_STATUS_SUCCESS)
 		goto out;
@@ -334,10 +347,11 @@ _nss_namecache_gethostbyname3_r(const char *name, int af, struct hostent *host,
     char **canonp)
 {
 	struct proto_answer	a;
-	struct src		rep = { 0 };
+	struct src		rep;
 	enum nss_status		st;
 	int			saved = errno;
 
+	src_init(&rep);
 	if (af != AF_INET && af != AF_INET6) {
 		st = unavail(EAFNOSUPPORT, errnop, h_errnop);
 		goto out;
@@ -376,12 +390,13 @@ _nss_namecache_gethostbyaddr2_r(const void *addr, socklen_t len, int af,
     int *h_errnop, int32_t *ttlp)
 {
 	struct proto_answer	a;
-	struct src		rep = { 0 };
+	struct src		rep;
 	struct proto_wr		w;
 	enum nss_status		st;
 	uint8_t			buf[PROTO_HDR_LEN + 2 + 16];
 	int			saved = errno;
 
+	src_init(&rep);
 	if (!((af == AF_INET && len == 4) || (af == AF_INET6 && len == 16))) {
 		st = unavail(EAFNOSUPPORT, errnop, h_errnop);
 		goto out;
