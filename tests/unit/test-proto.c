@@ -563,6 +563,102 @@ test_name_check(void **state)
 	assert_int_equal(name_check_both("a b", 3), 0);	/* printable */
 }
 
+/* The check as it was written first, byte by byte: the reference. */
+static int
+name_check_ref(const char *name, size_t len, const char **ret_why)
+{
+	const char	*why = NULL;
+	size_t		 i, label = 0;
+
+	if (len > 0 && name[len - 1] == '.' && len > 1)
+		len--;
+	if (len == 0)
+		why = "empty name";
+	else if (len > PROTO_NAME_MAX)
+		why = "name longer than 253 characters";
+	for (i = 0; why == NULL && i < len; i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		if (c == '\0')
+			why = "NUL byte in name";
+		else if (c < 0x20 || c == 0x7f)
+			why = "control character in name";
+		else if (c == '.') {
+			if (label == 0)
+				why = "empty label in name";
+			label = 0;
+		} else if (++label > PROTO_LABEL_MAX)
+			why = "label longer than 63 characters";
+	}
+	if (why == NULL && label == 0)
+		why = "empty label in name";
+	if (why) {
+		*ret_why = why;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The same verdict and reason as the reference, for every byte in every
+ * place of names built to sit on each limit: labels of 62 to 65, names of
+ * 252 to 256, dots doubled, leading and trailing, and a second fault after
+ * the first (which one is reported is part of the answer).
+ */
+static void
+test_name_check_same_as_byte_loop(void **state)
+{
+	static const unsigned char extra[] = { 0, 1, 0x1f, ' ', '-', '.', '/',
+	    '0', 'A', 'z', '~', 0x7f, 0x80, 0xc3, 0xff };
+	char		 name[300];
+	const char	*why, *why_ref;
+	size_t		 len, at, i, j, k, n = 0;
+	int		 r, r_ref;
+
+	(void)state;
+	for (len = 1; len < sizeof(name); len = len < 70 ? len + 1 :
+	    len < 250 ? len + 30 : len + 1) {
+		for (k = 0; k < 6; k++) {
+			/* A base name: one label, labels of 63/64, or dots every 5. */
+			for (i = 0; i < len; i++)
+				name[i] = k == 0 ? 'a' :
+				    k == 1 ? (i % 64 == 63 ? '.' : 'b') :
+				    k == 2 ? (i % 65 == 64 ? '.' : 'c') :
+				    k == 3 ? (i % 5 == 4 ? '.' : 'd') :
+				    k == 4 ? (i % 66 == 65 ? '.' : 'e') : (i % 2 ? '.' : 'f');
+			for (at = 0; at < len; at += len > 80 ? 7 : 1)
+				for (j = 0; j < sizeof(extra); j++) {
+					char saved = name[at];
+
+					name[at] = (char)extra[j];
+					why = why_ref = NULL;
+					r = proto_name_check(name, len, &why);
+					r_ref = name_check_ref(name, len, &why_ref);
+					if (r != r_ref || (r && strcmp(why, why_ref) != 0))
+						fail_msg("len %zu base %zu byte 0x%02x at %zu: "
+						    "%d \"%s\", want %d \"%s\"", len, k, extra[j],
+						    at, r, why ? why : "", r_ref,
+						    why_ref ? why_ref : "");
+					/* A second fault further on. */
+					if (at + 3 < len) {
+						char saved2 = name[at + 3];
+
+						name[at + 3] = '\x01';
+						r = proto_name_check(name, len, &why);
+						r_ref = name_check_ref(name, len, &why_ref);
+						assert_int_equal(r, r_ref);
+						if (r)
+							assert_string_equal(why, why_ref);
+						name[at + 3] = saved2;
+					}
+					name[at] = saved;
+					n++;
+				}
+		}
+	}
+	print_message("%zu names checked against the byte loop\n", n);
+}
+
 static void
 lookup_addr_round_trip(uint8_t family, const uint8_t *addr, uint32_t id)
 {
@@ -1613,6 +1709,7 @@ main(void)
 		cmocka_unit_test(test_lookup_name),
 		cmocka_unit_test(test_lookup_name_bad),
 		cmocka_unit_test(test_name_check),
+		cmocka_unit_test(test_name_check_same_as_byte_loop),
 		cmocka_unit_test(test_lookup_addr),
 		cmocka_unit_test(test_simple),
 		cmocka_unit_test(test_answer),
