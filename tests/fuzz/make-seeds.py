@@ -932,7 +932,7 @@ def answer_seeds():
 
 # ---- replies as libnamecache decodes them (fuzz-client) -------------------
 
-C_RESULT, C_RESULT_TTL, C_RECORDS, C_VALUES, C_PAGE, C_STRINGS = range(6)
+C_RESULT, C_RESULT_TTL, C_RECORDS, C_VALUES, C_PAGE, C_STRINGS, C_CHANGED = range(7)
 
 
 def client_seeds():
@@ -966,6 +966,23 @@ def client_seeds():
     s['name-long'] = bytes([C_STRINGS]) + b'.'.join([b'a' * 63] * 4)
     s['name-ctl'] = bytes([C_STRINGS]) + b'a\x01b'
     s['rrtype'] = bytes([C_STRINGS]) + b'TYPE65280'
+    # A shared-cache hit's body changed after it was decoded: a family made
+    # longer, an address of another family, an alias made longer.
+    both = answer(60, 2, b'web.example', [(AF4, bytes([192, 0, 2, 1])), (AF6, v6)],
+                  [b'www.example', b'w'])
+    fam = 10 + 2 + len(b'web.example')
+    al = fam + 5 + 17
+
+    def changed(body, changes):
+        b = bytes([C_CHANGED, len(changes)])
+        for off, x in changes:
+            b += struct.pack('>HB', off, x)
+        return b + body
+    s['changed-none'] = changed(both, [])
+    s['changed-family'] = changed(both, [(fam, AF4 ^ AF6)])
+    s['changed-v6-to-v4'] = changed(both, [(fam + 5, AF6 ^ AF4)])
+    s['changed-alias'] = changed(both, [(al + 1, 0x7f)])
+    s['changed-alias-shorter'] = changed(both, [(al + 1, 11 ^ 1)])
     return s
 
 

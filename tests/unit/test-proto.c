@@ -1054,6 +1054,86 @@ test_answer_bad(void **state)
 	assert_int_equal(a.nalias, 1);
 }
 
+/*
+ * The walks read again what the decoder walked; a shared-cache hit's body
+ * may have changed in between.  Each step is checked again: a walk stops
+ * at a family that is unknown or too long for what is left, and at an
+ * alias longer than what is left, and never reads past the extents the
+ * decoder found.
+ */
+static void
+test_answer_walk_after_change(void **state)
+{
+	/* ttl, source, flags, naddr 2, nalias 1, "ab", 4 1.2.3.4, 6 ::1, "c" */
+	static const uint8_t good[] = { 0, 0, 0, 5, 1, 0, 0, 2, 0, 1, 0, 2,
+	    'a', 'b', 4, 1, 2, 3, 4, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	    0, 0, 1, 0, 1, 'c' };
+	struct proto_answer	 a;
+	const uint8_t		*addr;
+	const char		*str;
+	uint8_t			 b[sizeof(good)], fam;
+	size_t			 cur, n;
+
+	(void)state;
+	memcpy(b, good, sizeof(good));
+	assert_int_equal(proto_answer_decode(b, sizeof(b), &a), 0);
+	assert_int_equal(a.addrs_len, 5 + 17);
+
+	/* As decoded: two addresses, one alias. */
+	cur = 0;
+	assert_true(proto_answer_next_addr(&a, &cur, &fam, &addr));
+	assert_int_equal(fam, PROTO_AF_INET);
+	assert_true(proto_answer_next_addr(&a, &cur, &fam, &addr));
+	assert_int_equal(fam, PROTO_AF_INET6);
+	assert_false(proto_answer_next_addr(&a, &cur, &fam, &addr));
+
+	/* The first family made longer than the rest (scoped, 20 bytes). */
+	b[14] = PROTO_AF_INET6_SCOPED;
+	cur = 0;
+	assert_true(proto_answer_next_addr(&a, &cur, &fam, &addr));
+	assert_int_equal(fam, PROTO_AF_INET6_SCOPED);
+	assert_int_equal(cur, 21);
+	assert_false(proto_answer_next_addr(&a, &cur, &fam, &addr));
+	b[14] = PROTO_AF_INET6;		/* 17 bytes: then 5 left, at a 0 */
+	cur = 0;
+	assert_true(proto_answer_next_addr(&a, &cur, &fam, &addr));
+	assert_false(proto_answer_next_addr(&a, &cur, &fam, &addr));
+	/* Unknown. */
+	b[14] = 9;
+	cur = 0;
+	assert_false(proto_answer_next_addr(&a, &cur, &fam, &addr));
+	/* The second made scoped: 21 bytes where 17 are left. */
+	b[14] = PROTO_AF_INET;
+	b[19] = PROTO_AF_INET6_SCOPED;
+	cur = 0;
+	assert_true(proto_answer_next_addr(&a, &cur, &fam, &addr));
+	assert_false(proto_answer_next_addr(&a, &cur, &fam, &addr));
+	/* The second made IPv4: more addresses than counted, read in bounds. */
+	b[19] = PROTO_AF_INET;
+	b[24] = PROTO_AF_INET;
+	b[29] = PROTO_AF_INET;
+	for (cur = 0, n = 0; proto_answer_next_addr(&a, &cur, &fam, &addr); n++)
+		assert_true(cur <= a.addrs_len);
+	assert_int_equal(n, 4);
+
+	/* An alias made longer than what is left, or cut to one byte. */
+	memcpy(b, good, sizeof(good));
+	b[sizeof(good) - 2] = 2;
+	cur = 0;
+	assert_false(proto_answer_next_alias(&a, &cur, &str, &n));
+	b[sizeof(good) - 3] = 1;
+	b[sizeof(good) - 2] = 0;
+	cur = 0;
+	assert_false(proto_answer_next_alias(&a, &cur, &str, &n));
+	/* Shorter: found, then one byte left, which is no alias. */
+	b[sizeof(good) - 3] = 0;
+	b[sizeof(good) - 2] = 0;
+	cur = 0;
+	assert_true(proto_answer_next_alias(&a, &cur, &str, &n));
+	assert_int_equal(n, 0);
+	assert_false(proto_answer_next_alias(&a, &cur, &str, &n));
+}
+
 static void
 test_answer_too_many_addrs(void **state)
 {
@@ -1715,6 +1795,7 @@ main(void)
 		cmocka_unit_test(test_answer),
 		cmocka_unit_test(test_answer_many),
 		cmocka_unit_test(test_answer_bad),
+		cmocka_unit_test(test_answer_walk_after_change),
 		cmocka_unit_test(test_answer_too_many_addrs),
 		cmocka_unit_test(test_kv),
 		cmocka_unit_test(test_kv_bad),
