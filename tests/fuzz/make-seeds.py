@@ -1283,6 +1283,61 @@ def nscdent_seeds():
     }
 
 
+# ---- the NSS module's layouts (fuzz-nss) ----------------------------------
+#
+# Byte 0: the layout (0 getaddrinfo's tuples, 1 the same with storage for
+# the first, 2 a hostent for AF_INET, 3 for AF_INET6); bytes 1-2 the
+# buffer's length; byte 3 the number of changes made to the body after it
+# was decoded, then each as (u16 offset, u8 xor); then the body.
+
+AF6_SCOPED = 7
+N_GAIH, N_GAIH_FIRST, N_HOST4, N_HOST6 = range(4)
+
+
+def nss_input(layout, buflen, body, changes=()):
+    b = bytes([layout]) + struct.pack('>H', buflen) + bytes([len(changes)])
+    for off, x in changes:
+        b += struct.pack('>HB', off, x)
+    return b + body
+
+
+def nss_seeds():
+    s = {}
+    v4 = bytes([192, 0, 2, 1])
+    v6 = bytes.fromhex('20010db8000000000000000000000001')
+    one = answer(300, 3, b'www.bench.example', [(AF4, v4)], [])
+    both = answer(60, 2, b'web.example', [(AF4, v4), (AF6, v6),
+                                           (AF6_SCOPED, v6 + struct.pack('>I', 3))],
+                  [b'www.example', b'w'])
+    many = answer(1, 1, b'h', [(AF4, bytes([10, 0, 0, i])) for i in range(20)] +
+                  [(AF6, v6)] * 5, [b'a' * 40] * 6)
+    none = answer(0, 2, b'x.example', [], [b'alias'])
+    for layout, tag in ((N_GAIH, 'gaih'), (N_GAIH_FIRST, 'gaih-first'),
+                        (N_HOST4, 'host4'), (N_HOST6, 'host6')):
+        s[tag + '-one'] = nss_input(layout, 1024, one)
+        s[tag + '-both'] = nss_input(layout, 1024, both)
+        s[tag + '-many'] = nss_input(layout, 4095, many)
+        s[tag + '-none'] = nss_input(layout, 64, none)
+        # Short buffers: ERANGE, and the last byte that is enough.
+        s[tag + '-short'] = nss_input(layout, 40, both)
+        s[tag + '-tiny'] = nss_input(layout, 0, one)
+        # After decoding: the first family made INET6 (16 bytes, not 4),
+        # then scoped (20), then unknown; an alias made longer; an address
+        # made a family of the other kind, so the counts disagree.
+        first_fam = 10 + 2 + len(b'web.example')
+        alias_len = first_fam + 5 + 17 + 21
+        s[tag + '-grown-family'] = nss_input(layout, 1024, both, [(first_fam, AF4 ^ AF6)])
+        s[tag + '-scoped-family'] = nss_input(layout, 1024, both,
+                                              [(first_fam, AF4 ^ AF6_SCOPED)])
+        s[tag + '-bad-family'] = nss_input(layout, 1024, both, [(first_fam, AF4 ^ 9)])
+        s[tag + '-v6-to-v4'] = nss_input(layout, 1024, both,
+                                         [(first_fam + 5, AF6 ^ AF4)])
+        s[tag + '-alias-grown'] = nss_input(layout, 1024, both, [(alias_len + 1, 0x7f)])
+        s[tag + '-alias-huge'] = nss_input(layout, 4095, many,
+                                           [(10 + 2 + 1 + 20 * 5 + 5 * 17, 0xff)])
+    return s
+
+
 def write_corpus(root, target, seeds):
     d = os.path.join(root, target)
     os.makedirs(d, exist_ok=True)
@@ -1303,7 +1358,7 @@ def main():
                           ('hosts', hosts_seeds()), ('config', config_seeds()),
                           ('dnsanswer', answer_seeds()), ('shm', shm_seeds()),
                           ('client', client_seeds()), ('nsswitch', nsswitch_seeds()),
-                          ('nscdent', nscdent_seeds())):
+                          ('nscdent', nscdent_seeds()), ('nss', nss_seeds())):
         n = write_corpus(root, target, seeds)
         print('%s: %d seeds' % (target, n))
 
