@@ -214,14 +214,20 @@ ask_name(const char *name, uint8_t family, struct src *s,
 	uint8_t		buf[PROTO_HDR_LEN + 4 + PROTO_NAME_MAX + 1];
 	struct proto_wr	w;
 	enum nss_status	st;
-	size_t		len = strlen(name);
 
-	/* A name the daemon would refuse goes to the next source instead. */
-	if (proto_name_check(name, len, NULL) < 0)
-		return unavail(EINVAL, errnop, h_errnop);
-	st = ask_shared(SHM_NAME, family, name, len, s, ans, errnop, h_errnop);
+	/*
+	 * The segment holds only names the daemon accepted (shmfmt.h), and a
+	 * name that matches one, in any case, passes the same check: a hit
+	 * needs no check of its own.
+	 */
+	st = ask_shared(SHM_NAME, family, name, strlen(name), s, ans, errnop,
+	    h_errnop);
 	if (st != NSS_STATUS_UNAVAIL)
 		return st;
+	/*
+	 * A name the daemon would refuse, the encoder refuses too
+	 * (proto_name_check): UNAVAIL, and the next source answers.
+	 */
 	proto_wr_init(&w, buf, sizeof(buf));
 	return ask(buf, proto_lookup_name_encode(&w, ncc_next_id(), family, name),
 	    &s->rep, ans, errnop, h_errnop);

@@ -53,6 +53,12 @@ enum shm_state {
 	SHM_RETIRED	= 2,
 };
 
+/*
+ * A name key is a name as a client asked it, which the daemon accepted:
+ * proto_name_check passes it (the daemon publishes no other).  The check
+ * looks at no letter's case, so a name that matches a key passes it too,
+ * and a reader does not check a name it found again.
+ */
 enum shm_kind {
 	SHM_NAME	= 1,	/* key: the name as asked */
 	SHM_ADDR	= 2,	/* key: 4 or 16 address bytes */
