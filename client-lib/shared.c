@@ -200,7 +200,7 @@ remap_(const char *sockpath, int64_t now, bool force)
 	struct stat	 st;
 	char		 path[128];
 	void		*base;
-	int		 fd, i;
+	int		 fd, i, saved = errno;
 	bool		 ok = false;
 
 	/* A socket path with no segment beside it: no segment, and no wait. */
@@ -256,6 +256,7 @@ remap_(const char *sockpath, int64_t now, bool force)
 		__atomic_store_n(&retry_at, 0, __ATOMIC_RELAXED);
 done:
 	pthread_mutex_unlock(&lock);
+	errno = saved;		/* the only system calls of a lookup */
 	return ok;
 }
 
@@ -313,13 +314,11 @@ ncc_shared_lookup(const char *sockpath, uint8_t kind, uint8_t family,
 	struct map		*m;
 	int64_t			 now, left;
 	uint32_t		 body_len;
-	int			 saved = errno;
 
+	/* errno: only remap makes system calls, and it keeps errno. */
 	now = now_ns();
-	if ((m = get(sockpath, now)) == NULL) {
-		errno = saved;
+	if ((m = get(sockpath, now)) == NULL)
 		return 0;
-	}
 	r = shm_view_find(&m->view, kind, family, key, key_len, &body, &body_len);
 	left = r ? r->expires_ns - now : 0;
 	/*
@@ -330,7 +329,6 @@ ncc_shared_lookup(const char *sockpath, uint8_t kind, uint8_t family,
 	if (r == NULL || left <= 0 || (r->expires_ns != SHM_FOREVER &&
 	    ttl_refresh_due(left, r->ttl, 0))) {
 		put(m);
-		errno = saved;
 		return 0;
 	}
 	ret->map = m;
@@ -342,7 +340,6 @@ ncc_shared_lookup(const char *sockpath, uint8_t kind, uint8_t family,
 	ret->body_len = body_len;
 	ret->ttl_left = r->expires_ns == SHM_FOREVER ? 0 :
 	    (uint32_t)((left + 999999999) / 1000000000);
-	errno = saved;
 	return 1;
 }
 
