@@ -207,13 +207,29 @@ ask(const uint8_t *req, int len, struct ncc_reply *rep, struct proto_answer *ans
 	}
 }
 
-static enum nss_status
-ask_name(const char *name, uint8_t family, struct src *s,
+/*
+ * The socket, for a name the segment did not answer.  Apart, so that a
+ * hit's path carries neither its buffer nor its stack guard.  A name the
+ * daemon would refuse, the encoder refuses too (proto_name_check):
+ * UNAVAIL, and the next source answers.
+ */
+static __attribute__((noinline)) enum nss_status
+ask_name_socket(const char *name, uint8_t family, struct src *s,
     struct proto_answer *ans, int *errnop, int *h_errnop)
 {
 	uint8_t		buf[PROTO_HDR_LEN + 4 + PROTO_NAME_MAX + 1];
 	struct proto_wr	w;
-	enum nss_status	st;
+
+	proto_wr_init(&w, buf, sizeof(buf));
+	return ask(buf, proto_lookup_name_encode(&w, ncc_next_id(), family, name),
+	    &s->rep, ans, errnop, h_errnop);
+}
+
+static inline enum nss_status
+ask_name(const char *name, uint8_t family, struct src *s,
+    struct proto_answer *ans, int *errnop, int *h_errnop)
+{
+	enum nss_status st;
 
 	/*
 	 * The segment holds only names the daemon accepted (shmfmt.h), and a
@@ -224,13 +240,7 @@ ask_name(const char *name, uint8_t family, struct src *s,
 	    h_errnop);
 	if (st != NSS_STATUS_UNAVAIL)
 		return st;
-	/*
-	 * A name the daemon would refuse, the encoder refuses too
-	 * (proto_name_check): UNAVAIL, and the next source answers.
-	 */
-	proto_wr_init(&w, buf, sizeof(buf));
-	return ask(buf, proto_lookup_name_encode(&w, ncc_next_id(), family, name),
-	    &s->rep, ans, errnop, h_errnop);
+	return ask_name_socket(name, family, s, ans, errnop, h_errnop);
 }
 
 /* A layout's result (layout.h) as glibc's statuses. */
