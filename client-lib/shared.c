@@ -129,7 +129,7 @@ same_segment(const struct map *m, const char *sockpath)
  * behind the daemon's, where every expiry would look later than it is (one
  * ahead sees a stale beat).  Such a process asks the socket.
  */
-static bool
+static inline bool
 usable(const struct map *m, const char *sockpath, int64_t now)
 {
 	const struct shm_header *h = m->base;
@@ -261,7 +261,7 @@ done:
 }
 
 /* The current mapping of the segment beside sockpath, held (steps 1 to 3 above), or NULL. */
-static struct map *
+static inline struct map *
 get(const char *sockpath, int64_t now)
 {
 	struct map	*m;
