@@ -1118,7 +1118,7 @@ class Segment:
 # Control byte of fuzz-shm: kind, family, plausible header, upper case, short map.
 SK_NAME, SK_ADDR, SK_RAW = 0, 1, 2
 SF_UNSPEC, SF_INET, SF_INET6, SF_RAW = 0, 4, 8, 12
-S_PLAUSIBLE, S_UPPER, S_SHORT = 16, 32, 64
+S_PLAUSIBLE, S_UPPER, S_SHORT, S_VIEW = 16, 32, 64, 128
 
 
 def shm_answer(canon, addrs, ttl=0, source=1):
@@ -1231,6 +1231,16 @@ def shm_seeds():
     seed('cut-half-plausible', good[:len(good) // 2], SK_NAME | SF_INET | S_PLAUSIBLE)
     seed('cut-header', good[:100])
     seed('tiny', b'\0' * 8, S_PLAUSIBLE)
+    # A view made of a fitted header, then the input's own header put back
+    # over it (a writer changing it after the reader checked it).
+    seed('view-good', good, SK_NAME | SF_INET | S_VIEW)
+    for name_, at, fmt, value in (('data-size-huge', 56, '<Q', M64),
+                                  ('data-off-past', 48, '<Q', len(good) + 8),
+                                  ('nslots-big', 32, '<I', 1 << 30),
+                                  ('magic', 0, '<Q', 0)):
+        img = bytearray(good)
+        struct.pack_into(fmt, img, at, value)
+        seed('view-then-' + name_, img, SK_NAME | SF_INET | S_PLAUSIBLE | S_VIEW)
     return s
 
 
