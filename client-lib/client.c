@@ -55,13 +55,165 @@ ncc_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/*
+ * $NAMECACHE_SOCKET, read once per environment.  secure_getenv walks the
+ * whole environment on every call (170 instructions in a login shell's, a
+ * tenth of a shared-cache hit), so what it found is kept in a record, with
+ * what it takes to tell that the environment is still the one it was read
+ * from:
+ *
+ *   - environ still points at the same array, with the same number of
+ *     entries and the same last one: setenv or putenv of a new name, which
+ *     appends to the array or moves it, unsetenv, which shifts the entries
+ *     after the one removed, and clearenv, which drops the array, each
+ *     change one of these;
+ *   - NAMECACHE_SOCKET's entry, if it had one, is the same string at the
+ *     same place, with the same value: setenv of a new value puts another
+ *     string there, and a string given to putenv may be changed in place.
+ *
+ * (Not seen: a series of such calls between two lookups that leaves all of
+ * these as they were, say with NAMECACHE_SOCKET unset before: two names
+ * unset, then NAMECACHE_SOCKET and the last of the two set again, glibc's
+ * array reallocated in place, its length and last string as before; or a
+ * program that writes into environ[] itself, or turns another name's
+ * putenv string into this one.)
+ * Under secure_getenv's rule (setuid, setgid, capabilities) the value is
+ * never used: the record then holds the built-in path.
+ *
+ * A record is written once, published with release order, and never
+ * changed or freed after, so a thread may use the path it was given while
+ * another reads the environment anew; an environment seen before (a
+ * program switching between two values) finds its record again.  A
+ * process that has filled all NSOCKENV records reads the environment on
+ * every call, as before.  No lock: a signal handler may look a name up.
+ */
+#define SOCKENV_NAME	"NAMECACHE_SOCKET"
+#define SOCKENV_PREFIX	SOCKENV_NAME "="
+#define NSOCKENV	8
+
+struct sockenv {
+	int		  ready;	/* atomic: written and published */
+	char		**envp;		/* environ when it was read */
+	size_t		  n;		/* its entries */
+	const char	 *last;		/* envp[n - 1], or NULL */
+	const char	 *entry;	/* the first "NAMECACHE_SOCKET=...", or NULL */
+	size_t		  idx;		/* its index */
+	char		  value[256];	/* the entry's value: "" when none */
+	const char	 *path;		/* value, or the built-in path */
+};
+
+static struct sockenv	 sockenvs[NSOCKENV];
+static struct sockenv	*sockenv_cur;	/* atomic */
+static unsigned		 sockenv_used;	/* atomic: records claimed */
+#ifdef NCC_CLIENT_TESTING
+static unsigned		 sockenv_reads;	/* atomic: calls that read environ */
+#endif
+
+static bool
+sockenv_valid(const struct sockenv *e)
+{
+	char **ep = environ;
+
+	if (ep != e->envp)
+		return false;
+	if (ep == NULL)
+		return true;
+	if (ep[e->n] != NULL || (e->n > 0 && ep[e->n - 1] != e->last))
+		return false;
+	return e->entry == NULL || (ep[e->idx] == e->entry &&
+	    strcmp(e->entry + sizeof(SOCKENV_PREFIX) - 1, e->value) == 0);
+}
+
+/* The same environment, read to the same path. */
+static bool
+sockenv_same(const struct sockenv *a, const struct sockenv *b, const char *path)
+{
+	return a->envp == b->envp && a->n == b->n && a->last == b->last &&
+	    a->entry == b->entry && a->idx == b->idx &&
+	    strcmp(a->value, b->value) == 0 &&
+	    strcmp(a->path, path) == 0;
+}
+
+/* Reads the environment, and keeps what it found when it can. */
+static const char *
+sockenv_read(void)
+{
+	struct sockenv	 e, *r = NULL;
+	const char	*v = secure_getenv(SOCKENV_NAME);
+	const char	*path = v && *v ? v : NAMECACHE_SOCKET_PATH;
+	const size_t	 plen = sizeof(SOCKENV_PREFIX) - 1;
+	size_t		 i;
+	unsigned	 n;
+
+#ifdef NCC_CLIENT_TESTING
+	__atomic_add_fetch(&sockenv_reads, 1, __ATOMIC_RELAXED);
+#endif
+	if (__atomic_load_n(&sockenv_used, __ATOMIC_RELAXED) >= NSOCKENV)
+		return path;
+	memset(&e, 0, sizeof(e));
+	e.envp = environ;
+	for (i = 0; e.envp && e.envp[i]; i++)
+		if (e.entry == NULL && strncmp(e.envp[i], SOCKENV_PREFIX, plen) == 0) {
+			e.entry = e.envp[i];
+			e.idx = i;
+		}
+	e.n = i;
+	e.last = i > 0 ? e.envp[i - 1] : NULL;
+	if (e.entry) {
+		/* Too long to keep, or changed while it was read: as it is. */
+		if (strlen(e.entry + plen) >= sizeof(e.value) ||
+		    (v != NULL && v != e.entry + plen))
+			return path;
+		/* v NULL: secure_getenv's rule, and the built-in path. */
+		memcpy(e.value, e.entry + plen, strlen(e.entry + plen) + 1);
+	} else if (v != NULL) {
+		return path;
+	}
+	/* An environment seen before, or a record of its own. */
+	n = __atomic_load_n(&sockenv_used, __ATOMIC_ACQUIRE);
+	for (i = 0; i < n && i < NSOCKENV && r == NULL; i++)
+		if (__atomic_load_n(&sockenvs[i].ready, __ATOMIC_ACQUIRE) &&
+		    sockenv_same(&sockenvs[i], &e, path))
+			r = &sockenvs[i];
+	if (r == NULL) {
+		n = __atomic_fetch_add(&sockenv_used, 1, __ATOMIC_RELAXED);
+		if (n >= NSOCKENV)
+			return path;
+		r = &sockenvs[n];
+		*r = e;
+		r->path = path == v ? r->value : NAMECACHE_SOCKET_PATH;
+		__atomic_store_n(&r->ready, 1, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&sockenv_cur, r, __ATOMIC_RELEASE);
+	return r->path;
+}
+
 const char *
 ncc_socket_path(void)
 {
-	const char *p = secure_getenv("NAMECACHE_SOCKET");
+	const struct sockenv *e = __atomic_load_n(&sockenv_cur, __ATOMIC_ACQUIRE);
 
-	return p && *p ? p : NAMECACHE_SOCKET_PATH;
+	if (e && sockenv_valid(e))
+		return e->path;
+	return sockenv_read();
 }
+
+#ifdef NCC_CLIENT_TESTING
+unsigned
+ncc_socket_path_test_reads(void)
+{
+	return __atomic_load_n(&sockenv_reads, __ATOMIC_RELAXED);
+}
+
+/* Single-threaded tests only: paths handed out before are reused. */
+void
+ncc_socket_path_test_reset(void)
+{
+	memset(sockenvs, 0, sizeof(sockenvs));
+	sockenv_cur = NULL;
+	sockenv_used = 0;
+}
+#endif
 
 uint32_t
 ncc_next_id(void)

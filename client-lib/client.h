@@ -23,8 +23,17 @@ struct ncc_reply {
 	uint8_t		 small[1024];	/* a reply of a usual size lands here */
 };
 
-/* NAMECACHE_SOCKET (read with secure_getenv), else the built-in path. Borrowed. */
+/*
+ * NAMECACHE_SOCKET (read with secure_getenv), else the built-in path.
+ * Borrowed, valid until the environment changes.  The environment is read
+ * again only when it changed (client.c says how that is told).
+ */
 const char *ncc_socket_path(void);
+#ifdef NCC_CLIENT_TESTING
+/* Calls that read the environment; and forget every kept path. */
+unsigned ncc_socket_path_test_reads(void);
+void	ncc_socket_path_test_reset(void);
+#endif
 
 /* A fresh request id for this process. */
 uint32_t ncc_next_id(void);

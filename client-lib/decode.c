@@ -5,9 +5,11 @@
  * Every public struct is one allocation: the struct, then its arrays, then
  * its strings, so the program frees it with one call and nothing can be
  * half-freed.  Each decoder walks the body twice: once through proto's
- * bounds-checked cursors to size it, once to fill it in.  Strings on the
- * wire never hold NUL (proto_get_str refuses them), so a C string loses
- * nothing.
+ * bounds-checked cursors to size it, once to fill it in; the second walk
+ * writes no more than the first one counted, since a shared-cache hit's
+ * body lies in memory another process could change between the two.
+ * Strings on the wire never hold NUL (proto_get_str refuses them), so a C
+ * string loses nothing.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -76,7 +78,7 @@ nc_result_from_answer(const struct proto_answer *ap, int64_t ttl,
 	const char		*s;
 	size_t			 size, cur = 0, i = 0, slen;
 	uint8_t			 fam;
-	char			*str;
+	char			*str, *str_end;
 
 	_Static_assert(sizeof(*res) % alignof(char *) == 0, "aliases follow");
 	_Static_assert(alignof(struct namecache_address) % alignof(uint32_t) == 0,
@@ -91,15 +93,22 @@ nc_result_from_answer(const struct proto_answer *ap, int64_t ttl,
 	    a.nalias + 1);
 	res->scope_ids = (uint32_t *)(void *)(res->addresses + a.naddr);
 	str = (char *)(res->scope_ids + a.naddr);
+	str_end = str + a.strings_size;
 	res->canonical = put_str(&str, a.canon, a.canon_len);
-	while (proto_answer_next_addr(&a, &cur, &fam, &addr)) {
+	for (; i < a.naddr && proto_answer_next_addr(&a, &cur, &fam, &addr); i++) {
 		res->addresses[i].family = fam == PROTO_AF_INET ? AF_INET : AF_INET6;
 		memcpy(res->addresses[i].addr.bytes, addr, fam == PROTO_AF_INET ? 4 : 16);
 		res->scope_ids[i] = proto_answer_scope(fam, addr);
-		i++;
+	}
+	/* Fewer than counted: the body changed since it was decoded. */
+	if (i < a.naddr) {
+		free(res);
+		return NAMECACHE_ERR_PROTOCOL;
 	}
 	res->naddresses = i;
-	for (cur = 0, i = 0; proto_answer_next_alias(&a, &cur, &s, &slen); i++)
+	for (cur = 0, i = 0; i < a.nalias &&
+	    proto_answer_next_alias(&a, &cur, &s, &slen) &&
+	    slen < (size_t)(str_end - str); i++)
 		res->aliases[i] = put_str(&str, s, slen);
 	res->aliases[i] = NULL;
 	res->naliases = i;

@@ -57,11 +57,18 @@
 #define NMAPS		8
 #define RETRY_NS	1000000000LL
 
+/*
+ * A mapping descriptor.  Every field but users is written only while the
+ * descriptor is not current and has no users (under lock), so a reader
+ * that holds it reads them without further care.
+ */
 struct map {
-	void	*base;
-	size_t	 len;
-	long	 users;		/* atomic */
-	char	 path[128];
+	void		*base;
+	size_t		 len;
+	long		 users;		/* atomic */
+	struct shm_view	 view;		/* what shm_view_init checked, once */
+	char		 path[128];	/* the segment's */
+	char		 sock[128];	/* the socket path it was mapped for, or "" */
 #ifdef NCC_SHARED_TESTING
 	unsigned long unmaps;	/* atomic: times this descriptor was unmapped */
 #endif
@@ -100,18 +107,35 @@ init_once(void)
 }
 
 /*
- * Live, beating, and on our clock: a beat more than 2 s in our future means
- * this process runs in a time namespace behind the daemon's, where every
- * expiry would look later than it is (one ahead sees a stale beat).  Such
- * a process asks the socket.
+ * Whether m is the segment beside the socket at sockpath.  The socket path
+ * it was mapped for answers at once; any other (another name in the same
+ * folder) is turned into the segment's path and compared, so that a hit
+ * does not build the path on every call.
  */
 static bool
-usable(const struct map *m, const char *path, int64_t now)
+same_segment(const struct map *m, const char *sockpath)
+{
+	char path[128];
+
+	if (m->sock[0] != '\0' && strcmp(m->sock, sockpath) == 0)
+		return true;
+	return shm_path(sockpath, path, sizeof(path)) == 0 &&
+	    strcmp(m->path, path) == 0;
+}
+
+/*
+ * The segment beside sockpath, live, beating, and on our clock: a beat more
+ * than 2 s in our future means this process runs in a time namespace
+ * behind the daemon's, where every expiry would look later than it is (one
+ * ahead sees a stale beat).  Such a process asks the socket.
+ */
+static inline bool
+usable(const struct map *m, const char *sockpath, int64_t now)
 {
 	const struct shm_header *h = m->base;
 	int64_t age;
 
-	if (strcmp(m->path, path) != 0 ||
+	if (!same_segment(m, sockpath) ||
 	    __atomic_load_n(&h->state, __ATOMIC_ACQUIRE) != SHM_LIVE)
 		return false;
 	age = now - __atomic_load_n(&h->heartbeat_ns, __ATOMIC_ACQUIRE);
@@ -143,49 +167,55 @@ sweep(const struct map *keep)
 		munmap(m->base, m->len);
 		m->base = NULL;
 		m->path[0] = '\0';
+		m->sock[0] = '\0';
 	}
 }
 
 /*
- * Maps the segment at path and makes it current.  Returns false when it
- * cannot be used (and then nothing is tried again for a second).
+ * Maps the segment beside the socket at sockpath and makes it current.
+ * Returns false when it cannot be used (and then nothing is tried again
+ * for a second).
  */
-static bool remap_(const char *path, int64_t now, bool force);
+static bool remap_(const char *sockpath, int64_t now, bool force);
 
 static bool
-remap(const char *path, int64_t now)
+remap(const char *sockpath, int64_t now)
 {
-	return remap_(path, now, false);
+	return remap_(sockpath, now, false);
 }
 
 #ifdef NCC_SHARED_TESTING
 static bool
-force_remap(const char *path, int64_t now)
+force_remap(const char *sockpath, int64_t now)
 {
-	return remap_(path, now, true);
+	return remap_(sockpath, now, true);
 }
 #endif
 
 static bool
-remap_(const char *path, int64_t now, bool force)
+remap_(const char *sockpath, int64_t now, bool force)
 {
 	struct map	*m, *cur;
+	struct shm_view	 view;
 	struct stat	 st;
+	char		 path[128];
 	void		*base;
-	int		 fd, i;
+	int		 fd, i, saved = errno;
 	bool		 ok = false;
 
-	if (now < __atomic_load_n(&retry_at, __ATOMIC_RELAXED))
+	/* A socket path with no segment beside it: no segment, and no wait. */
+	if (shm_path(sockpath, path, sizeof(path)) < 0 ||
+	    now < __atomic_load_n(&retry_at, __ATOMIC_RELAXED))
 		return false;
+	/* Before the first lock: the child of a fork must find it unlocked. */
+	pthread_once(&once, init_once);
 	pthread_mutex_lock(&lock);
 	cur = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
-	if (cur && !force && usable(cur, path, now)) {
+	if (cur && !force && usable(cur, sockpath, now)) {
 		pthread_mutex_unlock(&lock);
 		return true;		/* another thread did it */
 	}
 	__atomic_store_n(&retry_at, now + RETRY_NS, __ATOMIC_RELAXED);
-	if (strlen(path) >= sizeof(maps[0].path))
-		goto done;
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
 		goto done;
 	/* Ours: a regular file that nobody but its owner may write. */
@@ -197,7 +227,7 @@ remap_(const char *path, int64_t now, bool force)
 		goto done;
 	}
 	close(fd);
-	if (shm_check(base, (size_t)st.st_size) == NULL) {
+	if (shm_view_init(base, (size_t)st.st_size, &view) < 0) {
 		munmap(base, (size_t)st.st_size);
 		goto done;
 	}
@@ -212,21 +242,27 @@ remap_(const char *path, int64_t now, bool force)
 	}
 	m->base = base;
 	m->len = (size_t)st.st_size;
+	m->view = view;
 	memcpy(m->path, path, strlen(path) + 1);
+	if (strlen(sockpath) < sizeof(m->sock))
+		memcpy(m->sock, sockpath, strlen(sockpath) + 1);
+	else
+		m->sock[0] = '\0';	/* same_segment builds the path */
 	/* seq_cst: before the sweep's loads of users (see above). */
 	__atomic_store_n(&current, m, __ATOMIC_SEQ_CST);
 	sweep(m);
-	ok = usable(m, path, now);
+	ok = usable(m, sockpath, now);
 	if (ok)
 		__atomic_store_n(&retry_at, 0, __ATOMIC_RELAXED);
 done:
 	pthread_mutex_unlock(&lock);
+	errno = saved;		/* the only system calls of a lookup */
 	return ok;
 }
 
-/* The current mapping, held (steps 1 to 3 above), or NULL. */
-static struct map *
-get(const char *path, int64_t now)
+/* The current mapping of the segment beside sockpath, held (steps 1 to 3 above), or NULL. */
+static inline struct map *
+get(const char *sockpath, int64_t now)
 {
 	struct map	*m;
 	int		 tries;
@@ -234,7 +270,7 @@ get(const char *path, int64_t now)
 	for (tries = 0; tries < 4; tries++) {
 		m = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
 		if (m == NULL) {
-			if (!remap(path, now))
+			if (!remap(sockpath, now))
 				return NULL;
 			continue;
 		}
@@ -260,10 +296,10 @@ get(const char *path, int64_t now)
 			put(m);
 			continue;
 		}
-		if (usable(m, path, now))
+		if (usable(m, sockpath, now))
 			return m;
 		put(m);
-		if (!remap(path, now))
+		if (!remap(sockpath, now))
 			return NULL;
 	}
 	return NULL;
@@ -274,20 +310,16 @@ ncc_shared_lookup(const char *sockpath, uint8_t kind, uint8_t family,
     const void *key, size_t key_len, struct ncc_shared_hit *ret)
 {
 	const struct shm_rec	*r;
+	const uint8_t		*body;
 	struct map		*m;
-	char			 path[128];
 	int64_t			 now, left;
-	int			 saved = errno;
+	uint32_t		 body_len;
 
-	if (shm_path(sockpath, path, sizeof(path)) < 0)
-		return 0;
-	pthread_once(&once, init_once);
+	/* errno: only remap makes system calls, and it keeps errno. */
 	now = now_ns();
-	if ((m = get(path, now)) == NULL) {
-		errno = saved;
+	if ((m = get(sockpath, now)) == NULL)
 		return 0;
-	}
-	r = shm_find(m->base, m->len, kind, family, key, key_len);
+	r = shm_view_find(&m->view, kind, family, key, key_len, &body, &body_len);
 	left = r ? r->expires_ns - now : 0;
 	/*
 	 * Expired, or in the last 10% of its TTL (the daemon's cache's rule):
@@ -297,7 +329,6 @@ ncc_shared_lookup(const char *sockpath, uint8_t kind, uint8_t family,
 	if (r == NULL || left <= 0 || (r->expires_ns != SHM_FOREVER &&
 	    ttl_refresh_due(left, r->ttl, 0))) {
 		put(m);
-		errno = saved;
 		return 0;
 	}
 	ret->map = m;
@@ -305,11 +336,10 @@ ncc_shared_lookup(const char *sockpath, uint8_t kind, uint8_t family,
 	ret->unmaps = __atomic_load_n(&m->unmaps, __ATOMIC_SEQ_CST);
 #endif
 	ret->status = r->status;
-	ret->body = shm_rec_body(r);
-	ret->body_len = r->body_len;
+	ret->body = body;
+	ret->body_len = body_len;
 	ret->ttl_left = r->expires_ns == SHM_FOREVER ? 0 :
 	    (uint32_t)((left + 999999999) / 1000000000);
-	errno = saved;
 	return 1;
 }
 
@@ -324,17 +354,14 @@ static unsigned long held_unmapped;
 int
 ncc_shared_test_remap(const char *sockpath)
 {
-	char	path[128];
 	int64_t	now = now_ns();
 
-	if (shm_path(sockpath, path, sizeof(path)) < 0)
-		return 0;
 	pthread_once(&once, init_once);
 	pthread_mutex_lock(&lock);
 	__atomic_store_n(&retry_at, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&lock);
 	/* Not usable: remap maps the file anew. */
-	return force_remap(path, now);
+	return force_remap(sockpath, now);
 }
 
 unsigned long
@@ -363,22 +390,18 @@ ncc_shared_beat(const char *sockpath, int64_t *ret_beat, int64_t *ret_age)
 {
 	const struct shm_header	*h;
 	struct map		*m;
-	char			 path[128];
 	int64_t			 now, beat;
 	int			 saved = errno, r = 0;
 
-	if (shm_path(sockpath, path, sizeof(path)) < 0)
-		return 0;
-	pthread_once(&once, init_once);
 	now = now_ns();
 	/* Even a stale segment: remap makes it current before it checks. */
 	if (__atomic_load_n(&current, __ATOMIC_SEQ_CST) == NULL)
-		remap(path, now);
+		remap(sockpath, now);
 	if ((m = __atomic_load_n(&current, __ATOMIC_SEQ_CST)) == NULL)
 		goto out;
 	__atomic_add_fetch(&m->users, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&current, __ATOMIC_SEQ_CST) == m &&
-	    strcmp(m->path, path) == 0) {
+	    same_segment(m, sockpath)) {
 		h = m->base;
 		beat = __atomic_load_n(&h->heartbeat_ns, __ATOMIC_ACQUIRE);
 		/* Stopped, for the next daemon: no beat to judge a hang by. */
@@ -400,15 +423,11 @@ ncc_shared_netstamp(const char *sockpath, uint64_t ret_key[2])
 {
 	const struct shm_header	*h;
 	struct map		*m;
-	char			 path[128];
 	int64_t			 now;
 	int			 saved = errno, r = 0;
 
-	if (shm_path(sockpath, path, sizeof(path)) < 0)
-		return 0;
-	pthread_once(&once, init_once);
 	now = now_ns();
-	if ((m = get(path, now)) == NULL)
+	if ((m = get(sockpath, now)) == NULL)
 		goto out;
 	h = m->base;
 	ret_key[0] = h->generation;
@@ -462,6 +481,7 @@ ncc_shared_answer(const char *sockpath, uint8_t kind, uint8_t family,
 void
 ncc_shared_forget(void)
 {
+	pthread_once(&once, init_once);
 	pthread_mutex_lock(&lock);
 	__atomic_store_n(&current, NULL, __ATOMIC_SEQ_CST);
 	sweep(NULL);

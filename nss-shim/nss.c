@@ -21,13 +21,13 @@
 #include <errno.h>
 #include <netdb.h>
 #include <nss.h>
-#include <stdalign.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include "client.h"
+#include "layout.h"
 #include "proto.h"
 #include "shared.h"
 #include "shmfmt.h"
@@ -82,11 +82,25 @@ struct src {
 	struct ncc_reply	rep;
 };
 
+/*
+ * Holds nothing yet.  Not "= { 0 }", which would zero the reply's 1 KiB
+ * buffer on every call, hits included; ncc_call sets what it fills.
+ */
+static void
+src_init(struct src *s)
+{
+	s->hit.map = NULL;
+	s->rep.frame = NULL;
+	s->rep.body = NULL;
+}
+
 static void
 src_free(struct src *s)
 {
-	ncc_shared_release(&s->hit);
-	ncc_reply_free(&s->rep);
+	if (s->hit.map)
+		ncc_shared_release(&s->hit);
+	if (s->rep.frame)
+		ncc_reply_free(&s->rep);
 }
 
 /*
@@ -193,136 +207,76 @@ ask(const uint8_t *req, int len, struct ncc_reply *rep, struct proto_answer *ans
 	}
 }
 
-static enum nss_status
-ask_name(const char *name, uint8_t family, struct src *s,
+/*
+ * The socket, for a name the segment did not answer.  Apart, so that a
+ * hit's path carries neither its buffer nor its stack guard.  A name the
+ * daemon would refuse, the encoder refuses too (proto_name_check):
+ * UNAVAIL, and the next source answers.
+ */
+static __attribute__((noinline)) enum nss_status
+ask_name_socket(const char *name, uint8_t family, struct src *s,
     struct proto_answer *ans, int *errnop, int *h_errnop)
 {
 	uint8_t		buf[PROTO_HDR_LEN + 4 + PROTO_NAME_MAX + 1];
 	struct proto_wr	w;
-	enum nss_status	st;
-	size_t		len = strlen(name);
 
-	/* A name the daemon would refuse goes to the next source instead. */
-	if (proto_name_check(name, len, NULL) < 0)
-		return unavail(EINVAL, errnop, h_errnop);
-	st = ask_shared(SHM_NAME, family, name, len, s, ans, errnop, h_errnop);
-	if (st != NSS_STATUS_UNAVAIL)
-		return st;
 	proto_wr_init(&w, buf, sizeof(buf));
 	return ask(buf, proto_lookup_name_encode(&w, ncc_next_id(), family, name),
 	    &s->rep, ans, errnop, h_errnop);
 }
 
-static char *
-copy_str(char **strp, const char *s, size_t len)
+static inline enum nss_status
+ask_name(const char *name, uint8_t family, struct src *s,
+    struct proto_answer *ans, int *errnop, int *h_errnop)
 {
-	char *d = *strp;
+	enum nss_status st;
 
-	memcpy(d, s, len);
-	d[len] = '\0';
-	*strp += len + 1;
-	return d;
+	/*
+	 * The segment holds only names the daemon accepted (shmfmt.h), and a
+	 * name that matches one, in any case, passes the same check: a hit
+	 * needs no check of its own.
+	 */
+	st = ask_shared(SHM_NAME, family, name, strlen(name), s, ans, errnop,
+	    h_errnop);
+	if (st != NSS_STATUS_UNAVAIL)
+		return st;
+	return ask_name_socket(name, family, s, ans, errnop, h_errnop);
 }
 
-/* Lays out a hostent for family af in buffer: pointer arrays, addresses, strings. */
+/* A layout's result (layout.h) as glibc's statuses. */
 static enum nss_status
-fill_hostent(const struct proto_answer *a, int af, struct hostent *host,
-    char *buffer, size_t buflen, int *errnop, int *h_errnop, char **canonp)
+laid_out(int r, int *errnop, int *h_errnop)
 {
-	uint8_t		 want = af == AF_INET ? PROTO_AF_INET : PROTO_AF_INET6;
-	size_t		 alen = af == AF_INET ? 4 : 16;
-	size_t		 naddr = af == AF_INET ? a->naddr4 : a->naddr6;
-	size_t		 pad = -(uintptr_t)buffer % alignof(char *);
-	size_t		 need, cur = 0, i, slen;
-	char		**addrs, **aliases, *abuf, *str;
-	const uint8_t	*addr;
-	const char	*s;
-	uint8_t		 fam;
-
-	if (naddr == 0) {
+	switch (r) {
+	case 0:
+		return NSS_STATUS_SUCCESS;
+	case -ENOENT:
 		*errnop = ENOENT;
 		*h_errnop = NO_DATA;
 		return NSS_STATUS_NOTFOUND;
-	}
-	need = pad + (naddr + 1 + a->nalias + 1) * sizeof(char *) +
-	    naddr * alen + a->strings_size;
-	if (buflen < need)
+	case -ERANGE:
 		return erange(errnop, h_errnop);
-
-	addrs = (char **)(void *)(buffer + pad);
-	aliases = addrs + naddr + 1;
-	abuf = (char *)(aliases + a->nalias + 1);
-	str = abuf + naddr * alen;
-	for (i = 0; proto_answer_next_addr(a, &cur, &fam, &addr); ) {
-		/* A hostent has no scope ids: a scoped address is its address. */
-		if ((fam == PROTO_AF_INET6_SCOPED ? PROTO_AF_INET6 : fam) != want)
-			continue;
-		addrs[i] = abuf + i * alen;
-		memcpy(addrs[i], addr, alen);
-		i++;
 	}
-	addrs[i] = NULL;
-	for (cur = 0, i = 0; proto_answer_next_alias(a, &cur, &s, &slen); i++)
-		aliases[i] = copy_str(&str, s, slen);
-	aliases[i] = NULL;
-
-	host->h_name = copy_str(&str, a->canon, a->canon_len);
-	host->h_aliases = aliases;
-	host->h_addrtype = af;
-	host->h_length = (int)alen;
-	host->h_addr_list = addrs;
-	if (canonp)
-		*canonp = host->h_name;
-	return NSS_STATUS_SUCCESS;
+	/* A hit whose bytes changed: as a reply that does not decode. */
+	return unavail(-r, errnop, h_errnop);
 }
 
 enum nss_status
 _nss_namecache_gethostbyname4_r(const char *name, struct gaih_addrtuple **pat,
     char *buffer, size_t buflen, int *errnop, int *h_errnop, int32_t *ttlp)
 {
-	struct proto_answer	 a;
-	struct src		 rep = { 0 };
-	struct gaih_addrtuple	*t;
-	enum nss_status		 st;
-	size_t			 pad, need, cur = 0, i = 0;
-	const uint8_t		*addr;
-	char			*canon;
-	uint8_t			 fam;
-	int			 saved = errno;
+	struct proto_answer	a;
+	struct src		rep;
+	enum nss_status		st;
+	int			saved = errno;
 
+	src_init(&rep);
 	st = ask_name(name, PROTO_AF_UNSPEC, &rep, &a, errnop, h_errnop);
 	if (st != NSS_STATUS_SUCCESS)
 		goto out;
-	pad = -(uintptr_t)buffer % alignof(struct gaih_addrtuple);
-	need = pad + a.naddr * sizeof(*t) + a.canon_len + 1;
-	if (a.naddr == 0) {
-		*errnop = ENOENT;
-		*h_errnop = NO_DATA;
-		st = NSS_STATUS_NOTFOUND;
-	} else if (buflen < need) {
-		st = erange(errnop, h_errnop);
-	} else {
-		t = (struct gaih_addrtuple *)(void *)(buffer + pad);
-		canon = (char *)(t + a.naddr);
-		memcpy(canon, a.canon, a.canon_len);
-		canon[a.canon_len] = '\0';
-		while (proto_answer_next_addr(&a, &cur, &fam, &addr)) {
-			memset(&t[i], 0, sizeof(t[i]));
-			t[i].next = i + 1 < a.naddr ? &t[i + 1] : NULL;
-			t[i].name = i == 0 ? canon : NULL;
-			t[i].family = fam == PROTO_AF_INET ? AF_INET : AF_INET6;
-			memcpy(t[i].addr, addr, fam == PROTO_AF_INET ? 4 : 16);
-			t[i].scopeid = proto_answer_scope(fam, addr);
-			i++;
-		}
-		/* The caller may hand in storage for the first tuple. */
-		if (*pat)
-			**pat = t[0];
-		else
-			*pat = &t[0];
-		if (ttlp && a.source != PROTO_SRC_HOSTS)
-			*ttlp = (int32_t)(a.ttl > INT32_MAX ? INT32_MAX : a.ttl);
-	}
+	st = laid_out(layout_gaih(&a, pat, buffer, buflen), errnop, h_errnop);
+	if (st == NSS_STATUS_SUCCESS && ttlp && a.source != PROTO_SRC_HOSTS)
+		*ttlp = (int32_t)(a.ttl > INT32_MAX ? INT32_MAX : a.ttl);
 	src_free(&rep);
 out:
 	return finish(st, saved, errnop);
@@ -334,10 +288,11 @@ _nss_namecache_gethostbyname3_r(const char *name, int af, struct hostent *host,
     char **canonp)
 {
 	struct proto_answer	a;
-	struct src		rep = { 0 };
+	struct src		rep;
 	enum nss_status		st;
 	int			saved = errno;
 
+	src_init(&rep);
 	if (af != AF_INET && af != AF_INET6) {
 		st = unavail(EAFNOSUPPORT, errnop, h_errnop);
 		goto out;
@@ -346,7 +301,9 @@ _nss_namecache_gethostbyname3_r(const char *name, int af, struct hostent *host,
 	    &rep, &a, errnop, h_errnop);
 	if (st != NSS_STATUS_SUCCESS)
 		goto out;
-	st = fill_hostent(&a, af, host, buffer, buflen, errnop, h_errnop, canonp);
+	st = laid_out(layout_hostent(&a, af, host, buffer, buflen), errnop, h_errnop);
+	if (st == NSS_STATUS_SUCCESS && canonp)
+		*canonp = host->h_name;
 	if (st == NSS_STATUS_SUCCESS && ttlp && a.source != PROTO_SRC_HOSTS)
 		*ttlp = (int32_t)(a.ttl > INT32_MAX ? INT32_MAX : a.ttl);
 	src_free(&rep);
@@ -376,12 +333,13 @@ _nss_namecache_gethostbyaddr2_r(const void *addr, socklen_t len, int af,
     int *h_errnop, int32_t *ttlp)
 {
 	struct proto_answer	a;
-	struct src		rep = { 0 };
+	struct src		rep;
 	struct proto_wr		w;
 	enum nss_status		st;
 	uint8_t			buf[PROTO_HDR_LEN + 2 + 16];
 	int			saved = errno;
 
+	src_init(&rep);
 	if (!((af == AF_INET && len == 4) || (af == AF_INET6 && len == 16))) {
 		st = unavail(EAFNOSUPPORT, errnop, h_errnop);
 		goto out;
@@ -403,7 +361,7 @@ _nss_namecache_gethostbyaddr2_r(const void *addr, socklen_t len, int af,
 	 */
 	if (af == AF_INET6 && a.naddr6 == 0 && a.naddr4 > 0)
 		af = AF_INET;
-	st = fill_hostent(&a, af, host, buffer, buflen, errnop, h_errnop, NULL);
+	st = laid_out(layout_hostent(&a, af, host, buffer, buflen), errnop, h_errnop);
 	if (st == NSS_STATUS_SUCCESS && ttlp && a.source != PROTO_SRC_HOSTS)
 		*ttlp = (int32_t)(a.ttl > INT32_MAX ? INT32_MAX : a.ttl);
 	src_free(&rep);

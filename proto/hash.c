@@ -27,7 +27,6 @@ hash_siphash13(const uint64_t k[2], const void *data, size_t len)
 	uint64_t	 v2 = 0x6c7967656e657261ULL ^ k[0];
 	uint64_t	 v3 = 0x7465646279746573ULL ^ k[1];
 	uint64_t	 m, b = (uint64_t)len << 56;
-	size_t		 i;
 
 	for (; p < end; p += 8) {
 		memcpy(&m, p, 8);	/* host order: one machine's processes agree */
@@ -35,8 +34,16 @@ hash_siphash13(const uint64_t k[2], const void *data, size_t len)
 		SIPROUND;
 		v0 ^= m;
 	}
-	for (i = 0; i < (len & 7); i++)
-		b |= (uint64_t)p[i] << (8 * i);
+	/* The last bytes, little-endian: unrolled, as the reference code has it. */
+	switch (len & 7) {
+	case 7: b |= (uint64_t)p[6] << 48;	__attribute__((fallthrough));
+	case 6: b |= (uint64_t)p[5] << 40;	__attribute__((fallthrough));
+	case 5: b |= (uint64_t)p[4] << 32;	__attribute__((fallthrough));
+	case 4: b |= (uint64_t)p[3] << 24;	__attribute__((fallthrough));
+	case 3: b |= (uint64_t)p[2] << 16;	__attribute__((fallthrough));
+	case 2: b |= (uint64_t)p[1] << 8;	__attribute__((fallthrough));
+	case 1: b |= (uint64_t)p[0];
+	}
 	v3 ^= b;
 	SIPROUND;
 	v0 ^= b;

@@ -197,39 +197,56 @@ proto_frame_end(struct proto_wr *w)
 	return (int)w->off;
 }
 
+static int
+name_bad(const char **ret_why, const char *why)
+{
+	if (ret_why)
+		*ret_why = why;
+	return -EINVAL;
+}
+
+/*
+ * One pass, with one test for the common byte: '/' to '~' (letters,
+ * digits, '_' and the rest) can be neither a dot, nor NUL, control or
+ * DEL.  A label's length is checked where it ends (a dot, a bad byte, the
+ * end), which finds the reason a byte-at-a-time count did: a label past
+ * 63 is reported before any bad byte after its 63rd.
+ */
 int
 proto_name_check(const char *name, size_t len, const char **ret_why)
 {
-	const char	*why = NULL;
-	size_t		 i, label = 0;
+	const unsigned char	*p = (const unsigned char *)name, *end, *label;
+	unsigned		 c;
 
-	if (len > 0 && name[len - 1] == '.' && len > 1)
+	if (len > 1 && name[len - 1] == '.')
 		len--;		/* one trailing dot: an absolute name */
 	if (len == 0)
-		why = "empty name";
-	else if (len > PROTO_NAME_MAX)
-		why = "name longer than 253 characters";
-	for (i = 0; why == NULL && i < len; i++) {
-		unsigned char c = (unsigned char)name[i];
-
+		return name_bad(ret_why, "empty name");
+	if (len > PROTO_NAME_MAX)
+		return name_bad(ret_why, "name longer than 253 characters");
+	for (label = p, end = p + len; p < end; p++) {
+		while (p < end && (unsigned)*p - '/' < 0x7f - '/')
+			p++;
+		if (p == end)
+			break;
+		c = *p;
+		/* Bytes past 0x7f, and space to '-': allowed in a label. */
+		if (c >= 0x80 || (c >= 0x20 && c < '.'))
+			continue;
+		if ((size_t)(p - label) > PROTO_LABEL_MAX)
+			return name_bad(ret_why, "label longer than 63 characters");
 		if (c == '\0')
-			why = "NUL byte in name";
-		else if (c < 0x20 || c == 0x7f)
-			why = "control character in name";
-		else if (c == '.') {
-			if (label == 0)
-				why = "empty label in name";
-			label = 0;
-		} else if (++label > PROTO_LABEL_MAX)
-			why = "label longer than 63 characters";
+			return name_bad(ret_why, "NUL byte in name");
+		if (c != '.')
+			return name_bad(ret_why, "control character in name");
+		if (p == label)
+			return name_bad(ret_why, "empty label in name");
+		label = p + 1;
 	}
-	if (why == NULL && label == 0)
-		why = "empty label in name";
-	if (why) {
-		if (ret_why)
-			*ret_why = why;
-		return -EINVAL;
-	}
+	if ((size_t)(end - label) > PROTO_LABEL_MAX)
+		return name_bad(ret_why, "label longer than 63 characters");
+	if (end == label)
+		return name_bad(ret_why, "empty label in name");
 	return 0;
 }
 
@@ -425,23 +442,28 @@ proto_answer_end(struct proto_answer_wr *aw)
 int
 proto_answer_decode(const void *body, size_t len, struct proto_answer *ret_ans)
 {
-	struct proto_answer	a;
-	struct rd		rd;
-	size_t			i, n;
+	struct proto_answer	 a;
+	struct rd		 rd;
+	const uint8_t		*h;
+	size_t			 i, n;
+	uint8_t			 family;
 
-	memset(&a, 0, sizeof(a));
 	rd_init(&rd, body, len);
-	a.ttl = rd_u32(&rd);
-	a.source = rd_u8(&rd);
-	a.flags = rd_u8(&rd);
-	a.naddr = rd_u16(&rd);
-	a.nalias = rd_u16(&rd);
+	/* ttl, source, flags, naddr, nalias: ten bytes, one check. */
+	if ((h = rd_bytes(&rd, 10)) == NULL)
+		return rd.err;
+	a.ttl = (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
+	a.source = h[4];
+	a.flags = h[5];
+	a.naddr = (uint16_t)(h[6] << 8 | h[7]);
+	a.nalias = (uint16_t)(h[8] << 8 | h[9]);
+	a.naddr4 = 0;
+	a.naddr6 = 0;
 	a.canon = proto_get_str(&rd, &a.canon_len);
 	a.strings_size = a.canon_len + 1;
 	a.addrs = rd.p + rd.off;
 	for (i = 0; i < a.naddr && rd.err == 0; i++) {
-		uint8_t family = rd_u8(&rd);
-
+		family = rd_u8(&rd);
 		if (!answer_family_ok(family)) {
 			rd.err = -EBADMSG;
 			break;
@@ -461,6 +483,8 @@ proto_answer_decode(const void *body, size_t len, struct proto_answer *ret_ans)
 	if (rd.err)
 		return rd.err;
 	a.aliases_len = (size_t)(rd.p + rd.off - a.aliases);
+	a.origin = NULL;
+	a.origin_len = 0;
 	/* A module's name may follow; other trailing bytes are ignored. */
 	if (rd.off < rd.len) {
 		struct rd tail = rd;
@@ -475,18 +499,38 @@ proto_answer_decode(const void *body, size_t len, struct proto_answer *ret_ans)
 	return 0;
 }
 
+/*
+ * A byte of a body read once.  The walks below read again what the decoder
+ * walked, and a reader of the shared segment reads it in memory another
+ * process could be changing (a hostile or broken writer: the daemon never
+ * changes a record).  So every step is checked again against the extents
+ * the decoder found, on a value read once, and a walk that finds the body
+ * changed ends there: its caller bounds what it writes by the decoder's
+ * counts, never by the walk.
+ */
+static inline uint8_t
+byte_once(const uint8_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
 int
 proto_answer_next_addr(const struct proto_answer *a, size_t *cursor,
     uint8_t *ret_family, const uint8_t **ret_addr)
 {
-	const uint8_t *p = a->addrs + *cursor;
+	const uint8_t	*p = a->addrs + *cursor;
+	uint8_t		 family;
+	size_t		 n;
 
-	/* The decoder walked these bytes, so they are in bounds. */
 	if (*cursor >= a->addrs_len)
 		return 0;
-	*ret_family = p[0];
+	family = byte_once(p);
+	n = 1 + addr_len(family);
+	if (!answer_family_ok(family) || n > a->addrs_len - *cursor)
+		return 0;
+	*ret_family = family;
 	*ret_addr = p + 1;
-	*cursor += 1 + addr_len(p[0]);
+	*cursor += n;
 	return 1;
 }
 
@@ -497,10 +541,12 @@ proto_answer_next_alias(const struct proto_answer *a, size_t *cursor,
 	const uint8_t	*p = a->aliases + *cursor;
 	size_t		 n;
 
-	/* The cursor is a byte offset; the decoder walked these bytes. */
-	if (*cursor >= a->aliases_len)
+	/* The cursor is a byte offset. */
+	if (*cursor >= a->aliases_len || a->aliases_len - *cursor < 2)
 		return 0;
-	n = (size_t)p[0] << 8 | p[1];
+	n = (size_t)byte_once(p) << 8 | byte_once(p + 1);
+	if (n > a->aliases_len - *cursor - 2)
+		return 0;
 	*ret_str = (const char *)p + 2;
 	*ret_len = n;
 	*cursor += 2 + n;

@@ -228,6 +228,10 @@ int	 proto_answer_decode(const void *body, size_t len, struct proto_answer *ret_
  * Walk a decoded answer; *cursor starts at 0.  Return 0 at the end.  The
  * family is as written: PROTO_AF_INET6_SCOPED has 20 bytes at *ret_addr
  * (proto_answer_addr copies it whole); proto_answer_scope reads its scope.
+ * Each step is checked again against the decoded extents, so a body that
+ * changed since it was decoded (shared memory) ends a walk early and never
+ * leads it outside: a caller bounds what it writes by the decoded counts
+ * (naddr, naddr4, naddr6, nalias, strings_size), not by the walk.
  */
 uint32_t proto_answer_scope(uint8_t family, const uint8_t *addr);
 /* Writes scope after the 16 bytes of a PROTO_AF_INET6_SCOPED address (20). */

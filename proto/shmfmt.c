@@ -5,7 +5,8 @@
  * Pure: no I/O, no allocation, errno untouched.  Readers call shm_find on
  * memory another process writes, so every offset and length is checked
  * against the mapping before it is used, and shared words are read with
- * atomic loads (acquire for slots, whose records must be seen whole).
+ * atomic loads (acquire for slots, whose records must be seen whole), each
+ * once: what is used is what was checked.
  */
 #include <errno.h>
 #include <string.h>
@@ -76,66 +77,125 @@ shm_rec_body(const struct shm_rec *r)
 	return shm_rec_key(r) + ((r->key_len + 7) & ~7u);
 }
 
+/*
+ * Shared words are read once each, relaxed: the compiler may not read a
+ * field again after it was checked, and a writer's later store cannot
+ * change what was checked.
+ */
+#define ONCE(x)	__atomic_load_n(&(x), __ATOMIC_RELAXED)
+
+/* The header's checks, on its fields read once; fills *v when they pass. */
+static bool
+header_ok(const void *base, size_t len, struct shm_view *v)
+{
+	const struct shm_header *h = base;
+	uint64_t	 file_size, slots_off, data_off, data_size, slots_end;
+	uint32_t	 nslots;
+
+	if (base == NULL || len < SHM_HEADER_SIZE || (uintptr_t)base % 8 != 0 ||
+	    ONCE(h->magic) != SHM_MAGIC || ONCE(h->version) != SHM_VERSION ||
+	    ONCE(h->header_size) != SHM_HEADER_SIZE)
+		return false;
+	file_size = ONCE(h->file_size);
+	nslots = ONCE(h->nslots);
+	slots_off = ONCE(h->slots_off);
+	data_off = ONCE(h->data_off);
+	data_size = ONCE(h->data_size);
+	if (file_size > len || nslots == 0 || (nslots & (nslots - 1)) != 0 ||
+	    slots_off % 8 != 0 || data_off % 8 != 0)
+		return false;
+	slots_end = slots_off + (uint64_t)nslots * 8;
+	if (slots_off < SHM_HEADER_SIZE || slots_end < slots_off ||
+	    slots_end > data_off || data_off > file_size ||
+	    data_size > file_size - data_off)
+		return false;
+	v->slots = (const uint64_t *)(const void *)((const uint8_t *)base + slots_off);
+	v->data = (const uint8_t *)base + data_off;
+	v->data_size = data_size;
+	v->mask = nslots - 1;
+	v->key[0] = ONCE(h->key[0]);
+	v->key[1] = ONCE(h->key[1]);
+	return true;
+}
+
 const struct shm_header *
 shm_check(const void *base, size_t len)
 {
-	const struct shm_header *h = base;
-	uint64_t slots_end;
+	struct shm_view v;
 
-	if (base == NULL || len < SHM_HEADER_SIZE ||
-	    (uintptr_t)base % 8 != 0 || h->magic != SHM_MAGIC ||
-	    h->version != SHM_VERSION || h->header_size != SHM_HEADER_SIZE ||
-	    h->file_size > len || h->nslots == 0 ||
-	    (h->nslots & (h->nslots - 1)) != 0 || h->slots_off % 8 != 0 ||
-	    h->data_off % 8 != 0)
-		return NULL;
-	slots_end = h->slots_off + (uint64_t)h->nslots * 8;
-	if (h->slots_off < SHM_HEADER_SIZE || slots_end < h->slots_off ||
-	    slots_end > h->data_off || h->data_off > h->file_size ||
-	    h->data_size > h->file_size - h->data_off)
-		return NULL;
-	return h;
+	return header_ok(base, len, &v) ? base : NULL;
+}
+
+int
+shm_view_init(const void *base, size_t len, struct shm_view *ret_view)
+{
+	struct shm_view v;
+
+	if (!header_ok(base, len, &v))
+		return -EBADMSG;
+	*ret_view = v;
+	return 0;
 }
 
 static bool
 key_eq(const uint8_t *a, const uint8_t *b, size_t len, bool fold)
 {
-	return fold ? name_eq_fold(a, b, len) : memcmp(a, b, len) == 0;
+	/* Equal bytes match either way: most hits are spelled as published. */
+	if (memcmp(a, b, len) == 0)
+		return true;
+	return fold && name_eq_fold(a, b, len);
+}
+
+const struct shm_rec *
+shm_view_find(const struct shm_view *v, uint8_t kind, uint8_t family,
+    const void *key, size_t key_len, const uint8_t **ret_body,
+    uint32_t *ret_body_len)
+{
+	const struct shm_rec	*r;
+	uint64_t		 hash, tag, s, off, i;
+	uint32_t		 rec_len, body_len;
+	size_t			 rkey_len, key_end;
+
+	hash = shm_key_hash(v->key, kind, family, key, key_len);
+	tag = (hash >> 40) & SLOT_TAG_MASK;
+	for (i = 0; i < SHM_MAX_PROBE; i++) {
+		s = __atomic_load_n(&v->slots[(hash + i) & v->mask], __ATOMIC_ACQUIRE);
+		if (s == 0)
+			return NULL;
+		if ((s & SLOT_TAG_MASK) != tag)
+			continue;
+		off = (s >> SLOT_TAG_BITS) * 8;
+		if (off > v->data_size || v->data_size - off < sizeof(*r))
+			return NULL;
+		r = (const struct shm_rec *)(const void *)(v->data + off);
+		rec_len = ONCE(r->rec_len);
+		rkey_len = ONCE(r->key_len);
+		body_len = ONCE(r->body_len);
+		if (rec_len > v->data_size - off || rec_len % 8 != 0 ||
+		    rec_len < shm_rec_size(rkey_len, body_len))
+			return NULL;
+		if (ONCE(r->kind) == kind && ONCE(r->family) == family &&
+		    rkey_len == key_len &&
+		    key_eq(shm_rec_key(r), key, key_len,
+		    kind == SHM_NAME && !(ONCE(r->flags) & SHM_EXACT))) {
+			key_end = sizeof(*r) + ((rkey_len + 7) & ~(size_t)7);
+			*ret_body = (const uint8_t *)r + key_end;
+			*ret_body_len = body_len;
+			return r;
+		}
+	}
+	return NULL;
 }
 
 const struct shm_rec *
 shm_find(const void *base, size_t len, uint8_t kind, uint8_t family,
     const void *key, size_t key_len)
 {
-	const struct shm_header	*h = shm_check(base, len);
-	const uint64_t		*slots;
-	const uint8_t		*data;
-	const struct shm_rec	*r;
-	uint64_t		 hash, v, off, mask, i;
+	struct shm_view	 v;
+	const uint8_t	*body;
+	uint32_t	 body_len;
 
-	if (h == NULL)
+	if (!header_ok(base, len, &v))
 		return NULL;
-	slots = (const uint64_t *)((const uint8_t *)base + h->slots_off);
-	data = (const uint8_t *)base + h->data_off;
-	hash = shm_key_hash(h->key, kind, family, key, key_len);
-	mask = h->nslots - 1;
-	for (i = 0; i < SHM_MAX_PROBE; i++) {
-		v = __atomic_load_n(&slots[(hash + i) & mask], __ATOMIC_ACQUIRE);
-		if (v == 0)
-			return NULL;
-		if ((v & SLOT_TAG_MASK) != ((hash >> 40) & SLOT_TAG_MASK))
-			continue;
-		off = (v >> SLOT_TAG_BITS) * 8;
-		if (off > h->data_size || h->data_size - off < sizeof(*r))
-			return NULL;
-		r = (const struct shm_rec *)(data + off);
-		if (r->rec_len > h->data_size - off || r->rec_len % 8 != 0 ||
-		    r->rec_len < shm_rec_size(r->key_len, r->body_len))
-			return NULL;
-		if (r->kind == kind && r->family == family && r->key_len == key_len &&
-		    key_eq(shm_rec_key(r), key, key_len,
-		    kind == SHM_NAME && !(r->flags & SHM_EXACT)))
-			return r;
-	}
-	return NULL;
+	return shm_view_find(&v, kind, family, key, key_len, &body, &body_len);
 }

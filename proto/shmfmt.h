@@ -53,6 +53,12 @@ enum shm_state {
 	SHM_RETIRED	= 2,
 };
 
+/*
+ * A name key is a name as a client asked it, which the daemon accepted:
+ * proto_name_check passes it (the daemon publishes no other).  The check
+ * looks at no letter's case, so a name that matches a key passes it too,
+ * and a reader does not check a name it found again.
+ */
 enum shm_kind {
 	SHM_NAME	= 1,	/* key: the name as asked */
 	SHM_ADDR	= 2,	/* key: 4 or 16 address bytes */
@@ -119,10 +125,41 @@ const struct shm_header *shm_check(const void *base, size_t len);
 /*
  * The record for (kind, family, key) in a segment that passed shm_check,
  * or NULL.  Names match case-insensitively unless the record says
- * SHM_EXACT.  The record and its body lie inside the mapping.
+ * SHM_EXACT.  The record and its body lie inside the mapping.  Checks the
+ * header on every call: shm_view_find is the same search with the header
+ * checked once.
  */
 const struct shm_rec *shm_find(const void *base, size_t len, uint8_t kind,
 	    uint8_t family, const void *key, size_t key_len);
+
+/*
+ * A mapped segment as shm_check accepted it: its bounds and SipHash key,
+ * each read once from the header and copied here, so that a header
+ * rewritten after the check (by a hostile or broken writer: the daemon
+ * never changes these) cannot move them.  A reader makes one when it maps
+ * the segment and finds with it on every lookup.
+ */
+struct shm_view {
+	const uint64_t	*slots;
+	const uint8_t	*data;
+	uint64_t	 data_size;
+	uint64_t	 mask;		/* nslots - 1 */
+	uint64_t	 key[2];
+};
+
+/* 0 with *ret_view when shm_check accepts the segment, else -EBADMSG. */
+int	 shm_view_init(const void *base, size_t len, struct shm_view *ret_view);
+
+/*
+ * shm_find in a view: the record for (kind, family, key), or NULL, with
+ * *ret_body and *ret_body_len set from the same single reads of the
+ * record's lengths that were checked (shm_rec_body() would read them
+ * again): the body lies inside the record, and the record inside the
+ * data area, whatever the mapping says by the time they are used.
+ */
+const struct shm_rec *shm_view_find(const struct shm_view *, uint8_t kind,
+	    uint8_t family, const void *key, size_t key_len,
+	    const uint8_t **ret_body, uint32_t *ret_body_len);
 
 const uint8_t *shm_rec_key(const struct shm_rec *);
 const uint8_t *shm_rec_body(const struct shm_rec *);

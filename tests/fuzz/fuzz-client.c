@@ -7,8 +7,11 @@
  * counts, and then filled by walking the body again.  A body whose counts
  * and contents disagree must be refused, never written past.  The first
  * byte picks a decoder (answer with its own TTL, answer with a shared-cache
- * TTL, records, values, cache page, or the name check and type parser on
- * the rest as a string); the rest is its input.  Every string in a decoded
+ * TTL, records, values, cache page, the name check and type parser on
+ * the rest as a string, or an answer changed after it was decoded, as a
+ * shared-cache hit's body may be: then byte 1 says how many changes, each
+ * three bytes (u16 offset, u8 xor), before the body); the rest is its
+ * input.  Every string in a decoded
  * struct must be NUL-terminated inside the allocation (ASan sees the
  * allocation's exact size), and every count must match what is there.
  */
@@ -19,6 +22,7 @@
 #include "decode.h"
 #include "fuzz.h"
 #include "namecache.h"
+#include "proto.h"
 
 static void
 check_result(const uint8_t *p, size_t n, int64_t ttl)
@@ -45,6 +49,56 @@ check_result(const uint8_t *p, size_t n, int64_t ttl)
 		FUZZ_CHECK(res->ttl == (uint32_t)ttl);
 	(void)namecache_source_str(res->source);
 	namecache_result_free(res);
+}
+
+/*
+ * An answer decoded, then changed where it lies, then made into a result:
+ * what nc_result_from_answer writes is bounded by what was decoded.
+ */
+static void
+check_changed(const uint8_t *p, size_t n)
+{
+	struct namecache_result	*res = NULL;
+	struct proto_answer	 a;
+	const uint8_t		*ch = p + 1;
+	uint8_t			*body;
+	size_t			 nch, len, i, at;
+	int			 r;
+
+	if (n < 1 || n < 1 + 3 * (size_t)(p[0] % 8))
+		return;
+	nch = p[0] % 8;
+	len = n - 1 - 3 * nch;
+	if ((body = malloc(len ? len : 1)) == NULL)
+		return;
+	memcpy(body, ch + 3 * nch, len);
+	if (proto_answer_decode(body, len, &a) < 0) {
+		free(body);
+		return;
+	}
+	for (i = 0; i < nch && len > 0; i++) {
+		at = ((size_t)ch[3 * i] << 8 | ch[3 * i + 1]) % len;
+		body[at] ^= ch[3 * i + 2];
+	}
+	r = nc_result_from_answer(&a, 30, &res);
+	FUZZ_CHECK(r == 0 || r == NAMECACHE_ERR_PROTOCOL);
+	if (r != 0) {
+		FUZZ_CHECK(res == NULL);
+		free(body);
+		return;
+	}
+	(void)strlen(res->canonical);
+	FUZZ_CHECK(res->naddresses == a.naddr && res->naliases <= a.nalias);
+	for (i = 0; i < res->naliases; i++)
+		(void)strlen(res->aliases[i]);
+	FUZZ_CHECK(res->aliases[res->naliases] == NULL);
+	for (i = 0; i < res->naddresses; i++)
+		FUZZ_CHECK(res->addresses[i].family == AF_INET ||
+		    res->addresses[i].family == AF_INET6);
+	if (res->origin)
+		(void)strlen(res->origin);
+	namecache_result_free(res);
+	free(body);
 }
 
 static void
@@ -141,7 +195,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
 		return 0;
-	switch (data[0] % 6) {
+	switch (data[0] % 7) {
 	case 0:
 		check_result(data + 1, size - 1, -1);
 		break;
@@ -156,6 +210,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 4:
 		check_page(data + 1, size - 1);
+		break;
+	case 6:
+		check_changed(data + 1, size - 1);
 		break;
 	default:
 		check_strings(data + 1, size - 1);

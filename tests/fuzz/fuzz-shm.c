@@ -15,6 +15,11 @@
  *				shm_check and the fuzzer works on the slots
  *		bit 5		also look every key up in upper case
  *		bit 6		look up in a mapping 8 bytes shorter than the image
+ *		bit 7		also make a view (shm_view_init), then put the
+ *				input's own header back over the image, as a
+ *				writer could after a reader checked it, and look
+ *				up through the view: it must keep the bounds it
+ *				was made with
  *	byte 1			length of the synthetic key, whose bytes are the
  *				image's last ones
  *
@@ -93,6 +98,32 @@ find_both(const uint8_t *base, size_t len, uint8_t kind, uint8_t family,
 	find(base, len, kind, family, up, key_len);
 }
 
+/*
+ * shm_view_find through a view made before the header changed: whatever
+ * it returns lies inside the data area the view was made with.
+ */
+static void
+find_view(const struct shm_view *v, const uint8_t *base, size_t len, uint8_t kind,
+    uint8_t family, const uint8_t *key, size_t key_len)
+{
+	const struct shm_rec	*r;
+	const uint8_t		*body, *rp;
+	uint32_t		 body_len;
+	volatile uint8_t	 sum = 0;
+	size_t			 i;
+
+	r = shm_view_find(v, kind, family, key, key_len, &body, &body_len);
+	if (r == NULL)
+		return;
+	rp = (const uint8_t *)r;
+	FUZZ_CHECK(rp >= v->data && rp + sizeof(*r) <= v->data + v->data_size);
+	FUZZ_CHECK(body >= rp + sizeof(*r) && body + body_len <= v->data + v->data_size);
+	FUZZ_CHECK(body + body_len <= base + len);
+	for (i = 0; i < body_len; i++)
+		sum ^= body[i];
+	(void)sum;
+}
+
 /* Header fields that fit an image of len bytes; slots and records untouched. */
 static void
 plausible(uint8_t *img, size_t len)
@@ -163,6 +194,25 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		find_both(img, mlen, SHM_NAME, family, (const uint8_t *)fixed[i],
 		    strlen(fixed[i]), upper);
 	find(img, mlen, SHM_ADDR, PROTO_AF_INET, (const uint8_t *)"\x7f\0\0\1", 4);
+
+	/* A view made now keeps its bounds when the header changes after. */
+	if ((ctl & 128) && len >= SHM_HEADER_SIZE) {
+		struct shm_view v;
+
+		if (shm_view_init(img, mlen, &v) == 0) {
+			memcpy(img, data + 2, SHM_HEADER_SIZE);
+			if (klen <= len)
+				find_view(&v, img, mlen, kind, family, img + len - klen, klen);
+			for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+				find_view(&v, img, mlen, SHM_NAME, family,
+				    (const uint8_t *)fixed[i], strlen(fixed[i]));
+			/* The rest below reads the header again: as it was checked. */
+			if ((ctl & 16))
+				plausible(img, len);
+			else
+				memcpy(img, data + 2, SHM_HEADER_SIZE);
+		}
+	}
 
 	/* The key of every record a slot points at, read with care here. */
 	if (h) {

@@ -932,7 +932,7 @@ def answer_seeds():
 
 # ---- replies as libnamecache decodes them (fuzz-client) -------------------
 
-C_RESULT, C_RESULT_TTL, C_RECORDS, C_VALUES, C_PAGE, C_STRINGS = range(6)
+C_RESULT, C_RESULT_TTL, C_RECORDS, C_VALUES, C_PAGE, C_STRINGS, C_CHANGED = range(7)
 
 
 def client_seeds():
@@ -966,6 +966,23 @@ def client_seeds():
     s['name-long'] = bytes([C_STRINGS]) + b'.'.join([b'a' * 63] * 4)
     s['name-ctl'] = bytes([C_STRINGS]) + b'a\x01b'
     s['rrtype'] = bytes([C_STRINGS]) + b'TYPE65280'
+    # A shared-cache hit's body changed after it was decoded: a family made
+    # longer, an address of another family, an alias made longer.
+    both = answer(60, 2, b'web.example', [(AF4, bytes([192, 0, 2, 1])), (AF6, v6)],
+                  [b'www.example', b'w'])
+    fam = 10 + 2 + len(b'web.example')
+    al = fam + 5 + 17
+
+    def changed(body, changes):
+        b = bytes([C_CHANGED, len(changes)])
+        for off, x in changes:
+            b += struct.pack('>HB', off, x)
+        return b + body
+    s['changed-none'] = changed(both, [])
+    s['changed-family'] = changed(both, [(fam, AF4 ^ AF6)])
+    s['changed-v6-to-v4'] = changed(both, [(fam + 5, AF6 ^ AF4)])
+    s['changed-alias'] = changed(both, [(al + 1, 0x7f)])
+    s['changed-alias-shorter'] = changed(both, [(al + 1, 11 ^ 1)])
     return s
 
 
@@ -1101,7 +1118,7 @@ class Segment:
 # Control byte of fuzz-shm: kind, family, plausible header, upper case, short map.
 SK_NAME, SK_ADDR, SK_RAW = 0, 1, 2
 SF_UNSPEC, SF_INET, SF_INET6, SF_RAW = 0, 4, 8, 12
-S_PLAUSIBLE, S_UPPER, S_SHORT = 16, 32, 64
+S_PLAUSIBLE, S_UPPER, S_SHORT, S_VIEW = 16, 32, 64, 128
 
 
 def shm_answer(canon, addrs, ttl=0, source=1):
@@ -1214,6 +1231,16 @@ def shm_seeds():
     seed('cut-half-plausible', good[:len(good) // 2], SK_NAME | SF_INET | S_PLAUSIBLE)
     seed('cut-header', good[:100])
     seed('tiny', b'\0' * 8, S_PLAUSIBLE)
+    # A view made of a fitted header, then the input's own header put back
+    # over it (a writer changing it after the reader checked it).
+    seed('view-good', good, SK_NAME | SF_INET | S_VIEW)
+    for name_, at, fmt, value in (('data-size-huge', 56, '<Q', M64),
+                                  ('data-off-past', 48, '<Q', len(good) + 8),
+                                  ('nslots-big', 32, '<I', 1 << 30),
+                                  ('magic', 0, '<Q', 0)):
+        img = bytearray(good)
+        struct.pack_into(fmt, img, at, value)
+        seed('view-then-' + name_, img, SK_NAME | SF_INET | S_PLAUSIBLE | S_VIEW)
     return s
 
 
@@ -1266,6 +1293,61 @@ def nscdent_seeds():
     }
 
 
+# ---- the NSS module's layouts (fuzz-nss) ----------------------------------
+#
+# Byte 0: the layout (0 getaddrinfo's tuples, 1 the same with storage for
+# the first, 2 a hostent for AF_INET, 3 for AF_INET6); bytes 1-2 the
+# buffer's length; byte 3 the number of changes made to the body after it
+# was decoded, then each as (u16 offset, u8 xor); then the body.
+
+AF6_SCOPED = 7
+N_GAIH, N_GAIH_FIRST, N_HOST4, N_HOST6 = range(4)
+
+
+def nss_input(layout, buflen, body, changes=()):
+    b = bytes([layout]) + struct.pack('>H', buflen) + bytes([len(changes)])
+    for off, x in changes:
+        b += struct.pack('>HB', off, x)
+    return b + body
+
+
+def nss_seeds():
+    s = {}
+    v4 = bytes([192, 0, 2, 1])
+    v6 = bytes.fromhex('20010db8000000000000000000000001')
+    one = answer(300, 3, b'www.bench.example', [(AF4, v4)], [])
+    both = answer(60, 2, b'web.example', [(AF4, v4), (AF6, v6),
+                                           (AF6_SCOPED, v6 + struct.pack('>I', 3))],
+                  [b'www.example', b'w'])
+    many = answer(1, 1, b'h', [(AF4, bytes([10, 0, 0, i])) for i in range(20)] +
+                  [(AF6, v6)] * 5, [b'a' * 40] * 6)
+    none = answer(0, 2, b'x.example', [], [b'alias'])
+    for layout, tag in ((N_GAIH, 'gaih'), (N_GAIH_FIRST, 'gaih-first'),
+                        (N_HOST4, 'host4'), (N_HOST6, 'host6')):
+        s[tag + '-one'] = nss_input(layout, 1024, one)
+        s[tag + '-both'] = nss_input(layout, 1024, both)
+        s[tag + '-many'] = nss_input(layout, 4095, many)
+        s[tag + '-none'] = nss_input(layout, 64, none)
+        # Short buffers: ERANGE, and the last byte that is enough.
+        s[tag + '-short'] = nss_input(layout, 40, both)
+        s[tag + '-tiny'] = nss_input(layout, 0, one)
+        # After decoding: the first family made INET6 (16 bytes, not 4),
+        # then scoped (20), then unknown; an alias made longer; an address
+        # made a family of the other kind, so the counts disagree.
+        first_fam = 10 + 2 + len(b'web.example')
+        alias_len = first_fam + 5 + 17 + 21
+        s[tag + '-grown-family'] = nss_input(layout, 1024, both, [(first_fam, AF4 ^ AF6)])
+        s[tag + '-scoped-family'] = nss_input(layout, 1024, both,
+                                              [(first_fam, AF4 ^ AF6_SCOPED)])
+        s[tag + '-bad-family'] = nss_input(layout, 1024, both, [(first_fam, AF4 ^ 9)])
+        s[tag + '-v6-to-v4'] = nss_input(layout, 1024, both,
+                                         [(first_fam + 5, AF6 ^ AF4)])
+        s[tag + '-alias-grown'] = nss_input(layout, 1024, both, [(alias_len + 1, 0x7f)])
+        s[tag + '-alias-huge'] = nss_input(layout, 4095, many,
+                                           [(10 + 2 + 1 + 20 * 5 + 5 * 17, 0xff)])
+    return s
+
+
 def write_corpus(root, target, seeds):
     d = os.path.join(root, target)
     os.makedirs(d, exist_ok=True)
@@ -1286,7 +1368,7 @@ def main():
                           ('hosts', hosts_seeds()), ('config', config_seeds()),
                           ('dnsanswer', answer_seeds()), ('shm', shm_seeds()),
                           ('client', client_seeds()), ('nsswitch', nsswitch_seeds()),
-                          ('nscdent', nscdent_seeds())):
+                          ('nscdent', nscdent_seeds()), ('nss', nss_seeds())):
         n = write_corpus(root, target, seeds)
         print('%s: %d seeds' % (target, n))
 

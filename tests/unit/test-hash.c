@@ -55,6 +55,18 @@ test_siphash13_zero_key(void **state)
 	    0xce31007e34130c0aULL);
 	assert_int_equal(hash_siphash13(zero, "a", 1), 0x407448d2b89b1813ULL);
 	assert_int_equal(hash_siphash13(zero, "01234567", 8), 0xda3dcedf84ea6cc6ULL);
+	/* Every length of a last partial word, 2 to 6 (and 1, 7 above). */
+	assert_int_equal(hash_siphash13(zero, msg, 2), 0x010bac45c41e3669ULL);
+	assert_int_equal(hash_siphash13(zero, msg, 3), 0x4d4c9a4a8ef6e0adULL);
+	assert_int_equal(hash_siphash13(zero, msg, 4), 0x7cc43f98813e4dbdULL);
+	assert_int_equal(hash_siphash13(zero, msg, 5), 0x5abe2169dff36275ULL);
+	assert_int_equal(hash_siphash13(zero, msg, 6), 0xe3c25f87624f1cdbULL);
+	assert_int_equal(hash_siphash13(zero, msg, 9), 0x75927f9d95124362ULL);
+	assert_int_equal(hash_siphash13(zero, msg, 10), 0xaf9f77a65ab51a1dULL);
+	assert_int_equal(hash_siphash13(zero, msg, 11), 0xfe64ce8b6617fcffULL);
+	assert_int_equal(hash_siphash13(zero, msg, 12), 0xa6baf4fb0f9fe1c2ULL);
+	assert_int_equal(hash_siphash13(zero, msg, 13), 0xa0cf3211850f8e0dULL);
+	assert_int_equal(hash_siphash13(zero, msg, 14), 0x7f86049379fbfe67ULL);
 	assert_int_equal(hash_siphash13(zero, msg, 15), 0xf30eb725bb91c9eaULL);
 	assert_int_equal(hash_siphash13(zero, msg, 16), 0x8972188433a5c5b7ULL);
 	assert_int_equal(hash_siphash13(zero, msg, 64), 0x75e05fd5bbc870c6ULL);

@@ -563,6 +563,102 @@ test_name_check(void **state)
 	assert_int_equal(name_check_both("a b", 3), 0);	/* printable */
 }
 
+/* The check as it was written first, byte by byte: the reference. */
+static int
+name_check_ref(const char *name, size_t len, const char **ret_why)
+{
+	const char	*why = NULL;
+	size_t		 i, label = 0;
+
+	if (len > 0 && name[len - 1] == '.' && len > 1)
+		len--;
+	if (len == 0)
+		why = "empty name";
+	else if (len > PROTO_NAME_MAX)
+		why = "name longer than 253 characters";
+	for (i = 0; why == NULL && i < len; i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		if (c == '\0')
+			why = "NUL byte in name";
+		else if (c < 0x20 || c == 0x7f)
+			why = "control character in name";
+		else if (c == '.') {
+			if (label == 0)
+				why = "empty label in name";
+			label = 0;
+		} else if (++label > PROTO_LABEL_MAX)
+			why = "label longer than 63 characters";
+	}
+	if (why == NULL && label == 0)
+		why = "empty label in name";
+	if (why) {
+		*ret_why = why;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The same verdict and reason as the reference, for every byte in every
+ * place of names built to sit on each limit: labels of 62 to 65, names of
+ * 252 to 256, dots doubled, leading and trailing, and a second fault after
+ * the first (which one is reported is part of the answer).
+ */
+static void
+test_name_check_same_as_byte_loop(void **state)
+{
+	static const unsigned char extra[] = { 0, 1, 0x1f, ' ', '-', '.', '/',
+	    '0', 'A', 'z', '~', 0x7f, 0x80, 0xc3, 0xff };
+	char		 name[300];
+	const char	*why, *why_ref;
+	size_t		 len, at, i, j, k, n = 0;
+	int		 r, r_ref;
+
+	(void)state;
+	for (len = 1; len < sizeof(name); len = len < 70 ? len + 1 :
+	    len < 250 ? len + 30 : len + 1) {
+		for (k = 0; k < 6; k++) {
+			/* A base name: one label, labels of 63/64, or dots every 5. */
+			for (i = 0; i < len; i++)
+				name[i] = k == 0 ? 'a' :
+				    k == 1 ? (i % 64 == 63 ? '.' : 'b') :
+				    k == 2 ? (i % 65 == 64 ? '.' : 'c') :
+				    k == 3 ? (i % 5 == 4 ? '.' : 'd') :
+				    k == 4 ? (i % 66 == 65 ? '.' : 'e') : (i % 2 ? '.' : 'f');
+			for (at = 0; at < len; at += len > 80 ? 7 : 1)
+				for (j = 0; j < sizeof(extra); j++) {
+					char saved = name[at];
+
+					name[at] = (char)extra[j];
+					why = why_ref = NULL;
+					r = proto_name_check(name, len, &why);
+					r_ref = name_check_ref(name, len, &why_ref);
+					if (r != r_ref || (r && strcmp(why, why_ref) != 0))
+						fail_msg("len %zu base %zu byte 0x%02x at %zu: "
+						    "%d \"%s\", want %d \"%s\"", len, k, extra[j],
+						    at, r, why ? why : "", r_ref,
+						    why_ref ? why_ref : "");
+					/* A second fault further on. */
+					if (at + 3 < len) {
+						char saved2 = name[at + 3];
+
+						name[at + 3] = '\x01';
+						r = proto_name_check(name, len, &why);
+						r_ref = name_check_ref(name, len, &why_ref);
+						assert_int_equal(r, r_ref);
+						if (r)
+							assert_string_equal(why, why_ref);
+						name[at + 3] = saved2;
+					}
+					name[at] = saved;
+					n++;
+				}
+		}
+	}
+	print_message("%zu names checked against the byte loop\n", n);
+}
+
 static void
 lookup_addr_round_trip(uint8_t family, const uint8_t *addr, uint32_t id)
 {
@@ -956,6 +1052,86 @@ test_answer_bad(void **state)
 	assert_int_equal(proto_answer_decode(b, n, &a), 0);
 	assert_int_equal(a.naddr4, 1);
 	assert_int_equal(a.nalias, 1);
+}
+
+/*
+ * The walks read again what the decoder walked; a shared-cache hit's body
+ * may have changed in between.  Each step is checked again: a walk stops
+ * at a family that is unknown or too long for what is left, and at an
+ * alias longer than what is left, and never reads past the extents the
+ * decoder found.
+ */
+static void
+test_answer_walk_after_change(void **state)
+{
+	/* ttl, source, flags, naddr 2, nalias 1, "ab", 4 1.2.3.4, 6 ::1, "c" */
+	static const uint8_t good[] = { 0, 0, 0, 5, 1, 0, 0, 2, 0, 1, 0, 2,
+	    'a', 'b', 4, 1, 2, 3, 4, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	    0, 0, 1, 0, 1, 'c' };
+	struct proto_answer	 a;
+	const uint8_t		*addr;
+	const char		*str;
+	uint8_t			 b[sizeof(good)], fam;
+	size_t			 cur, n;
+
+	(void)state;
+	memcpy(b, good, sizeof(good));
+	assert_int_equal(proto_answer_decode(b, sizeof(b), &a), 0);
+	assert_int_equal(a.addrs_len, 5 + 17);
+
+	/* As decoded: two addresses, one alias. */
+	cur = 0;
+	assert_true(proto_answer_next_addr(&a, &cur, &fam, &addr));
+	assert_int_equal(fam, PROTO_AF_INET);
+	assert_true(proto_answer_next_addr(&a, &cur, &fam, &addr));
+	assert_int_equal(fam, PROTO_AF_INET6);
+	assert_false(proto_answer_next_addr(&a, &cur, &fam, &addr));
+
+	/* The first family made longer than the rest (scoped, 20 bytes). */
+	b[14] = PROTO_AF_INET6_SCOPED;
+	cur = 0;
+	assert_true(proto_answer_next_addr(&a, &cur, &fam, &addr));
+	assert_int_equal(fam, PROTO_AF_INET6_SCOPED);
+	assert_int_equal(cur, 21);
+	assert_false(proto_answer_next_addr(&a, &cur, &fam, &addr));
+	b[14] = PROTO_AF_INET6;		/* 17 bytes: then 5 left, at a 0 */
+	cur = 0;
+	assert_true(proto_answer_next_addr(&a, &cur, &fam, &addr));
+	assert_false(proto_answer_next_addr(&a, &cur, &fam, &addr));
+	/* Unknown. */
+	b[14] = 9;
+	cur = 0;
+	assert_false(proto_answer_next_addr(&a, &cur, &fam, &addr));
+	/* The second made scoped: 21 bytes where 17 are left. */
+	b[14] = PROTO_AF_INET;
+	b[19] = PROTO_AF_INET6_SCOPED;
+	cur = 0;
+	assert_true(proto_answer_next_addr(&a, &cur, &fam, &addr));
+	assert_false(proto_answer_next_addr(&a, &cur, &fam, &addr));
+	/* The second made IPv4: more addresses than counted, read in bounds. */
+	b[19] = PROTO_AF_INET;
+	b[24] = PROTO_AF_INET;
+	b[29] = PROTO_AF_INET;
+	for (cur = 0, n = 0; proto_answer_next_addr(&a, &cur, &fam, &addr); n++)
+		assert_true(cur <= a.addrs_len);
+	assert_int_equal(n, 4);
+
+	/* An alias made longer than what is left, or cut to one byte. */
+	memcpy(b, good, sizeof(good));
+	b[sizeof(good) - 2] = 2;
+	cur = 0;
+	assert_false(proto_answer_next_alias(&a, &cur, &str, &n));
+	b[sizeof(good) - 3] = 1;
+	b[sizeof(good) - 2] = 0;
+	cur = 0;
+	assert_false(proto_answer_next_alias(&a, &cur, &str, &n));
+	/* Shorter: found, then one byte left, which is no alias. */
+	b[sizeof(good) - 3] = 0;
+	b[sizeof(good) - 2] = 0;
+	cur = 0;
+	assert_true(proto_answer_next_alias(&a, &cur, &str, &n));
+	assert_int_equal(n, 0);
+	assert_false(proto_answer_next_alias(&a, &cur, &str, &n));
 }
 
 static void
@@ -1613,11 +1789,13 @@ main(void)
 		cmocka_unit_test(test_lookup_name),
 		cmocka_unit_test(test_lookup_name_bad),
 		cmocka_unit_test(test_name_check),
+		cmocka_unit_test(test_name_check_same_as_byte_loop),
 		cmocka_unit_test(test_lookup_addr),
 		cmocka_unit_test(test_simple),
 		cmocka_unit_test(test_answer),
 		cmocka_unit_test(test_answer_many),
 		cmocka_unit_test(test_answer_bad),
+		cmocka_unit_test(test_answer_walk_after_change),
 		cmocka_unit_test(test_answer_too_many_addrs),
 		cmocka_unit_test(test_kv),
 		cmocka_unit_test(test_kv_bad),

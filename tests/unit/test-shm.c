@@ -1210,6 +1210,12 @@ test_check_header(void **state)
 		}
 		if (shm_check(q, H_SIZE) != NULL)
 			fail_msg("corruption %d passed shm_check", i);
+		{
+			struct shm_view v;
+
+			if (shm_view_init(q, H_SIZE, &v) != -EBADMSG)
+				fail_msg("corruption %d made a view", i);
+		}
 		/* And so nothing is ever found in it. */
 		assert_null(shm_find(q, H_SIZE, SHM_NAME, PROTO_AF_INET, "x", 1));
 		free(q);
@@ -1354,6 +1360,87 @@ test_find_hostile(void **state)
 	free(p);
 }
 
+/*
+ * A view keeps what shm_check accepted: a header rewritten afterwards (a
+ * hostile writer: the daemon never does) moves no bound, and the body a
+ * find returns is where the checked lengths put it.
+ */
+static void
+test_view(void **state)
+{
+	uint8_t			*p = hand_segment();
+	struct shm_header	*h = (struct shm_header *)(void *)p;
+	struct shm_view		 v;
+	const struct shm_rec	*r;
+	const uint8_t		*body;
+	uint32_t		 body_len;
+	uint64_t		 hs;
+	size_t			 at = H_DATA - shm_rec_size(4, 4);
+
+	(void)state;
+	hand_record(p, at, SHM_NAME, PROTO_AF_INET, "good", "body");
+	hs = hhash("good");
+	hslots(p)[hs & (H_SLOTS - 1)] = shm_slot(at, hs);
+	assert_int_equal(shm_view_init(p, H_SIZE, &v), 0);
+	assert_int_equal(shm_view_init(p, H_SIZE - 1, &v), -EBADMSG);
+	assert_int_equal(shm_view_init(p, H_SIZE, &v), 0);
+	r = shm_view_find(&v, SHM_NAME, PROTO_AF_INET, "GOOD", 4, &body, &body_len);
+	assert_non_null(r);
+	assert_ptr_equal(body, shm_rec_body(r));
+	assert_int_equal(body_len, 4);
+	assert_memory_equal(body, "body", 4);
+	assert_null(shm_view_find(&v, SHM_NAME, PROTO_AF_INET6, "good", 4, &body,
+	    &body_len));
+
+	/* The header says the data area is larger, and elsewhere: the view does not follow. */
+	h->data_size = UINT64_MAX;
+	h->data_off = 8;
+	h->nslots = 1u << 30;
+	h->key[0] ^= 1;
+	r = shm_view_find(&v, SHM_NAME, PROTO_AF_INET, "good", 4, &body, &body_len);
+	assert_non_null(r);
+	assert_ptr_equal(body, p + H_SIZE - 8);
+	/* A slot beyond the data area the view was made with: not followed. */
+	hslots(p)[hs & (H_SLOTS - 1)] = shm_slot(H_DATA, hs);
+	assert_null(shm_view_find(&v, SHM_NAME, PROTO_AF_INET, "good", 4, &body,
+	    &body_len));
+	free(p);
+}
+
+/*
+ * The socket path a segment was mapped for finds it at once; another name
+ * in the same folder finds the same segment; a path with no folder has no
+ * segment, and does not hold the next mapping back by a second.
+ */
+static void
+test_socket_paths(void **state)
+{
+	struct fx		*f = *state;
+	struct ncc_shared_hit	 hit;
+	char			 other[160];
+
+	writer(f, 1024, 1 << 20);
+	put_name(f, "paths.example", PROTO_AF_INET, false, PROTO_OK, "here");
+	memset(&hit, 0, sizeof(hit));
+	assert_int_equal(ncc_shared_lookup("relative", SHM_NAME, PROTO_AF_INET,
+	    "paths.example", 13, &hit), 0);
+	assert_int_equal(ncc_shared_lookup("", SHM_NAME, PROTO_AF_INET,
+	    "paths.example", 13, &hit), 0);
+	expect_name(f, "paths.example", PROTO_AF_INET, PROTO_OK, "here");
+	snprintf(other, sizeof(other), "%s/another-socket", f->dir);
+	memset(&hit, 0, sizeof(hit));
+	assert_int_equal(ncc_shared_lookup(other, SHM_NAME, PROTO_AF_INET,
+	    "paths.example", 13, &hit), 1);
+	ncc_shared_release(&hit);
+	assert_int_equal(ncc_shared_lookup("relative", SHM_NAME, PROTO_AF_INET,
+	    "paths.example", 13, &hit), 0);
+	assert_int_equal(ncc_shared_lookup("", SHM_NAME, PROTO_AF_INET,
+	    "paths.example", 13, &hit), 0);
+	assert_int_equal(ncc_shared_lookup("/nowhere/sock", SHM_NAME, PROTO_AF_INET,
+	    "paths.example", 13, &hit), 0);
+	expect_name(f, "paths.example", PROTO_AF_INET, PROTO_OK, "here");
+}
+
 /* A segment written by shm.c and copied into an exact heap buffer: every byte of it read through shm_find alone. */
 static void
 test_writer_output_checks(void **state)
@@ -1422,6 +1509,8 @@ main(void)
 		T(test_fork),
 		cmocka_unit_test(test_check_header),
 		cmocka_unit_test(test_find_hostile),
+		cmocka_unit_test(test_view),
+		T(test_socket_paths),
 		T(test_writer_output_checks),
 		T(test_file_allocated),
 		T(test_sizing),
