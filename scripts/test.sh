@@ -73,7 +73,7 @@ fi
 # The libFuzzer targets under clang, each fuzzed briefly from its corpus:
 # they build, and nothing easy was left to find.  (Long runs: tests/fuzz.)
 if [ "${NAMECACHE_NO_FUZZ:-0}" != 1 ]; then
-	targets="dnsmsg dnswire proto hosts config dnsanswer shm client nsswitch nscdent store"
+	targets="dnsmsg dnswire proto hosts config dnsanswer shm client nsswitch nscdent store nss"
 	echo "=== fuzz: clang build of the libFuzzer targets, 5 s of fuzzing each"
 	fz=$top/build-fuzz
 	rm -f "$fz/meson-logs/fuzzrun.json"
