@@ -949,7 +949,7 @@ stat_of(const char *key)
 	S(hosts_answers); S(dns_answers); S(cache_answers); S(nss_answers);
 	S(stale_served); S(not_found); S(errors); S(republished); S(busy);
 	S(coalesced); S(prefetches); S(failures_remembered);
-	S(upstream_bad_replies); S(module_calls);
+	S(upstream_bad_replies); S(module_calls); S(pair_stashed); S(pair_stash_hits);
 #undef S
 	if (strcmp(key, "cache_hits") == 0)
 		return cs.hits;
