@@ -18,23 +18,19 @@
  * has dead bytes to give back: a cleaning copies at most a page (128
  * KiB), and the loop never stops for longer.
  *
- * A file's pages are allocated (fallocate) as they are first opened:
- * a full /run is then an error of that moment (the record is not
- * kept), never a SIGBUS on a later write.  The header and the slots are
- * allocated when the file is made.
+ * A file's pages and slots are allocated (fallocate) before first use:
+ * a full /run is then an error of that moment (the record is not kept,
+ * the slots do not double), never a SIGBUS on a later write.
  *
- * Slots.  Linear probing, backward-shift deletion.  The table starts at
- * SLOTS_FIRST slots and doubles as the entries pass three quarters of it,
- * up to the room in the file (slots_cap).  A doubling is done in steps:
- * the new table is made in the other of two areas of the file, new keys
- * go into it at once, and every put first moves up to STORE_GROW_STEP slots of
- * the old one (an empty slot counts as one; the old table only shrinks,
- * and the slots below its cursor stay empty), so no put stops the loop
- * for longer as the cache grows.  Meanwhile a lookup probes both tables;
- * the doubling is over long before the new table is three quarters full
- * (STORE_GROW_STEP slots a put empty the old table within half its size of
- * puts).  An index (store_find, store_at) counts the new table's slots,
- * then the old one's: valid until the next put.
+ * Slots.  Linear probing, backward-shift deletion; from SLOTS_FIRST, they
+ * double as the entries pass three quarters, up to slots_cap.  In steps:
+ * the new table is in the other of two areas of the file, new keys go
+ * into it at once, and every put first looks at STORE_GROW_STEP slots of
+ * the old one, moving what it finds (the slots below its cursor stay
+ * empty), so no put stops the loop longer as the cache grows; a lookup
+ * probes both meanwhile.  The old table is empty within half its size of
+ * puts, long before the new one is three quarters full.  An index counts
+ * the new table's slots, then the old one's: valid until the next put.
  *
  * Order.  A record is written whole before its slot points at it
  * (release), and a slot is emptied before its record is marked dead: at
@@ -131,8 +127,8 @@ geometry(size_t max_entries, size_t max_bytes, uint32_t psize, uint32_t *ret_nsl
 	*ret_npages = (uint32_t)pages;
 }
 
-static void
-boot_id(uint8_t out[16])
+void
+store_boot_id(uint8_t out[16])
 {
 	char	buf[64];
 	int	fd, n, i, j;
@@ -158,12 +154,6 @@ boot_id(uint8_t out[16])
 		out[j / 2] |= (uint8_t)(j % 2 ? n : n << 4);
 		j++;
 	}
-}
-
-void
-store_boot_id(uint8_t out[16])
-{
-	boot_id(out);
 }
 
 /* The bytes of n slots, page-rounded. */
@@ -298,7 +288,7 @@ store_new(const char *path, size_t max_entries, size_t max_bytes, uint32_t page_
 	s->h->pages_off = s->len - (size_t)s->npages * s->psize;
 	s->h->npages = s->npages;
 	s->h->state = STORE_LIVE;
-	boot_id(s->h->boot_id);
+	store_boot_id(s->h->boot_id);
 	if (getrandom(s->h->key, sizeof(s->h->key), GRND_NONBLOCK) != sizeof(s->h->key) ||
 	    getrandom(&s->h->generation, 8, GRND_NONBLOCK) != 8) {
 		struct timespec ts;
@@ -682,14 +672,11 @@ clean(struct store *s, size_t need)
 }
 
 /*
- * Begins a doubling: a table of twice the slots in use (at most the room
- * in an area) in the other area, which new keys go into from now on;
- * the old one is emptied a few slots a put (grow_step).  The header says
- * where each is, in an order a loader can stop at anywhere: the old
- * table named (at the offset in use, so still one table), then the new
- * one's offset (empty, with the old count), then its count.  No room in
- * /run for the new table: the table stays as it is (longer probes, still
- * right).
+ * Begins a doubling into the other area (grow_step empties the old
+ * table).  The header, in an order a loader may find stopped anywhere:
+ * the old table named (at the offset in use: still one table), the new
+ * one's offset (empty, the old count), its count.  No room in /run: the
+ * table stays as it is (longer probes, still right).
  */
 static void
 grow_begin(struct store *s)
@@ -698,11 +685,8 @@ grow_begin(struct store *s)
 			    s->slots_cap : s->nslots * 2;
 	unsigned	k = 1 - s->area;
 
-	/*
-	 * Its file bytes first: what prepare() has not allocated ahead.  The
-	 * area reads zero: never written, or given back whole once the last
-	 * doubling ended (prepare(), finished here if it has not).
-	 */
+	/* Its bytes first (what prepare() has not): they read zero, never
+	   written, or given back once the last doubling ended. */
 	release_range(s, s->rel_from, s->rel_to);
 	s->rel_from = s->rel_to = 0;
 	if (s->ahead < slots_bytes(n) && allocate(s, area_off(s, k) + s->ahead,
@@ -739,9 +723,8 @@ grow_end(struct store *s)
 
 /*
  * Looks at up to budget slots of the old table from its cursor, moving
- * each entry found into the new table (there first, then cleared from
- * the old one, whose backward shift may bring a later entry to the
- * cursor: looked at again).  Returns the entries moved.
+ * each entry into the new one (there first, then cleared from the old,
+ * whose shift may bring a later one to the cursor).  Returns the moves.
  */
 static uint32_t
 grow_step(struct store *s, uint32_t budget)
