@@ -28,9 +28,10 @@
  * into it at once, and every put first looks at STORE_GROW_STEP slots of
  * the old one, moving what it finds (the slots below its cursor stay
  * empty), so no put stops the loop longer as the cache grows; a lookup
- * probes both meanwhile.  The old table is empty within half its size of
- * puts, long before the new one is three quarters full.  An index counts
- * the new table's slots, then the old one's: valid until the next put.
+ * probes both meanwhile.  The old table is empty within a 36th of its
+ * size of puts (its slots and its entries, STORE_GROW_STEP a put), so
+ * both are resident only briefly.  An index counts the new table's slots,
+ * then the old one's: valid until the next put.
  *
  * Order.  A record is written whole before its slot points at it
  * (release), and a slot is emptied before its record is marked dead: at
