@@ -238,7 +238,8 @@ done(void *arg, const void *reply, size_t len, const struct nscddb_how *how)
 	g->cache = how->cache;
 	snprintf(g->source, sizeof(g->source), "%s", how->source ? how->source : "");
 	assert_true(len <= sizeof(g->reply));
-	memcpy(g->reply, reply, len);
+	if (len)	/* a refusal: reply NULL */
+		memcpy(g->reply, reply, len);
 	g->len = len;
 }
 
