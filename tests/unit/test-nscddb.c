@@ -32,6 +32,10 @@
 #include "nssent.h"
 #include "nsswitch.h"
 
+#ifdef NOMEM
+#include "nomem.h"	/* test-nscddb-nomem: test_nomem, at the end */
+#endif
+
 /* --- the script ---------------------------------------------------------- */
 
 #define MODS	8
@@ -671,6 +675,10 @@ test_refresh(void **state)
 	teardown_db(ndb);
 }
 
+#ifdef NOMEM
+#include "test-nscddb-nomem.c"
+#endif
+
 int
 main(void)
 {
@@ -685,6 +693,9 @@ main(void)
 		cmocka_unit_test(test_refresh),
 		cmocka_unit_test(test_one_trip_per_walk),
 		cmocka_unit_test(test_timeout),
+#ifdef NOMEM
+		cmocka_unit_test(test_nomem),
+#endif
 	};
 
 	fakeclock_ms = 1000000;		/* 1000 s since boot */
