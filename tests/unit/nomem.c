@@ -10,9 +10,15 @@
 
 #include "nomem.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
+#if defined(__SANITIZE_ADDRESS__)		/* gcc */
 #define NOMEM_LSAN	1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)	/* clang */
+#define NOMEM_LSAN	1
+#endif
+#endif
+#ifdef NOMEM_LSAN
+#include <sanitizer/lsan_interface.h>
 #endif
 
 void	*__wrap_malloc(size_t);
