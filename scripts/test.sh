@@ -132,7 +132,7 @@ if [ "${NAMECACHE_NO_VALGRIND:-0}" != 1 ] && [ -f "$top/build-test/build.ninja" 
 	rm -f "$top/build-test/meson-logs/valgrind.json"
 	NAMECACHE_VALGRIND=1 meson test -C "$top/build-test" --no-rebuild --print-errorlogs \
 		--logbase valgrind --timeout-multiplier 3 \
-		integration-daemon integration-hostile integration-faults integration-nss \
+		integration-daemon integration-hostile integration-faults integration-nss integration-owner \
 		dnslisten nscddb-differential monitor metrics-http
 	count "$top/build-test" valgrind valgrind
 fi

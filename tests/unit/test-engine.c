@@ -102,6 +102,31 @@
 #include "nsswitch.h"
 #include "shm.h"
 
+#ifdef NOMEM
+/*
+ * test-engine-nomem: every scenario again with each allocation of the
+ * engine failing in turn (nomem.h).  Until the failure, every check of
+ * the script holds as written; after it, a client gets at most one
+ * well-formed reply, whatever its status.  At the end, everything still
+ * due is delivered and every client has had its reply; then, with no
+ * failure, a name from the hosts file and one from upstream (twice: the
+ * cache) are answered.  A part that cannot be made (the engine, the
+ * nscd map, the segment) ends the scenario there.
+ */
+#include "nomem.h"
+
+static jmp_buf	nomem_jmp;
+
+static bool	nomem_relaxed(char **, int);
+
+#define GIVE_UP_IF_NOMEM() do {						\
+	if (nomem_failed())						\
+		longjmp(nomem_jmp, 1);					\
+} while (0)
+#else
+#define GIVE_UP_IF_NOMEM() do { } while (0)
+#endif
+
 #define MAXTOK		64
 #define MAXCLIENTS	64
 #define MAXMODS		8
@@ -793,8 +818,13 @@ set_hosts(void)
 	char		*copy = malloc(len + 1);
 
 	memcpy(copy, W->hosts_text, len + 1);
-	if (hosts_parse(copy, len, HOSTS_MULTI, &h) < 0)
+	if (hosts_parse(copy, len, HOSTS_MULTI, &h) < 0) {
+#ifdef NOMEM
+		if (nomem_failed())	/* the daemon keeps the index it had */
+			return;
+#endif
 		die("the hosts text does not parse");
+	}
 	hosts_free(W->hosts);
 	W->hosts = h;
 }
@@ -813,6 +843,8 @@ start(void)
 	if (W->started)
 		return;
 	W->lk = lookup_new(&env, &W->lim, W->prefetch);
+	if (W->lk == NULL)
+		GIVE_UP_IF_NOMEM();
 	assert_non_null(W->lk);
 	lookup_set_observer(W->lk, observe, NULL);
 	lookup_set_nss_ttls(W->lk, W->nss_ttl, W->nss_negative_ttl);
@@ -1053,6 +1085,10 @@ command(char **tok, int n, char *rest)
 	const char		*c = tok[0];
 	struct lookup_req	 req;
 
+#ifdef NOMEM
+	if (nomem_relaxed(tok, n))
+		return;
+#endif
 	if (strcmp(c, "config") == 0) {
 		if (W->started)
 			die("config comes before the first lookup");
@@ -1175,6 +1211,8 @@ command(char **tok, int n, char *rest)
 		start();
 		snprintf(path, sizeof(path), "%s/nscd-hosts", W->dir);
 		if ((W->nmap = nscdmap_open(path, 211, 4u << 20)) == NULL)
+			GIVE_UP_IF_NOMEM();
+		if (W->nmap == NULL)
 			die("nscdmap_open: %s", strerror(errno));
 		nscdmap_set_refresh(W->nmap, nscd_refresh, NULL,
 		    (unsigned)optnum(tok, n, 1, "reloads", 5));
@@ -1186,6 +1224,8 @@ command(char **tok, int n, char *rest)
 		start();
 		snprintf(path, sizeof(path), "%s/cache", W->dir);
 		if ((W->shm = shm_new(path, 1024, 1u << 20)) == NULL)
+			GIVE_UP_IF_NOMEM();
+		if (W->shm == NULL)
 			die("shm_new: %s", strerror(errno));
 		lookup_set_shm(W->lk, W->shm);
 	} else if (strcmp(c, "ask") == 0) {
@@ -1406,19 +1446,16 @@ world_free(void)
 	W = NULL;
 }
 
+/* Plays a scenario's lines from first on, until the next scenario. */
 static void
-run_scenario(void **state)
+play(FILE *f, int first)
 {
-	const struct scenario	*sc = *state;
-	FILE			*f = fopen(sc->file, "re");
-	char			 buf[2048], copy[2048], *tok[MAXTOK], *p, *save;
-	int			 lineno = 0, n;
+	char	buf[2048], copy[2048], *tok[MAXTOK], *p, *save;
+	int	lineno = 0, n;
 
-	assert_non_null(f);
-	world_new(sc->file);
 	while (fgets(buf, sizeof(buf), f)) {
 		lineno++;
-		if (lineno < sc->first)
+		if (lineno < first)
 			continue;
 		W->lineno = lineno;
 		if (strchr(buf, '\n') == NULL && !feof(f))
@@ -1444,9 +1481,24 @@ run_scenario(void **state)
 		command(tok, n, p);
 		deliver();
 	}
+}
+
+#ifdef NOMEM
+#include "test-engine-nomem.c"
+#else
+static void
+run_scenario(void **state)
+{
+	const struct scenario	*sc = *state;
+	FILE			*f = fopen(sc->file, "re");
+
+	assert_non_null(f);
+	world_new(sc->file);
+	play(f, sc->first);
 	fclose(f);
 	world_free();
 }
+#endif
 
 int
 main(int argc, char **argv)
