@@ -62,14 +62,14 @@ configure() {
 	fi
 }
 
-# suite NAME PASS BUILD [meson setup options...]; NAMECACHE_BUILT=1: built already.
+# suite NAME PASS BUILD [meson test options...]; NAMECACHE_BUILT=1: built already.
 suite() {
 	local name=$1 pass=$2 dir=$3
 	shift 3
 	rm -f "$dir/meson-logs/testlog.json"
 	if [ "${NAMECACHE_BUILT:-0}" != 1 ]; then
 		echo "=== $name: configure and build in $dir"
-		configure "$dir" "$@" || { failed=$((failed + 1)); return; }
+		configure "$dir" || { failed=$((failed + 1)); return; }
 		if ! meson compile -C "$dir"; then
 			echo "=== $name: build FAILED"
 			failed=$((failed + 1))
@@ -79,11 +79,29 @@ suite() {
 	echo "=== $name: tests"
 	# shellcheck disable=SC2086 # a list of test names
 	meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes 2 \
-		${NAMECACHE_TESTS:-}
+		${NAMECACHE_TESTS:-"$@"}
 	count "$dir" "$pass"
 }
 
-suite "normal build" normal "$top/build-test"
+# packaging-debian (suite debian: dpkg-buildpackage, lintian, an install
+# into a throwaway root; two minutes on two cores) runs beside the passes
+# that leave a core idle (valgrind, fuzz, the sanitizer tests), at nice 19.
+debian=0
+[ -z "${NAMECACHE_TESTS:-}" ] && debian=1
+if [ "$debian" = 1 ]; then
+	suite "normal build" normal "$top/build-test" --no-suite debian
+else
+	suite "normal build" normal "$top/build-test"
+fi
+if [ "$debian" = 1 ] && [ -f "$top/build-test/build.ninja" ]; then
+	rm -f "$top/build-test/meson-logs/debian.json"
+	debianlog=$(mktemp)
+	nice -n 19 meson test -C "$top/build-test" --no-rebuild --suite debian \
+		--logbase debian --print-errorlogs >"$debianlog" 2>&1 &
+	debianpid=$!
+else
+	debian=0
+fi
 
 asan=$top/build-asan
 fz=$top/build-fuzz
@@ -175,6 +193,14 @@ if [ "${NAMECACHE_NO_ASAN:-0}" != 1 ]; then
 		echo "=== ASan+UBSan build: build FAILED"
 		failed=$((failed + 1))
 	fi
+fi
+
+if [ "$debian" = 1 ]; then
+	wait "$debianpid"
+	echo "=== packaging-debian (beside the other passes)"
+	cat "$debianlog"
+	rm -f "$debianlog"
+	count "$top/build-test" normal debian
 fi
 
 # Every skip, held to the allow list: as root (CI), where deps.sh installed
