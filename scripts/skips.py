@@ -14,6 +14,13 @@ Prints one line a skip, "skip PASS TEST WHAT: WHY", marked "(allowed)" when
 an entry of the allow list matches, and last "skipped N, not allowed M".
 The exit status is 1 with --strict when M > 0, else 0.
 
+It also looks through the output of every test that passed for a
+sanitizer's report (UndefinedBehaviorSanitizer's "runtime error:",
+AddressSanitizer's or LeakSanitizer's "ERROR:"), which a process that went
+on, or one whose exit status nobody read, can leave in a passing test:
+one line "sanitizer PASS TEST: LINE" each, and "sanitizer reports N" before
+the last line.
+
 The allow list: one entry a line, "PASS TEST WHAT REASON...", '#' to the
 end of a line a comment.  PASS is normal, valgrind, fuzz or asan, or *;
 TEST is meson's test name (without the suite); WHAT is the part's name,
@@ -26,6 +33,7 @@ import re
 import sys
 
 SKIP_LINE = re.compile(r"^\s*skip\b", re.I)
+SANITIZER = re.compile(r"runtime error:|ERROR: AddressSanitizer|ERROR: LeakSanitizer")
 PART = re.compile(r"^\s*SKIP\s+(\S+):\s*(.*)$")
 
 
@@ -48,8 +56,9 @@ def allowed(allow, pas, test, what):
     return any(p in ("*", pas) and t == test and w in ("*", what) for p, t, w in allow)
 
 
-def skips_of(pas, log):
-    """[(pass, test, what, why)] of one meson test log."""
+def skips_of(pas, log, reports):
+    """[(pass, test, what, why)] of one meson test log; sanitizer reports
+    in passing tests' output go to reports, as (pass, test, line)."""
     out = []
     try:
         f = open(log)
@@ -71,6 +80,8 @@ def skips_of(pas, log):
             if t.get("result") != "OK":
                 continue
             for l in text.splitlines():
+                if SANITIZER.search(l):
+                    reports.append((pas, name, l.strip()))
                 if not SKIP_LINE.match(l):
                     continue
                 m = PART.match(l)
@@ -86,16 +97,19 @@ def main():
     ap.add_argument("logs", nargs="*", metavar="PASS=LOG")
     a = ap.parse_args()
     allow = read_allow(a.allow)
-    found = []
+    found, reports = [], []
     for arg in a.logs:
         pas, _, log = arg.partition("=")
-        found += skips_of(pas, log)
+        found += skips_of(pas, log, reports)
     bad = 0
     for pas, test, what, why in found:
         ok = allowed(allow, pas, test, what)
         bad += not ok
         print("skip %s %s %s: %s%s" % (pas, test, what, why, " (allowed)" if ok else
                                        " (NOT ALLOWED: tests/skip-allow.txt)"))
+    for pas, test, line in reports:
+        print("sanitizer %s %s: %s" % (pas, test, line[:300]))
+    print("sanitizer reports %d" % len(reports))
     print("skipped %d, not allowed %d" % (len(found), bad))
     return 1 if a.strict and bad else 0
 

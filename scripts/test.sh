@@ -204,7 +204,8 @@ if [ "$debian" = 1 ]; then
 fi
 
 # Every skip, held to the allow list: as root (CI), where deps.sh installed
-# what the tests need, one it does not list is a failure.
+# what the tests need, one it does not list is a failure.  A sanitizer's
+# report in the output of a test that passed is one too.
 strict=${NAMECACHE_STRICT_SKIPS:-}
 if [ -z "$strict" ]; then
 	strict=0
@@ -214,6 +215,11 @@ echo "=== skips"
 skipout=$(/usr/bin/python3 scripts/skips.py --allow tests/skip-allow.txt ${logs[@]+"${logs[@]}"})
 rc=$?
 echo "$skipout"
+reports=$(sed -n 's/^sanitizer reports \([0-9]*\)$/\1/p' <<<"$skipout")
+if [ "${reports:-0}" != 0 ]; then
+	echo "=== $reports sanitizer reports in the output of tests that passed: failures"
+	failed=$((failed + reports))
+fi
 skipped=$(sed -n 's/^skipped \([0-9]*\), not allowed \([0-9]*\)$/\1/p' <<<"$skipout")
 unlisted=$(sed -n 's/^skipped \([0-9]*\), not allowed \([0-9]*\)$/\2/p' <<<"$skipout")
 if [ "$rc" != 0 ] || [ -z "$skipped" ]; then
