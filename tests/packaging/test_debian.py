@@ -60,6 +60,7 @@ def contents(out):
                       "./usr/share/man/man1/namecachectl.1.gz",
                       "./usr/share/doc/namecache/copyright"],
         "namecache-nscd": ["./lib/systemd/system/namecached.service.d/nscd.conf",
+                           "./lib/systemd/system/namecached.socket.d/nscd.conf",
                            "./usr/share/doc/namecache-nscd/copyright"],
         "libnss-namecache": ["./usr/lib/%s/libnss_namecache.so.2" % ma,
                              "./usr/share/man/man8/nss-namecache.8.gz"],
