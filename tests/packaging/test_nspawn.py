@@ -452,6 +452,15 @@ def nscd_checks(c, debs):
     c.run("systemctl", "start", "namecached.service", timeout=2 * HANG_SEC)
     timed(c, "start with namecache-nscd", (), since=n)
     timed(c, "restart with namecache-nscd", ("restart", "namecached.service"))
+    # A counter: whatever PID 1's child asked while it started the daemon
+    # would wait in a socket's backlog and reach the new daemon after it.
+    # Nothing did: no lookup on namecache's socket, no nscd request (this
+    # statistics request is the one request).
+    st = nscd_json(c, "statistics")
+    asked = {k: v for k, v in st.items() if v and (k.startswith("nscd_requests_") or
+                                                  k in ("lookups_name", "lookups_addr"))}
+    check(st.get("requests") == 1 and not asked, "nothing in the restart asked the new "
+          "daemon's sockets (requests %s, lookups %s)" % (st.get("requests"), asked))
     check(nscd_listener(c) == [main_pid(c)], "after the restart, the nscd socket is the new "
           "daemon's", nscd_listener(c))
     # A name only the daemon knows: its own hosts file, not /etc/hosts.
