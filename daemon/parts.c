@@ -37,6 +37,7 @@
 #include "protocol.h"
 #include "registry.h"
 #include "resolver.h"
+#include "selfnss.h"
 #include "server.h"
 #include "shm.h"
 #include "shmfmt.h"
@@ -261,6 +262,12 @@ nsswitch_load(struct daemon *d, bool initial)
 
 	d->counters.nsswitch_reloads += !initial;
 	nscdsrv_load_lines(d->nscd);	/* passwd, group, ...: theirs */
+	/*
+	 * Whatever resolves inside the daemon (a module calling getaddrinfo
+	 * or getgrnam) walks the same lines, and never reaches namecache
+	 * itself, nor glibc's nscd client (selfnss.c).
+	 */
+	selfnss_pin(path);
 	d->nsswitch_error[0] = '\0';
 	if ((f = fopen(path, "re")) == NULL) {
 		if (errno != ENOENT && errno != EACCES && errno != EISDIR &&
@@ -291,10 +298,7 @@ nsswitch_load(struct daemon *d, bool initial)
 		return;
 	snprintf(d->hosts_line, sizeof(d->hosts_line), "%s", text);
 	lookup_set_line(d->lookup, &l);
-	/*
-	 * Whatever resolves inside the daemon (a module calling getaddrinfo)
-	 * walks the same line, and never reaches namecache itself.
-	 */
+	/* Inside the daemon too (selfnss.c): the line kept, whatever the file says. */
 	__nss_configure_lookup("hosts", text);
 	log_info("nsswitch: hosts: %s%s", text[0] ? text : "(no source)",
 	    found ? "" : " (glibc's default: no hosts line)");
@@ -444,6 +448,7 @@ nscd_open(struct daemon *d, const struct daemon_ops *ops, int64_t (*clock)(void 
 		.metrics = d->metrics,
 		.clock = clock,
 		.ops = *ops,
+		.comes_back = server_socket_activated(protocol_server(d->proto)),
 	};
 
 	if (d->config->nscd_socket[0] == '\0' && !listener_nscd_passed())
