@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # bench/chaos.sh - the chaos soak (issue 33), as long as you like.
 #
-#   bench/chaos.sh (as root) [--build DIR] [--seconds N] [--seed S] [--check]
+#   bench/chaos.sh (as root) [--build DIR] [--seconds N] [--seed S] [--check] [--keep DIR]
 #
 # Builds what the soak needs in DIR (default build/ at the top of the
 # tree; configured with meson's defaults when it is not there), then runs

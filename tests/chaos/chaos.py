@@ -105,6 +105,7 @@ report or non-zero exit of the daemon's final SIGTERM.  Without it, the
 figures are printed (bench/chaos.sh).  Needs root (exit 77 otherwise).
 
 Run: /usr/bin/python3 tests/chaos/chaos.py --build BUILD --seconds N [--seed S] [--check]
+         [--keep DIR]   (DIR: every lookup logged, and the timeline, to judge again)
 """
 import argparse
 import bisect
