@@ -80,11 +80,21 @@ static int64_t		 retry_at;	/* atomic: no open before this */
 static pthread_mutex_t	 lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t	 once = PTHREAD_ONCE_INIT;
 
+#ifdef NCC_SHARED_TESTING
+static int64_t		 test_clock;	/* atomic: the reader's time, or 0 */
+#endif
+
 static int64_t
 now_ns(void)
 {
 	struct timespec ts;
 
+#ifdef NCC_SHARED_TESTING
+	int64_t t = __atomic_load_n(&test_clock, __ATOMIC_RELAXED);
+
+	if (t != 0)
+		return t;
+#endif
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
@@ -368,6 +378,24 @@ unsigned long
 ncc_shared_test_held_unmapped(void)
 {
 	return __atomic_load_n(&held_unmapped, __ATOMIC_SEQ_CST);
+}
+
+int64_t
+ncc_shared_test_now(void)
+{
+	return now_ns();
+}
+
+void
+ncc_shared_test_clock(int64_t at_ns)
+{
+	__atomic_store_n(&test_clock, at_ns, __ATOMIC_RELAXED);
+}
+
+int64_t
+ncc_shared_test_retry_at(void)
+{
+	return __atomic_load_n(&retry_at, __ATOMIC_RELAXED);
 }
 #endif
 

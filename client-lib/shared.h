@@ -89,6 +89,12 @@ void	ncc_shared_forget(void);
 unsigned long ncc_shared_test_held_unmapped(void);
 /* Maps the segment anew and sweeps, as when the daemon replaces it. */
 int	ncc_shared_test_remap(const char *sockpath);
+/* The reader's clock: CLOCK_MONOTONIC ns, or the time set below. */
+int64_t	ncc_shared_test_now(void);
+/* Stops the reader's clock at at_ns (0: CLOCK_MONOTONIC again). */
+void	ncc_shared_test_clock(int64_t at_ns);
+/* No new try to map a segment before this (reader's clock), or 0. */
+int64_t	ncc_shared_test_retry_at(void);
 #endif
 
 #endif

@@ -445,7 +445,7 @@ config_set(struct config *c, const char *key, const char *value, char **ret_err)
 	size_t			 i;
 	unsigned		 u;
 	bool			 b;
-	int			 l;
+	int			 l, r;
 
 	*ret_err = NULL;
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -484,8 +484,9 @@ config_set(struct config *c, const char *key, const char *value, char **ret_err)
 	case K_DNSLISTEN:
 	case K_DNSALLOW:
 	case K_NSCDDBS:
-		if (set_list(c, &list_rules[k->kind], value, ret_err) < 0)
-			return -EINVAL;
+		/* -EINVAL, or -ENOMEM: then not the value's fault */
+		if ((r = set_list(c, &list_rules[k->kind], value, ret_err)) < 0)
+			return r;
 		break;
 	case K_DNSSOURCES:
 		if (strcmp(value, "line") == 0)
@@ -592,8 +593,11 @@ config_parse(struct config *c, FILE *f, const char *path, char **ret_err)
 			break;
 		}
 	}
-	/* A read error (a folder, EIO) must not pass for the end of the file. */
-	if (r == 0 && ferror(f)) {
+	/*
+	 * A read error (a folder, EIO), or getline's ENOMEM, must not pass
+	 * for the end of the file.
+	 */
+	if (r == 0 && !feof(f)) {
 		int e = errno ? errno : EIO;
 
 		*ret_err = fmt("%s: %s", path, strerror(e));

@@ -12,6 +12,7 @@ struct dnslisten;
 struct event_base;
 struct hostsfile;
 struct httpmetrics;
+struct lockfile;
 struct lookup;
 struct metrics;
 struct monitor;
@@ -50,6 +51,12 @@ struct daemon {
 	struct monitor		*monitor;	/* every lookup, as answered */
 	struct metrics		*metrics;
 	struct httpmetrics	*http;		/* NULL: metrics_listen is off */
+	/*
+	 * The locks on what the daemon owns (parts.c: own), held until
+	 * parts_stop: the socket's folder, the segment's when it is another
+	 * (socket activation), persistent_cache's store.
+	 */
+	struct lockfile		*locks[3];
 	struct {
 		uint64_t	 nsswitch_reloads;	/* the hosts line read again */
 		uint64_t	 heap_trims;	/* heartbeats that gave memory back */

@@ -32,6 +32,7 @@
 #include "nscdsrv.h"
 #include "protocol.h"
 #include "registry.h"
+#include "selfnss.h"
 #include "server.h"
 #include "shm.h"
 
@@ -369,6 +370,13 @@ main(int argc, char **argv)
 		return 2;
 	}
 
+	/*
+	 * Before anything looks a name up (admin_group, while the
+	 * configuration is read): glibc inside the daemon never asks its nscd
+	 * client or the namecache module, so no start waits on a socket whose
+	 * daemon is this one (selfnss.c).  nsswitch_conf's lines follow.
+	 */
+	selfnss_pin("/etc/nsswitch.conf");
 	if (load_config(&daemon_ctx.config) < 0)
 		return 1;
 	log_set_level(daemon_ctx.config->log_level);

@@ -9,6 +9,7 @@
  * the search list, nsswitch.conf).  Each part gets what it needs when it
  * is made; nothing here keeps state of its own.
  */
+#include <assert.h>
 #include <errno.h>
 #include <nss.h>
 #include <stdio.h>
@@ -16,8 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-
-#include <systemd/sd-daemon.h>
+#include <unistd.h>
 
 #include "buildinfo.h"
 #include "config.h"
@@ -27,6 +27,7 @@
 #include "hostsfile.h"
 #include "httpmetrics.h"
 #include "listener.h"
+#include "lockfile.h"
 #include "log.h"
 #include "lookup.h"
 #include "metrics.h"
@@ -38,6 +39,7 @@
 #include "protocol.h"
 #include "registry.h"
 #include "resolver.h"
+#include "selfnss.h"
 #include "server.h"
 #include "shm.h"
 #include "shmfmt.h"
@@ -58,6 +60,107 @@ cache_limits_from(const struct config *c, struct cache_limits *lim)
 	lim->negative_max_ttl = c->negative_max_ttl;
 	lim->failure_ttl = c->failure_ttl;
 	lim->serve_stale = c->serve_stale;
+}
+
+/*
+ * One daemon per folder, and per store (lockfile.c).  The lock on a
+ * folder guards what the daemon writes there (the segment, the store,
+ * glibc's maps); persistent_cache's store, wherever it is, has one of its
+ * own.  Each is taken before anything it guards is opened, retired or
+ * removed (again before each: a folder not there yet guards nothing, and
+ * is locked once the listener has made it), and held until parts_stop.
+ * A folder on a read-only mount needs none: nothing in it can be written.
+ * path: the folder ("" for /), or the store.  0, or -1 with one line: the
+ * other daemon's pid, or why there is no lock.
+ */
+static int
+own(struct daemon *d, const char *path, bool folder)
+{
+	const size_t	 n = sizeof(d->locks) / sizeof(d->locks[0]);
+	const char	*shown = path[0] ? path : "/";
+	char		 lock[4096], who[32];
+	size_t		 i;
+	long		 pid;
+	int		 r;
+
+	if ((size_t)snprintf(lock, sizeof(lock), folder ? "%s/lock" : "%s.lock",
+	    path) >= sizeof(lock)) {
+		log_error("%s: %s", shown, strerror(ENAMETOOLONG));
+		return -1;
+	}
+	for (i = 0; i < n && d->locks[i]; i++)
+		if (strcmp(lockfile_path(d->locks[i]), lock) == 0)
+			return 0;
+	assert(i < n);
+	r = lockfile_new(lock, &d->locks[i]);
+	if (r == 0 || r == -EROFS || r == -ENOENT)
+		return 0;
+	if (r != -EWOULDBLOCK) {
+		log_error("cannot lock %s: %s", lock, strerror(-r));
+		return -1;
+	}
+	/* Ours already, under another name of the folder (/var/run, /run). */
+	if ((pid = lockfile_holder(lock)) == (long)getpid())
+		return 0;
+	if (pid > 0)
+		snprintf(who, sizeof(who), "pid %ld", pid);
+	else
+		snprintf(who, sizeof(who), "pid unknown");
+	if (folder)
+		log_error("%s: another daemon owns this folder (namecached, %s): "
+		    "its segment and store are left alone; stop it, or give this "
+		    "daemon a socket in another folder", shown, who);
+	else
+		log_error("persistent_cache %s: another daemon owns this store "
+		    "(namecached, %s): it is left alone; give each daemon a store "
+		    "of its own", path, who);
+	return -1;
+}
+
+/* The folder of path (a socket), into buf: "" for /.  -ENAMETOOLONG, -EINVAL. */
+static int
+folder_of(const char *path, char *buf, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (slash == NULL)
+		return -EINVAL;
+	if ((size_t)(slash - path) >= len)
+		return -ENAMETOOLONG;
+	memcpy(buf, path, (size_t)(slash - path));
+	buf[slash - path] = '\0';
+	return 0;
+}
+
+/*
+ * The socket whose folder holds the daemon's files (the segment, the
+ * store, glibc's maps), where clients told of that socket look for the
+ * segment: the configured one, or under socket activation the one systemd
+ * passed, unless the configuration names another.  buf: room for the
+ * passed one's path.
+ */
+static const char *
+home(const struct daemon *d, char *buf, size_t len)
+{
+	if (strcmp(d->config->socket, NAMECACHE_SOCKET_PATH) == 0 &&
+	    listener_passed_path(buf, len) == 0)
+		return buf;
+	return d->config->socket;
+}
+
+/* The socket's folder and persistent_cache's store: before anything else. */
+static int
+own_files(struct daemon *d)
+{
+	char sock[sizeof(((struct sockaddr_un *)0)->sun_path)], dir[4096];
+
+	if (folder_of(home(d, sock, sizeof(sock)), dir, sizeof(dir)) == 0 &&
+	    own(d, dir, true) < 0)
+		return -1;
+	if (d->config->persistent_cache[0] &&
+	    own(d, d->config->persistent_cache, false) < 0)
+		return -1;
+	return 0;
 }
 
 /*
@@ -83,25 +186,27 @@ store_fps(struct daemon *d)
 }
 
 /*
- * The cache moves into its file beside the socket, taking over what the
- * daemon before left there (a restart costs no upstream query).
+ * The cache moves into its file beside the socket (home), taking over
+ * what the daemon before left there (a restart costs no upstream query).
  */
 static void
 store_open(struct daemon *d)
 {
 	struct cache_adopt_report	 rep;
 	char				 path[4096];
-	const char			*slash = strrchr(d->config->socket, '/');
+	char				 buf[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	const char			*sock = home(d, buf, sizeof(buf));
+	const char			*slash = strrchr(sock, '/');
 	size_t				 dir;
 	int				 r;
 
 	if (d->config->persistent_cache[0])
 		snprintf(path, sizeof(path), "%s", d->config->persistent_cache);
-	else if (slash == NULL || (dir = (size_t)(slash - d->config->socket)) +
+	else if (slash == NULL || (dir = (size_t)(slash - sock)) +
 	    sizeof("/store") > sizeof(path))
 		return;
 	else {
-		memcpy(path, d->config->socket, dir);
+		memcpy(path, sock, dir);
 		memcpy(path + dir, "/store", sizeof("/store"));
 	}
 	store_fps(d);
@@ -160,6 +265,12 @@ nsswitch_load(struct daemon *d, bool initial)
 
 	d->counters.nsswitch_reloads += !initial;
 	nscdsrv_load_lines(d->nscd);	/* passwd, group, ...: theirs */
+	/*
+	 * Whatever resolves inside the daemon (a module calling getaddrinfo
+	 * or getgrnam) walks the same lines, and never reaches namecache
+	 * itself, nor glibc's nscd client (selfnss.c).
+	 */
+	selfnss_pin(path);
 	d->nsswitch_error[0] = '\0';
 	if ((f = fopen(path, "re")) == NULL) {
 		if (errno != ENOENT && errno != EACCES && errno != EISDIR &&
@@ -190,10 +301,7 @@ nsswitch_load(struct daemon *d, bool initial)
 		return;
 	snprintf(d->hosts_line, sizeof(d->hosts_line), "%s", text);
 	lookup_set_line(d->lookup, &l);
-	/*
-	 * Whatever resolves inside the daemon (a module calling getaddrinfo)
-	 * walks the same line, and never reaches namecache itself.
-	 */
+	/* Inside the daemon too (selfnss.c): the line kept, whatever the file says. */
 	__nss_configure_lookup("hosts", text);
 	log_info("nsswitch: hosts: %s%s", text[0] ? text : "(no source)",
 	    found ? "" : " (glibc's default: no hosts line)");
@@ -375,14 +483,15 @@ nscd_map_take_over(struct daemon *d, int64_t (*clock)(void *))
 
 /*
  * glibc's nscd protocol, when nscd_socket names a socket or systemd
- * passed one named "nscd"; its hosts database beside namecache's socket.
+ * passed one named "nscd"; its hosts database beside namecache's socket
+ * (home).
  */
 static int
 nscd_open(struct daemon *d, const struct daemon_ops *ops, int64_t (*clock)(void *))
 {
-	char		 map[4096];
+	char		 map[4096], buf[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	char		*err = NULL;
-	const char	*sock = d->config->socket, *slash = strrchr(sock, '/');
+	const char	*sock = home(d, buf, sizeof(buf)), *slash = strrchr(sock, '/');
 	const struct nscdsrv_parts parts = {
 		.base = d->base,
 		.lookup = d->lookup,
@@ -391,6 +500,7 @@ nscd_open(struct daemon *d, const struct daemon_ops *ops, int64_t (*clock)(void 
 		.metrics = d->metrics,
 		.clock = clock,
 		.ops = *ops,
+		.comes_back = server_socket_activated(protocol_server(d->proto)),
 	};
 
 	if (d->config->nscd_socket[0] == '\0' && !listener_nscd_passed())
@@ -398,6 +508,11 @@ nscd_open(struct daemon *d, const struct daemon_ops *ops, int64_t (*clock)(void 
 	if (slash == NULL || (size_t)snprintf(map, sizeof(map), "%.*s/nscd-hosts",
 	    (int)(slash - sock), sock) >= sizeof(map))
 		return -ENAMETOOLONG;
+	/* Its folder's lock (taken at start, unless the listener made the folder). */
+	map[slash - sock] = '\0';
+	if (own(d, map, true) < 0)
+		return -1;
+	map[slash - sock] = '/';
 	d->nscd = nscdsrv_new(&parts, d->config,
 	    d->config->nscd_socket, map, &err);
 	if (d->nscd == NULL) {
@@ -420,7 +535,8 @@ static int
 shared_open(struct daemon *d)
 {
 	const char	*sockpath;
-	char		path[4096], passed[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char		path[4096], dir[4096];
+	char		passed[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	uint32_t	nslots;
 	size_t		data_size;
 	int		r;
@@ -434,16 +550,14 @@ shared_open(struct daemon *d)
 	 * systemd passed, unless the configuration names another socket
 	 * (clients look for the segment beside the socket they were told).
 	 */
-	sockpath = d->config->socket;
-	if (server_socket_activated(protocol_server(d->proto)) &&
-	    strcmp(sockpath, NAMECACHE_SOCKET_PATH) == 0 &&
-	    server_activated_path(protocol_server(d->proto), passed,
-	    sizeof(passed)) == 0)
-		sockpath = passed;
+	sockpath = home(d, passed, sizeof(passed));
 	if ((r = shm_path(sockpath, path, sizeof(path))) < 0) {
 		log_error("shared segment beside %s: %s", sockpath, strerror(-r));
 		return r;
 	}
+	/* Its folder's lock (taken at start, unless the listener made the folder). */
+	if (folder_of(sockpath, dir, sizeof(dir)) == 0 && own(d, dir, true) < 0)
+		return -1;
 	if ((d->shm = shm_new(path, nslots, data_size)) == NULL) {
 		r = -errno;
 		log_error("cannot create the shared segment %s (%zu MiB): %s; "
@@ -464,6 +578,9 @@ parts_start(struct daemon *d, const struct daemon_ops *ops, int64_t (*clock)(voi
 	char	*err = NULL;
 	int	 r;
 
+	/* The lock first: nothing of another daemon's is touched. */
+	if (own_files(d) < 0)
+		return -1;
 	if ((d->registry = registry_new()) == NULL ||
 	    (d->hosts = hostsfile_new(d->base)) == NULL ||
 	    (d->resolver = resolver_new(d->base)) == NULL ||
@@ -526,14 +643,16 @@ parts_start(struct daemon *d, const struct daemon_ops *ops, int64_t (*clock)(voi
 	}
 	/*
 	 * A daemon killed before us left its segment looking live for a few
-	 * seconds: retire it before clients can reach our socket (unless a
-	 * daemon answers there still: then server_listen refuses to start,
-	 * and its store is left alone too).
+	 * seconds: retire it before clients can reach our socket.  (A daemon
+	 * that runs holds the folder's lock, and we did not get this far; one
+	 * that answers the socket without a lock, of a version before the
+	 * lock, makes server_listen refuse to start, and its store and
+	 * segment are left alone too.)
 	 */
-	if (sd_listen_fds(0) > 0 || !listener_path_answered(d->config->socket)) {
+	if (listener_passed_any() || !listener_path_answered(d->config->socket)) {
 		char seg[4096];
 
-		if (d->config->shared && sd_listen_fds(0) <= 0 &&
+		if (d->config->shared && !listener_passed_any() &&
 		    shm_path(d->config->socket, seg, sizeof(seg)) == 0)
 			shm_retire_file(seg);
 		store_open(d);
@@ -672,4 +791,9 @@ parts_stop(struct daemon *d)
 	metrics_free(d->metrics);
 	hostsfile_free(d->hosts);
 	registry_free(d->registry);
+	/* Last: every file they guard is closed, left or removed. */
+	for (size_t i = 0; i < sizeof(d->locks) / sizeof(d->locks[0]); i++) {
+		lockfile_free(d->locks[i]);
+		d->locks[i] = NULL;
+	}
 }

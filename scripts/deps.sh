@@ -27,7 +27,12 @@ trap restore_nsswitch EXIT
 # debhelper, dpkg-dev, lintian: the Debian packages' build and check;
 # python3-dev: the CPython extension (client-lib/python);
 # valgrind: the daemon's integration tests under memcheck;
+# strace: the system calls of a shared-cache hit (tests/integration/test_shared.py)
+# and of the NSS module without a daemon (test_daemon.py);
 # clang, libclang-rt-14-dev: the libFuzzer targets (-Dfuzz=true).
+# A test that finds something of these missing skips that part, which
+# scripts/test.sh counts as a failure (tests/skip-allow.txt lists the only
+# skips allowed).
 # Wait for another apt or dpkg (an unattended upgrade, a second job) rather than fail.
 apt-get -o DPkg::Lock::Timeout=600 update -q
 apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends \
@@ -36,10 +41,11 @@ apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends \
 	python3 python3-dev python3-dnslib python3-pytest \
 	nsd iproute2 util-linux libc-bin procps \
 	systemd man-db debhelper dh-python dpkg-dev lintian \
-	valgrind clang libclang-rt-14-dev
+	valgrind strace clang libclang-rt-14-dev
 # Node.js with its headers, for the addon (client-lib/node): a nodejs that
-# ships node_api.h (as nodesource's does) is used as it is; otherwise
-# Debian's nodejs and libnode-dev (node_api.h; uv.h from libuv1-dev).
+# ships node_api.h and npm (as nodesource's does) is used as it is;
+# otherwise Debian's nodejs, libnode-dev (node_api.h; uv.h from libuv1-dev)
+# and npm (tests/bindings/test_node.py's `npm pack --dry-run`).
 # The DNS listener's peers and clients (tests/dnslisten, bench/), and
 # prometheus for promtool (tests/metrics: `promtool check metrics`): their
 # services are never started, here or by the packages' own scripts.
@@ -63,9 +69,10 @@ if [ ! -x /usr/bin/promtool ]; then
 	echo "deps.sh: prometheus installed no /usr/bin/promtool" >&2
 	exit 1
 fi
-if ! { command -v node >/dev/null && [ -f /usr/include/node/node_api.h ]; }; then
+if ! { command -v node >/dev/null && [ -f /usr/include/node/node_api.h ] &&
+    command -v npm >/dev/null; }; then
 	apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends \
-		nodejs libnode-dev
+		nodejs libnode-dev npm
 fi
 # Real NSS modules for tests/integration/test_nss.py, as .deb files only:
 # installing them would edit /etc/nsswitch.conf (their postinst), so the

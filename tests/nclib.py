@@ -33,14 +33,72 @@ def nss_env(build, sock, base=None):
     return env
 
 
-# --- a daemon of the test's own ------------------------------------------------
+# --- what a test did not run, and what a sanitizer found --------------------------
 
+import atexit  # noqa: E402
 import json  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
 import struct  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
+
+
+def skip_part(what, why):
+    """Says that the part what of a test did not run, and why: one line
+    "SKIP WHAT: WHY", which scripts/test.sh counts and holds to
+    tests/skip-allow.txt.  (A test none of which can run exits 77.)"""
+    print("SKIP %s: %s" % (what.replace(" ", "_"), why), flush=True)
+
+
+# What AddressSanitizer, LeakSanitizer and UndefinedBehaviorSanitizer
+# write when they find something: any of these in a daemon's output fails
+# the test, even when the daemon went on (UBSan without halt_on_error) or
+# its exit status was not looked at.
+SANITIZER_MARKS = ("runtime error:", "ERROR: AddressSanitizer", "LeakSanitizer",
+                   "ERROR: ThreadSanitizer", "WARNING: ThreadSanitizer")
+_reports = []
+
+
+def sanitizer_reports(text):
+    """The lines of text that are a sanitizer's report."""
+    return [l for l in text.splitlines() if any(m in l for m in SANITIZER_MARKS)]
+
+
+def check_log(path, who=None):
+    """Reads the log at path (a daemon's stderr) for sanitizer reports.
+    They are kept, and fail the test at exit whatever else it said
+    (_exit_status); returns them, so that a caller may fail at once."""
+    try:
+        with open(path, "rb") as f:
+            text = f.read().decode(errors="replace")
+    except OSError:
+        return []
+    found = sanitizer_reports(text)
+    if found:
+        start = text.find(found[0])
+        _reports.append("%s: %s\n%s" % (who or path, found[0], text[max(start - 200, 0):
+                                                                  start + 3000]))
+    return found
+
+
+def _exit_status():
+    """At exit: a test whose daemons reported nothing keeps its status; one
+    whose did fails (1), with the reports printed, even if it passed or
+    skipped.  Registered first, so it runs last of the exit handlers."""
+    if _reports:
+        sys.stdout.flush()
+        print("FAIL: sanitizer reports in the logs of daemons this test ran:", flush=True)
+        for r in _reports:
+            print(r, flush=True)
+        sys.stderr.flush()
+        os._exit(1)
+
+
+atexit.register(_exit_status)
+
+
+# --- a daemon of the test's own ------------------------------------------------
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "dns"))
 import dnsenv  # noqa: E402
@@ -141,21 +199,34 @@ class Daemon:
         with open(self.log, "rb") as f:
             return f.read().decode(errors="replace")
 
+    def sanitizer_reports(self):
+        """Sanitizer reports in the log (new ones are kept for the exit
+        status: check_log)."""
+        found = sanitizer_reports(self.read_log())
+        new = found[getattr(self, "_reported", 0):]
+        self._reported = len(found)
+        if new:
+            _reports.append("daemon in %s: %s" % (self.tmp, "\n".join(new[:20])))
+        return found
+
     def stop(self):
-        """SIGTERM; the exit status (0 for a clean stop, leak-free under ASan)."""
+        """SIGTERM; the exit status (0 for a clean stop, leak-free under ASan).
+        Its log is read for sanitizer reports, which fail the test."""
         if self.dns:
             self.dns.stop()
             self.dns = None
         if self.proc and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
-                self.proc.wait(10)
+                self.proc.wait(hung_sec())
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
         if self.logf:
             self.logf.close()
             self.logf = None
+        if self.proc:
+            self.sanitizer_reports()
         return self.proc.returncode if self.proc else None
 
     def ctl(self, *args):
@@ -336,10 +407,16 @@ def reason_body(text):
 HUNG_SEC = 30
 
 
-def connect(d, timeout=HUNG_SEC):
-    """A connection to d's socket; a read waits at most timeout (hung)."""
+def hung_sec():
+    """HUNG_SEC, four times longer under valgrind."""
+    return HUNG_SEC * (4 if valgrind_prefix() else 1)
+
+
+def connect(d, timeout=None):
+    """A connection to d's socket; a read waits at most timeout (by
+    default hung_sec(): "hung")."""
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(timeout)
+    s.settimeout(timeout if timeout is not None else hung_sec())
     s.connect(d.sock)
     return s
 
@@ -424,11 +501,12 @@ def run_tests(tests, make_env, prefix, set_build, argv=None):
                     if rc != 0:
                         raise AssertionError("daemon exit status %s: %s" %
                                              (rc, d.read_log()[-3000:]))
-                # UBSan reports and goes on: its report is a failure here.
+                # A sanitizer's report is a failure here, whatever the exit
+                # status said (killed daemons' logs included).
                 for d in env.daemons:
-                    if "runtime error:" in d.read_log():
-                        raise AssertionError("UndefinedBehaviorSanitizer: %s" % "\n".join(
-                            l for l in d.read_log().splitlines() if "runtime error:" in l))
+                    found = sanitizer_reports(d.read_log())
+                    if found:
+                        raise AssertionError("sanitizer: %s" % "\n".join(found[:20]))
                 print("ok   %s (%.2f s)" % (fn.__name__, time.monotonic() - t0))
             except Exception:
                 failed += 1
@@ -443,6 +521,9 @@ def run_tests(tests, make_env, prefix, set_build, argv=None):
                     p.close()
                 for d in live(env):
                     d.stop()
+                for d in env.daemons:
+                    if os.path.exists(d.log):
+                        d.sanitizer_reports()
                 for s in env.servers:
                     s.stop()
             sys.stdout.flush()

@@ -189,8 +189,9 @@ nsw_parse_file_db(FILE *f, const char *db, struct nsw_line *ret, bool *ret_found
 		l = cur;
 		found = true;
 	}
-	if (ferror(f)) {
-		r = -EIO;
+	/* Not the end: a read error, or getline's ENOMEM (no default then). */
+	if (!feof(f)) {
+		r = ferror(f) || errno == 0 ? -EIO : -errno;
 		goto done;
 	}
 	if (!found)

@@ -87,6 +87,7 @@ socket_alive(const struct sockaddr_un *sun)
 /* The DNS listener's sockets systemd passed: UDP, and listening TCP. */
 static int	passed_dns[LISTENER_DNS_PASSED_MAX];
 static int	npassed_dns;
+static int	npassed;	/* every socket systemd passed */
 
 /*
  * The sockets systemd passed, read once: the nscd socket is the one named
@@ -105,6 +106,7 @@ passed_socket(bool nscd)
 	if (!read_once) {
 		read_once = true;
 		n = sd_listen_fds_with_names(1, &names);
+		npassed = n > 0 ? n : 0;
 		for (i = 0; i < n; i++) {
 			int fd = SD_LISTEN_FDS_START + i;
 
@@ -238,16 +240,15 @@ listener_activated(const struct listener *l)
 	return l->activated;
 }
 
-int
-listener_activated_path(const struct listener *l, char *buf, size_t len)
+/* The path a Unix socket is bound to. */
+static int
+socket_path(int fd, char *buf, size_t len)
 {
 	struct sockaddr_un	sun;
 	socklen_t		sl = sizeof(sun);
 
-	if (!l->activated)
-		return -ENOTSOCK;
 	memset(&sun, 0, sizeof(sun));
-	if (getsockname(l->fd, (struct sockaddr *)&sun, &sl) < 0)
+	if (getsockname(fd, (struct sockaddr *)&sun, &sl) < 0)
 		return -errno;
 	if (sl <= offsetof(struct sockaddr_un, sun_path) || sun.sun_path[0] == '\0')
 		return -EADDRNOTAVAIL;	/* unnamed or abstract: no folder */
@@ -255,6 +256,29 @@ listener_activated_path(const struct listener *l, char *buf, size_t len)
 		return -ENAMETOOLONG;
 	memcpy(buf, sun.sun_path, strnlen(sun.sun_path, sizeof(sun.sun_path)) + 1);
 	return 0;
+}
+
+int
+listener_activated_path(const struct listener *l, char *buf, size_t len)
+{
+	if (!l->activated)
+		return -ENOTSOCK;
+	return socket_path(l->fd, buf, len);
+}
+
+bool
+listener_passed_any(void)
+{
+	passed_socket(false);
+	return npassed > 0;
+}
+
+int
+listener_passed_path(char *buf, size_t len)
+{
+	int fd = passed_socket(false);
+
+	return fd < 0 ? -ENOTSOCK : socket_path(fd, buf, len);
 }
 
 bool

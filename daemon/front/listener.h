@@ -30,6 +30,13 @@ bool	 listener_activated(const struct listener *);
 /* The path of the socket systemd passed (getsockname): 0, or -errno. */
 int	 listener_activated_path(const struct listener *, char *buf, size_t len);
 
+/*
+ * Whether systemd passed any socket, and the path of namecache's own
+ * (getsockname: 0, or -errno; -ENOTSOCK: none passed), before
+ * listener_open.  (LISTEN_FDS is gone once the sockets are read.)
+ */
+bool	 listener_passed_any(void);
+int	 listener_passed_path(char *buf, size_t len);
 /* Whether systemd passed a socket named "nscd" (namecache-nscd.socket). */
 bool	 listener_nscd_passed(void);
 /*

@@ -344,11 +344,13 @@ dispatch(void *arg, struct server_req *req)
 	/*
 	 * The daemon's own lookups (a module calling getaddrinfo on a
 	 * worker) must not come back here: glibc asks NSS for them instead.
-	 * (The daemon sets its hosts line with __nss_configure_lookup, which
-	 * already keeps glibc off nscd for hosts; this is the second lock.)
+	 * (The daemon sets its lines with __nss_configure_lookup, which
+	 * already keeps glibc off nscd in its process, selfnss.c; this is
+	 * the second lock, counted: self_refused.)
 	 */
 	if (req->cred.pid == getpid()) {
 		ns->st.refused++;
+		server_count(req, SERVER_SELF_REFUSED);
 		server_reply_raw(req, refusal, nscd_refusal(type, refusal));
 		return;
 	}
@@ -549,10 +551,13 @@ nscdsrv_free(struct nscdsrv *ns)
 	for (i = 0; i < CONFIG_DB_COUNT; i++)
 		watch_free(ns->watches[i]);
 	/*
-	 * Under socket activation a daemon comes back (systemd holds the
-	 * socket): readers go on with the maps until it takes them over.
+	 * Under socket activation a daemon comes back (systemd holds its
+	 * socket, or namecache's, which every hosts lookup reaches): readers
+	 * go on with the maps until it takes them over.  A miss meanwhile
+	 * finds no nscd socket, and glibc walks NSS at once.
 	 */
-	live = ns->server && server_socket_activated(ns->server);
+	live = ns->server && (server_socket_activated(ns->server) ||
+	    ns->parts.comes_back);
 	nscddb_free(ns->db, live);
 	/* (the daemon frees its lookup first: nothing publishes here now) */
 	nscdmap_close(ns->map, live);
@@ -589,26 +594,18 @@ nscdsrv_configure(struct nscdsrv *ns, const struct config *c)
 void
 nscdsrv_load_lines(struct nscdsrv *ns)
 {
-	char	text[1024];
-	int	r, i;
+	int	r;
 
 	if (ns == NULL)
 		return;
+	/*
+	 * (glibc inside the daemon walks the same lines, set by the daemon
+	 * so that it never asks its nscd client, this socket: selfnss.c.)
+	 */
 	if ((r = nscddb_load_lines(ns->db, ns->config->nsswitch_conf)) < 0)
 		log_error("nsswitch: %s: %s; the other databases' lines stay",
 		    ns->config->nsswitch_conf, r == -EINVAL ?
 		    "a line glibc rejects" : strerror(-r));
-	/*
-	 * The daemon never asks itself: glibc inside it (a module calling
-	 * getpwnam on a worker) walks the same lines, and a line set this
-	 * way keeps glibc's nscd client off for its database (initgroups
-	 * goes by group's).  dispatch() refuses our own pid besides.
-	 */
-	for (i = 1; i < CONFIG_DB_COUNT; i++) {
-		nscddb_line_text(ns->db, i, text, sizeof(text));
-		if (text[0])
-			__nss_configure_lookup(config_db_names[i], text);
-	}
 }
 
 void

@@ -44,6 +44,8 @@ struct nscdsrv_parts {
 	struct metrics		*metrics;
 	int64_t			(*clock)(void *arg);	/* ms, CLOCK_MONOTONIC */
 	struct daemon_ops	 ops;		/* copied */
+	bool			 comes_back;	/* a stop is followed by a start:
+						   namecache's socket is systemd's */
 };
 
 /*

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cache.h"
 #include "config.h"
@@ -376,6 +377,19 @@ request(void *arg, struct server_req *req)
 	char			 msg[64];
 	int			 r;
 
+	/*
+	 * A lookup from the daemon's own process (the namecache module
+	 * loaded inside it, were it on a line glibc walks here): declined
+	 * at once, so the module says UNAVAIL and the next source answers.
+	 * selfnss.c keeps the module off those lines; this is the second
+	 * lock, counted.
+	 */
+	if (req->cred.pid == getpid() && (req->hdr.type == PROTO_LOOKUP_NAME ||
+	    req->hdr.type == PROTO_LOOKUP_ADDR || req->hdr.type == PROTO_QUERY_RR)) {
+		server_count(req, SERVER_SELF_REFUSED);
+		reply_status(req, PROTO_DENIED, "namecached does not ask itself");
+		return;
+	}
 	wiring_client(&who, req, LOOKUP_FE_SOCKET);
 	lr = (struct lookup_req){ .fe = &socket_front, .ctx = req, .client = &who,
 	    .at_us = req->at_us };

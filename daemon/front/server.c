@@ -870,6 +870,8 @@ server_report(void *arg, struct registry_wr *wr)
 		{ "connections_dropped",
 		    "Client connections dropped: not reading, or over a limit" },
 		{ "connections_idle_closed", NULL },
+		{ "self_refused", "Requests from the daemon's own process, "
+		    "refused at once: it never asks itself" },
 	};
 	const struct server *srv = arg;
 

@@ -85,6 +85,7 @@ enum server_count {
 	SERVER_CONNECTIONS_REJECTED,	/* max_clients */
 	SERVER_CONNECTIONS_DROPPED,	/* not reading, or over a limit */
 	SERVER_CONNECTIONS_IDLE_CLOSED,
+	SERVER_SELF_REFUSED,		/* from the daemon's own pid: it never asks itself */
 	SERVER_COUNTS
 };
 /* For the dispatcher: one more of what, on req's server. */

@@ -315,7 +315,7 @@ def npm_pack(env):
     """`npm pack` in the source folder makes the package (offline: --dry-run)."""
     npm = shutil.which("npm")
     if npm is None:
-        print("     (no npm: not checked)")
+        nclib.skip_part("npm_pack", "no npm")
         return
     src = os.path.join(HERE, "..", "..", "client-lib", "node")
     r = subprocess.run([npm, "pack", "--dry-run", "--json"], cwd=src, capture_output=True,

@@ -542,11 +542,13 @@ class Daemon:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
-                self.proc.wait(10)
+                self.proc.wait(nclib.hung_sec())
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
         rc, self.proc = self.proc.returncode, None
+        # A sanitizer's report fails the test at its exit (nclib.check_log).
+        nclib.check_log(self.logpath, "namecached")
         return rc
 
     def log_tail(self, n=30):

@@ -231,11 +231,13 @@ class Daemon:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
-                self.proc.wait(10)
+                self.proc.wait(nclib.hung_sec())
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
         rc, self.proc = self.proc.returncode, None
+        # A sanitizer's report fails the test at its exit (nclib.check_log).
+        nclib.check_log(self.logpath, "namecached")
         return rc
 
     def log_tail(self, n=20):
@@ -254,8 +256,9 @@ class Daemon:
                                % (p.returncode, p.stderr.decode(errors="replace")))
         return json.loads(p.stdout)
 
-    def wait_stamp(self, stamp, timeout=5.0):
-        """Waits until the daemon reports having loaded the file with stamp."""
+    def wait_stamp(self, stamp, timeout=30.0):
+        """Waits until the daemon reports having loaded the file with stamp
+        (the timeout means "hung")."""
         deadline = time.monotonic() + timeout
         last = None
         while True:

@@ -470,13 +470,15 @@ def make_query(name, qtype="A", payload=None, rd=True):
     return q
 
 
-def query(port, name, qtype="A", tcp=False, timeout=2, host="127.0.0.1",
+def query(port, name, qtype="A", tcp=False, timeout=30, host="127.0.0.1",
           payload=None, rd=True, raw=False):
     """Ask the server at host:port directly.  payload: EDNS0 UDP size (None: no OPT).
 
     Returns the parsed reply (dnslib.DNSRecord), or its bytes with raw=True.
     UDP returns the first datagram that arrives, whatever its id.  Raises
-    socket.timeout (TimeoutError) when nothing comes within timeout."""
+    socket.timeout (TimeoutError) when nothing comes within timeout: by
+    default a bound that means "hung"; a caller that expects no answer
+    passes a short one, and checks what the server did (events())."""
     data = make_query(name, qtype, payload, rd).pack()
     with socket.socket(_family(host), socket.SOCK_STREAM if tcp else socket.SOCK_DGRAM) as s:
         s.settimeout(timeout)
@@ -699,8 +701,9 @@ class _Counting:
         with self._count_lock:
             self._log = []
 
-    def wait_total(self, n, timeout=5.0):
-        """Wait until at least n queries have arrived; returns the total."""
+    def wait_total(self, n, timeout=30.0):
+        """Wait until at least n queries have arrived; returns the total.
+        The timeout means "hung"."""
         deadline = time.monotonic() + timeout
         while self.total() < n and time.monotonic() < deadline:
             time.sleep(0.005)
@@ -714,7 +717,13 @@ class _Server(_Counting):
     hold(name): queries for name (counted on arrival) wait before anything
     else is done with them until release(name), release() or stop(), or
     HOLD_MAX seconds.  A test can then look at the daemon while they are
-    surely pending, instead of guessing with a delay."""
+    surely pending, instead of guessing with a delay.
+
+    A delay (the proxy's set_delay, the fault server's slow) ends early at
+    cut() or stop(): a test that made one long enough never to end by
+    itself ends it when it has seen what it wanted meanwhile.  events()
+    says in which order the replies went out, and where the cuts came:
+    [("reply", qname, qtype, transport) | ("cut",)]."""
 
     HOLD_MAX = 120.0
 
@@ -728,6 +737,9 @@ class _Server(_Counting):
         self._conns_lock = threading.Lock()
         self._peers = []
         self._tls = threading.local()
+        self._cuts = 0
+        self._cut_cond = threading.Condition()
+        self._events = []
         self.flooded = 0            # forged replies the flood behaviour sent
         fam = _family(host)
         for _ in range(1 if port else 50):
@@ -783,6 +795,45 @@ class _Server(_Counting):
         if gate:
             gate.wait(self.HOLD_MAX)
 
+    def _cuts_now(self):
+        with self._cut_cond:
+            return self._cuts
+
+    def _sleep(self, seconds, since=None):
+        """Waits seconds, or until a cut() or stop() after since (what
+        _cuts_now() said when the query arrived; default: now)."""
+        end = time.monotonic() + seconds
+        with self._cut_cond:
+            cuts = self._cuts if since is None else since
+            while self._cuts == cuts and not self._stopping.is_set():
+                left = end - time.monotonic()
+                if left <= 0:
+                    return
+                self._cut_cond.wait(left)
+
+    def cut(self):
+        """Ends every delay now running: their replies go out at once."""
+        with self._cut_cond:
+            with self._count_lock:
+                self._events.append(("cut",))
+            self._cuts += 1
+            self._cut_cond.notify_all()
+
+    def events(self):
+        """[("reply", qname, qtype, transport) | ("cut",)] in the order they
+        happened (a reply is logged as it goes out, before its peer has it)."""
+        with self._count_lock:
+            return list(self._events)
+
+    def _sent(self, data, transport):
+        try:
+            q = DNSRecord.parse(data).q
+            key = (norm(q.qname), qtype_name(q.qtype))
+        except Exception:
+            key = ("<unparseable>", "?")
+        with self._count_lock:
+            self._events.append(("reply", key[0], key[1], transport))
+
     def udp_peers(self):
         """[(source port, DNS id)] of every UDP query, in arrival order."""
         with self._count_lock:
@@ -811,6 +862,7 @@ class _Server(_Counting):
         self._tls.addr = addr
         reply = self._handle(data, "udp")
         if reply is not None and not self._stopping.is_set():
+            self._sent(data, "udp")     # before the peer can have it
             try:
                 self._udp.sendto(reply, addr)
             except OSError:
@@ -860,6 +912,7 @@ class _Server(_Counting):
         reply = self._handle(data, "tcp")
         if reply is None or self._stopping.is_set():
             return
+        self._sent(data, "tcp")         # before the peer can have it
         try:
             with wlock:
                 conn.sendall(struct.pack("!H", len(reply)) + reply)
@@ -871,6 +924,8 @@ class _Server(_Counting):
             return
         self._stopping.set()
         self.release()
+        with self._cut_cond:
+            self._cut_cond.notify_all()
         for th in self._threads:
             th.join(2)
         self._udp.close()
@@ -899,7 +954,8 @@ class CountingProxy(_Server):
     """Forwards to upstream_host:upstream_port over the transport the query came on.
 
     set_delay(name, seconds, qtype=None): hold the reply to name (and qtype)
-        until seconds after the query arrived; 0 or None removes it.
+        until seconds after the query arrived, or the next cut(); 0 or None
+        removes it.
     set_blackhole(on=True, name=None): drop every query (or those for name).
     hold(name), release(name=None): keep queries for name from being
         forwarded until released (_Server).
@@ -940,6 +996,7 @@ class CountingProxy(_Server):
 
     def _handle(self, data, transport):
         t0 = time.monotonic()
+        cuts = self._cuts_now()
         name, qtype = self._record(data, transport)
         with self._lock:
             if self._blackhole or name in self._holes:
@@ -953,7 +1010,7 @@ class CountingProxy(_Server):
         if delay:
             left = t0 + delay - time.monotonic()
             if left > 0:
-                time.sleep(left)
+                self._sleep(left, cuts)
         return reply
 
     def _forward(self, data, transport):
@@ -1001,7 +1058,8 @@ class FaultServer(_Server):
     wrongname   a proper answer whose question and records are for another
                 name (other, default "other.fault.example.").
     truncated   over UDP: TC set, no records; over TCP: the proper answer.
-    slow        the proper answer after delay seconds (default 2).
+    slow        the proper answer after delay seconds (default 2), or at
+                the next cut().
     ttl0        the proper answer with every TTL 0.
     ttlhuge     the proper answer with every TTL ttl (default 2**31; try
                 2**32-1 too).
@@ -1059,6 +1117,7 @@ class FaultServer(_Server):
             return self._table.get((name, qtype)) or self._table.get((name, None)) or self._default
 
     def _handle(self, data, transport):
+        cuts = self._cuts_now()
         self._record(data, transport)
         try:
             req = DNSRecord.parse(data)
@@ -1078,7 +1137,7 @@ class FaultServer(_Server):
             body[4:6] = b"\xff\xff"
             return bytes(body)
         if beh == "slow":
-            time.sleep(float(p.get("delay", 2)))
+            self._sleep(float(p.get("delay", 2)), cuts)
         if beh in ("servfail", "refused", "rcode"):
             return self._reply(req, {"servfail": 2, "refused": 5}.get(beh) or int(p["rcode"])).pack()
         if beh in ("nxdomain", "nodata"):
@@ -1161,7 +1220,7 @@ class FaultServer(_Server):
                 with self._forge_lock, socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
                     s.bind(src)
                     s.sendto(self._poisoned(req, p), addr)
-        time.sleep(float(p.get("delay", 0.2)))
+        self._sleep(float(p.get("delay", 0.2)))
 
     def _comploop(self, req, p):
         """A reply whose first answer record loops through a compression pointer."""

@@ -754,9 +754,9 @@ class Run:
                                        why="exit 0 on SIGTERM", problems=[
                                            "exit status %s: %s" % (rc, d.read_log()[-2000:])],
                                        got=None))
-            elif "runtime error:" in d.read_log():
+            elif nclib.sanitizer_reports(d.read_log()):
                 self.diffs.append(dict(q="namecached (%s)" % mode, tr="-", how="exit", exp=None,
-                                       why="no UBSan report", problems=[d.read_log()[-2000:]],
+                                       why="no sanitizer report", problems=[d.read_log()[-2000:]],
                                        got=None))
         if self.unbound_srv:
             self.unbound_srv.stop()

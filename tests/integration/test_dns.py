@@ -168,7 +168,7 @@ class DnsDaemon(nclib.Daemon):
 
 
 def connect(d):
-    return nclib.connect(d, timeout=10)
+    return nclib.connect(d)
 
 
 def zone_addrs(name, family=None):

@@ -308,7 +308,7 @@ class Env:
         return d
 
 
-def lookup(d, name, family=4, timeout=10):
+def lookup(d, name, family=4, timeout=nclib.HUNG_SEC):
     """One lookup on a connection of its own: (frame, seconds)."""
     s = nclib.connect(d, timeout=timeout)
     try:
@@ -334,7 +334,7 @@ class Hitter(threading.Thread):
 
     def __init__(self, d, cases):
         threading.Thread.__init__(self, daemon=True)
-        self.s = nclib.connect(d, timeout=10)
+        self.s = nclib.connect(d)
         self.cases = cases          # [(name, [addrs])]
         self.lat = {name: [] for name, _ in cases}
         self.errors = []
@@ -627,6 +627,7 @@ def idle_timeout_closes_silent_connections_only(env):
                             "127.0.0.1:%d" % fs.port], capture_output=True, text=True,
                            timeout=nclib.HUNG_SEC)
         assert r.returncode != 0 and ":2: idle_timeout" in r.stderr, (bad, r)
+        assert not nclib.sanitizer_reports(r.stderr), r.stderr
 
 
 def in_flight_connection(d, fs, name):
@@ -1033,6 +1034,7 @@ def start_in_namespace(tmp, setup, sock, extra=()):
     left = [x for x in out[out.index(m[0]) + 1:] if x != "store"]
     with open(err_file) as f:
         err = f.read()
+    assert not nclib.sanitizer_reports(err), err
     return int(m[0].split()[1]), err, left, "RUNNING" in out
 
 

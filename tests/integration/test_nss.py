@@ -209,7 +209,7 @@ def compare_lines(env, lines, keys, libdirs, tag):
 @test
 def differential_lines(env):
     if os.geteuid() != 0:
-        print("skip: the differential part needs root (unshare -m)")
+        nclib.skip_part("differential_lines", "the differential part needs root (unshare -m)")
         return
     compare_lines(env, LINES, KEYS, [os.path.join(BUILD, "tests", "nss")], "nctest")
 
@@ -224,7 +224,8 @@ def differential_real_modules(env):
     machine's own name, *.localhost, _gateway, .local names with no avahi
     running (mdns4_minimal then says UNAVAIL), reverse lookups."""
     if os.geteuid() != 0:
-        print("skip: the differential part needs root (unshare -m)")
+        nclib.skip_part("differential_real_modules",
+                        "the differential part needs root (unshare -m)")
         return
     debs = sorted(f for f in os.listdir(DEBS) if f.endswith(".deb")) \
         if os.path.isdir(DEBS) else []
@@ -284,7 +285,7 @@ def notfound_after_a_temporary_failure(env):
     family, EAI_NONAME for AF_INET without AI_CANONNAME and EAI_AGAIN for
     the rest; gethostbyname2; getent), the same."""
     if os.geteuid() != 0:
-        print("skip: needs root (unshare -m)")
+        nclib.skip_part("notfound_after_a_temporary_failure", "needs root (unshare -m)")
         return
     key = "nftryagain-3.nct"
     fake = nclib.FakeDaemon(os.path.join(env.tmp, "fake.sock"), lambda f: (
@@ -369,7 +370,7 @@ def spellings_in_flight_are_not_coalesced(env):
         first.start()
         if rnd == "miss":
             # The others go once the first one's call is in the module.
-            assert nclib.wait_for(lambda: mine(), 10.0) is not None
+            nclib.wait_until(mine, "the first one's call in the module")
         rest = [threading.Thread(target=one, args=(n,)) for n in names[1:]]
         for t in rest:
             t.start()

@@ -541,7 +541,8 @@ def sigkill_falls_back_to_files_after_the_heartbeat(env):
     import nclib
     name, files_addr = etc_hosts_name()
     if name is None:
-        print("  SKIP: /etc/hosts names no IPv4 address")
+        nclib.skip_part("sigkill_falls_back_to_files_after_the_heartbeat",
+                        "/etc/hosts names no IPv4 address")
         return
     fs = env.fault()
     fs.set("dns1.fault.example", "answer", records=[("A", 300, "192.0.2.11")])
@@ -716,7 +717,9 @@ def strace_calls(argv, env):
 @test
 def syscalls_per_hit(env):
     if shutil.which("strace") is None:
-        print("  SKIP: no strace")
+        import nclib
+        nclib.skip_part("syscalls_per_hit", "no strace: the system calls of a hit are "
+                        "not counted")
         return
     name, _ = etc_hosts_name()
     fs = env.fault()
@@ -728,6 +731,8 @@ def syscalls_per_hit(env):
     per = {}
     for service, host in (("namecache", "web"), ("files", name)):
         if host is None:
+            nclib.skip_part("syscalls_per_hit_files", "/etc/hosts names no IPv4 address: "
+                            "glibc's files module is not counted beside it")
             continue
         t1, c1 = strace_calls([loop, service, host, "1"], e)
         n, (tn, cn) = reached(d, lambda: strace_calls([loop, service, host, str(N)], e))

@@ -14,6 +14,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -94,7 +95,9 @@ setup(void **state)
 		snprintf(conf, sizeof(conf), "%s/namecached.conf", dir);
 		snprintf(hosts, sizeof(hosts), "%s/hosts", dir);
 		snprintf(resolv, sizeof(resolv), "%s/resolv.conf", dir);
-		fd = open("/dev/null", O_WRONLY);
+		snprintf(conf, sizeof(conf), "%s/daemon.log", dir);
+		fd = open(conf, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		snprintf(conf, sizeof(conf), "%s/namecached.conf", dir);
 		dup2(fd, 1);
 		dup2(fd, 2);
 		execl(getenv("NC_TEST_DAEMON"), "namecached", "--config", conf,
@@ -103,7 +106,8 @@ setup(void **state)
 		    getenv("NC_TEST_NSSWITCH"), (char *)NULL);
 		_exit(127);
 	}
-	for (i = 0; i < 1000; i++) {
+	/* Up to 30 s for its socket: longer means "hung". */
+	for (i = 0; i < 3000; i++) {
 		struct sockaddr_un sun = { .sun_family = AF_UNIX };
 		int s = socket(AF_UNIX, SOCK_STREAM, 0), ok;
 
@@ -114,9 +118,30 @@ setup(void **state)
 			break;
 		usleep(10000);
 	}
-	assert_true(i < 1000);
+	assert_true(i < 3000);
 	setenv("NAMECACHE_SOCKET", sock_path, 1);
 	return 0;
+}
+
+/* The daemon's log holds no sanitizer report (printed if it does). */
+static bool
+log_clean(void)
+{
+	char	 path[128], line[4096];
+	bool	 clean = true;
+	FILE	*f;
+
+	snprintf(path, sizeof(path), "%s/daemon.log", dir);
+	if ((f = fopen(path, "r")) == NULL)
+		return true;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "runtime error:") || strstr(line, "ERROR: AddressSanitizer") ||
+		    strstr(line, "LeakSanitizer")) {
+			printf("# sanitizer, in the daemon's log: %s", line);
+			clean = false;
+		}
+	fclose(f);
+	return clean;
 }
 
 static int
@@ -124,11 +149,14 @@ teardown(void **state)
 {
 	char cmd[128];
 	int status;
+	bool clean;
 
 	kill(daemon_pid, SIGTERM);
 	waitpid(daemon_pid, &status, 0);
+	clean = log_clean();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+	return system(cmd) == 0 && clean && WIFEXITED(status) &&
+	    WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
 static void

@@ -482,7 +482,7 @@ class Nscd:
                 return True
             except OSError:
                 return False
-        nclib.wait_until(ready, "nscd listening on " + NSCD_SOCKET, timeout=10)
+        nclib.wait_until(ready, "nscd listening on " + NSCD_SOCKET)
         return self
 
     def read_log(self):
@@ -855,7 +855,7 @@ def musl_static(env):
     the same answers as glibc's (the group list as a set, and musl's:
     it merges /etc/group's own and trusts it for the gids it has)."""
     if shutil.which("musl-gcc") is None:
-        print("  skip: no musl-gcc")
+        nclib.skip_part("musl_static", "no musl-gcc (musl-tools)")
         return
     exe = os.path.join(env.tmp, "musl-pw")
     r = run(["musl-gcc", "-static", "-O2", "-o", exe, os.path.join(HERE, "musl-pw.c")],

@@ -23,7 +23,9 @@ check() {	# check DESCRIPTION COMMAND...
 
 mount --make-rprivate / || exit 1
 T=$(mktemp -d /tmp/nc-debroot.XXXXXX) || exit 1
-trap 'rmdir "$T" 2>/dev/null' EXIT
+# The tmpfs is mounted on it in this private namespace: unmounted first,
+# or rmdir finds it busy and the folder stays in /tmp.
+trap 'umount -l "$T" 2>/dev/null; rmdir "$T"' EXIT
 mount -t tmpfs -o size=2g tmpfs "$T" || exit 1
 mkdir "$T/upper" "$T/work" "$T/root"
 mount -t overlay overlay -o "lowerdir=/,upperdir=$T/upper,workdir=$T/work" "$T/root" || exit 1

@@ -94,8 +94,9 @@ class Notify:
             kv = dict(line.split("=", 1) for line in data.decode().split("\n") if "=" in line)
             self.msgs.append((time.monotonic(), kv))
 
-    def wait(self, key, value=None, timeout=5.0, since=0):
-        """The first message from index since on that has key (= value)."""
+    def wait(self, key, value=None, timeout=nclib.HUNG_SEC, since=0):
+        """The first message from index since on that has key (= value).
+        The timeout means "hung"."""
         end = time.monotonic() + timeout
         while True:
             for i in range(since, len(self.msgs)):
@@ -133,7 +134,7 @@ def stop(proc, dns):
     if proc.poll() is None:
         proc.send_signal(signal.SIGTERM)
     try:
-        return proc.wait(10)
+        return proc.wait(nclib.HUNG_SEC)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
@@ -183,10 +184,12 @@ def socket_activation_answers(tmp):
                             + daemon_argv(tmp, dns.port, sock), stdout=log, stderr=log)
     log.close()
     try:
-        assert nclib.wait_for(lambda: os.path.exists(sock), timeout=5) is not None
+        nclib.wait_until(lambda: os.path.exists(sock), "systemd-socket-activate's socket")
         ino = os.stat(sock).st_ino
-        # Nothing has connected: the daemon has not run yet.
-        time.sleep(0.3)
+        # Nothing has connected: the daemon has not run yet (the process
+        # is still systemd-socket-activate, which execs it on a connection).
+        with open("/proc/%d/comm" % proc.pid) as f:
+            assert f.read().strip() == "systemd-socket-", "exec'd before a connection"
         assert "namecached" not in read_log(tmp), read_log(tmp)
         r = ctl(sock, "--json", "query", "activated.test")
         assert r.returncode == 0 and '"10.6.6.6"' in r.stdout, (r, read_log(tmp))
@@ -227,7 +230,7 @@ def socket_activation_segment_beside_passed_socket(tmp):
                             stdout=log, stderr=log)
     log.close()
     try:
-        assert nclib.wait_for(lambda: os.path.exists(sock), timeout=5) is not None
+        nclib.wait_until(lambda: os.path.exists(sock), "systemd-socket-activate's socket")
         r = ctl(sock, "--json", "query", "activated.test")
         assert r.returncode == 0 and '"10.6.6.6"' in r.stdout, (r, read_log(tmp))
         assert os.path.exists(os.path.join(tmp, "cache")), (os.listdir(tmp), read_log(tmp))
@@ -260,12 +263,12 @@ def notify_ready_status_reload_watchdog_stopping(tmp):
         j, st = n.wait("STATUS", since=i)
         assert re.match(r"2 hosts entries, 0 cached answers, \d+ clients; 0 requests",
                         st["STATUS"]), st
-        # Pings at half of WATCHDOG_USEC, from the loop.
-        n.pump(1.0)
-        pings = [t for t, kv in n.msgs[i:] if kv.get("WATCHDOG") == "1"]
-        assert len(pings) >= 6, n.msgs
-        gaps = [b - a for a, b in zip(pings, pings[1:])]
-        assert max(gaps) < 0.2, gaps
+        # Pings, one after another (from the loop's timer, at half of
+        # WATCHDOG_USEC: their pace is bench/watchdog.py's to measure,
+        # not a test's to assert).
+        k = i
+        for _ in range(3):
+            k, _ = n.wait("WATCHDOG", "1", since=k + 1, timeout=nclib.HUNG_SEC)
         # Live figures: a lookup shows up in the next STATUS.
         mark = len(n.msgs)
         assert ctl(sock, "query", "activated.test").returncode == 0
@@ -365,6 +368,8 @@ def main():
             t0 = time.monotonic()
             try:
                 fn(tmp)
+                found = nclib.check_log(os.path.join(tmp, "daemon.log"))
+                assert not found, "sanitizer: %s" % "\n".join(found[:20])
                 print("ok   %s (%.2f s)" % (fn.__name__, time.monotonic() - t0))
             except Exception:
                 failed += 1

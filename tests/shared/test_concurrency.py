@@ -119,7 +119,7 @@ class Churn:
                            for c in pattern % self.rnd.randrange(count))
             frames.append(nclib.name_req(name, family=family, fid=fid))
         try:
-            with nclib.connect(self.d, timeout=10) as s:
+            with nclib.connect(self.d) as s:
                 s.sendall(b"".join(frames))
                 for _ in frames:
                     if nclib.read_frame(s) is None:

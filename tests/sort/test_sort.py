@@ -240,8 +240,8 @@ def cache_follows_the_netlink_counter(env):
     assert list(map(int, first[-1].split()[1:])) == [distinct, 1], first[-1]
     changes = d.ctl_json("statistics")["shared_netlink_changes"]
     sh("ip addr change 2001:db8:2::1/64 dev nc0 preferred_lft forever")
-    assert nclib.wait_for(lambda: d.ctl_json("statistics")["shared_netlink_changes"] >
-                          changes, timeout=5) is not None
+    nclib.wait_until(lambda: d.ctl_json("statistics")["shared_netlink_changes"] > changes,
+                     "the daemon to count the address change")
     out, _ = p.communicate("go\n", timeout=60)
     assert p.returncode == 0
     out = out.splitlines()

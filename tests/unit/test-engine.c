@@ -11,7 +11,10 @@
  * delivered, in the order it became due.  Nothing sleeps.
  *
  * The language, one command a line, '#' to the end of a line a comment,
- * key=value options after the positional words, lists comma-separated:
+ * key=value options after the positional words, lists comma-separated.
+ * A key a command does not take, a key given twice, a word where a key
+ * was due or a missing word stops the scenario with its file and line: a
+ * misspelt check must fail, not pass unchecked.
  *
  *   scenario NAME                 starts a scenario (a fresh engine)
  *   config KEY=VALUE...           min_ttl max_ttl negative_max_ttl
@@ -49,10 +52,14 @@
  *   flush                         flush-caches
  *   time +SECONDS                 the clock moves on (0.5 is allowed)
  *   expect ID STATUS [data=A,B] [ttl=N] [source=S] [canon=NAME]
- *                    [herrno=N] [aliases=A,B]
+ *                    [aliases=A,B] [herrno=N]
  *                                 client ID's one reply; STATUS: ok
  *                                 notfound nodata tryagain unavail busy
- *                                 toobig internal notfound_tryagain
+ *                                 toobig internal notfound_tryagain;
+ *                                 aliases= (empty: none) the answer's
+ *                                 aliases in order; herrno= for a
+ *                                 failure, the rest for ok; an ask_rr
+ *                                 reply takes ttl= and source= only
  *   expect ID STATUS [cap=N] [age=N] [source=S] [answers=yes|no]
  *                    [authority=yes|no]
  *                                 the same for a wire=yes question: the
@@ -98,6 +105,31 @@
 #include "nscdmap.h"
 #include "nsswitch.h"
 #include "shm.h"
+
+#ifdef NOMEM
+/*
+ * test-engine-nomem: every scenario again with each allocation of the
+ * engine failing in turn (nomem.h).  Until the failure, every check of
+ * the script holds as written; after it, a client gets at most one
+ * well-formed reply, whatever its status.  At the end, everything still
+ * due is delivered and every client has had its reply; then, with no
+ * failure, a name from the hosts file and one from upstream (twice: the
+ * cache) are answered.  A part that cannot be made (the engine, the
+ * nscd map, the segment) ends the scenario there.
+ */
+#include "nomem.h"
+
+static jmp_buf	nomem_jmp;
+
+static bool	nomem_relaxed(char **, int);
+
+#define GIVE_UP_IF_NOMEM() do {						\
+	if (nomem_failed())						\
+		longjmp(nomem_jmp, 1);					\
+} while (0)
+#else
+#define GIVE_UP_IF_NOMEM() do { } while (0)
+#endif
 
 #define MAXTOK		64
 #define MAXCLIENTS	64
@@ -703,6 +735,51 @@ optnum(char **tok, int n, int from, const char *key, long dflt)
 	return v ? num(v) : dflt;
 }
 
+/*
+ * Every token of tok[from..n) is key=VALUE with a key of the comma-separated
+ * list keys, each at most once; words (no '=') are allowed only with words.
+ */
+static void
+only_keys(char **tok, int n, int from, const char *keys, bool words)
+{
+	int	i, j;
+
+	for (i = from; i < n; i++) {
+		const char	*eq = strchr(tok[i], '=');
+		size_t		 kl;
+		const char	*k;
+
+		if (eq == NULL) {
+			if (!words)
+				die("'%s': a word where key=VALUE was due (keys: %s)", tok[i],
+				    *keys ? keys : "none");
+			continue;
+		}
+		kl = (size_t)(eq - tok[i]);
+		for (k = keys; *k; k += strcspn(k, ",") + (k[strcspn(k, ",")] == ',')) {
+			if (strcspn(k, ",") == kl && strncmp(k, tok[i], kl) == 0)
+				break;
+		}
+		if (kl == 0 || *k == '\0')
+			die("unknown key '%.*s' for %s (keys: %s)", (int)kl, tok[i], tok[0],
+			    *keys ? keys : "none");
+		for (j = from; j < i; j++)
+			if (strncmp(tok[j], tok[i], kl + 1) == 0)
+				die("key '%.*s' given twice", (int)kl, tok[i]);
+	}
+}
+
+/* yes or no; anything else stops the scenario. */
+static bool
+yesno(const char *key, const char *v)
+{
+	if (strcmp(v, "yes") == 0)
+		return true;
+	if (strcmp(v, "no") != 0)
+		die("%s=%s: yes or no", key, v);
+	return false;
+}
+
 static uint16_t
 rrtype(const char *s)
 {
@@ -745,8 +822,13 @@ set_hosts(void)
 	char		*copy = malloc(len + 1);
 
 	memcpy(copy, W->hosts_text, len + 1);
-	if (hosts_parse(copy, len, HOSTS_MULTI, &h) < 0)
+	if (hosts_parse(copy, len, HOSTS_MULTI, &h) < 0) {
+#ifdef NOMEM
+		if (nomem_failed())	/* the daemon keeps the index it had */
+			return;
+#endif
 		die("the hosts text does not parse");
+	}
 	hosts_free(W->hosts);
 	W->hosts = h;
 }
@@ -765,6 +847,8 @@ start(void)
 	if (W->started)
 		return;
 	W->lk = lookup_new(&env, &W->lim, W->prefetch);
+	if (W->lk == NULL)
+		GIVE_UP_IF_NOMEM();
 	assert_non_null(W->lk);
 	lookup_set_observer(W->lk, observe, NULL);
 	lookup_set_nss_ttls(W->lk, W->nss_ttl, W->nss_negative_ttl);
@@ -809,8 +893,11 @@ expect_wire(const struct client *c, long id, const struct proto_hdr *hdr, char *
 	int			 a;
 
 	if (hdr->status != PROTO_OK && hdr->status != PROTO_NOTFOUND &&
-	    hdr->status != PROTO_NODATA)
+	    hdr->status != PROTO_NODATA) {
+		only_keys(tok, n, 3, "cache,from", false);
 		return;
+	}
+	only_keys(tok, n, 3, "cache,from,cap,age,source,answers,authority", false);
 	if (proto_wire_decode(c->frame + PROTO_HDR_LEN, c->len - PROTO_HDR_LEN, &b) < 0)
 		die("client %ld: a wire body that does not decode", id);
 	if ((a = dnswire_rrs_answers(b.rrs, b.rrs_len)) < 0)
@@ -823,10 +910,10 @@ expect_wire(const struct client *c, long id, const struct proto_hdr *hdr, char *
 	    strcmp(source_names[b.source], v) != 0)
 		die("client %ld: source %u, not %s", id, b.source, v);
 	if ((v = opt(tok, n, 3, "answers")) != NULL &&
-	    (a > 0) != (strcmp(v, "yes") == 0))
+	    (a > 0) != yesno("answers", v))
 		die("client %ld: %d bytes of answers, not %s", id, a, v);
 	if ((v = opt(tok, n, 3, "authority")) != NULL &&
-	    ((size_t)a < b.rrs_len) != (strcmp(v, "yes") == 0))
+	    ((size_t)a < b.rrs_len) != yesno("authority", v))
 		die("client %ld: %zu bytes of authority, not %s", id,
 		    b.rrs_len - (size_t)a, v);
 }
@@ -849,6 +936,7 @@ expect(char **tok, int n)
 	c = &W->client[id];
 	want = tok[2];
 	if (strcmp(want, "pending") == 0) {
+		only_keys(tok, n, 3, "", false);
 		if (c->replies != 0)
 			die("client %ld: a reply (%u) where none was due", id,
 			    c->len >= PROTO_HDR_LEN ? c->frame[6] << 8 | c->frame[7] : 0);
@@ -871,6 +959,7 @@ expect(char **tok, int n)
 		return;
 	}
 	if (hdr.status != PROTO_OK) {
+		only_keys(tok, n, 3, "cache,from,herrno", false);
 		if ((v = opt(tok, n, 3, "herrno")) != NULL) {
 			struct rd r;
 			int he;
@@ -887,6 +976,7 @@ expect(char **tok, int n)
 		struct proto_records	recs;
 		struct proto_record	rec;
 
+		only_keys(tok, n, 3, "cache,from,ttl,source", false);
 		if (proto_records_decode(c->frame + PROTO_HDR_LEN,
 		    c->len - PROTO_HDR_LEN, &recs) < 0)
 			die("client %ld: records that do not decode", id);
@@ -902,6 +992,7 @@ expect(char **tok, int n)
 				    rec.ttl, recs.ttl);
 		return;
 	}
+	only_keys(tok, n, 3, "cache,from,data,ttl,source,canon,aliases", false);
 	if (proto_answer_decode(c->frame + PROTO_HDR_LEN, c->len - PROTO_HDR_LEN,
 	    &ans) < 0)
 		die("client %ld: an answer that does not decode", id);
@@ -923,6 +1014,19 @@ expect(char **tok, int n)
 	    (strlen(v) != ans.canon_len || memcmp(v, ans.canon, ans.canon_len) != 0))
 		die("client %ld: canonical name %.*s, not %s", id, (int)ans.canon_len,
 		    ans.canon, v);
+	if ((v = opt(tok, n, 3, "aliases")) != NULL) {
+		const char	*al;
+		size_t		 al_len;
+
+		got[0] = '\0';
+		cur = off = 0;
+		while (proto_answer_next_alias(&ans, &cur, &al, &al_len) > 0 &&
+		    off < sizeof(got))
+			off += (size_t)snprintf(got + off, sizeof(got) - off, "%s%.*s",
+			    off ? "," : "", (int)al_len, al);
+		if (strcmp(v, got) != 0)
+			die("client %ld: aliases %s, not %s", id, got, v);
+	}
 }
 
 static void
@@ -985,9 +1089,16 @@ command(char **tok, int n, char *rest)
 	const char		*c = tok[0];
 	struct lookup_req	 req;
 
+#ifdef NOMEM
+	if (nomem_relaxed(tok, n))
+		return;
+#endif
 	if (strcmp(c, "config") == 0) {
 		if (W->started)
 			die("config comes before the first lookup");
+		only_keys(tok, n, 1, "min_ttl,max_ttl,negative_max_ttl,failure_ttl,"
+		    "serve_stale,cache_size,nss_ttl,nss_negative_ttl,max_fetches,prefetch",
+		    false);
 		W->lim.min_ttl = (uint32_t)optnum(tok, n, 1, "min_ttl", W->lim.min_ttl);
 		W->lim.max_ttl = (uint32_t)optnum(tok, n, 1, "max_ttl", W->lim.max_ttl);
 		W->lim.negative_max_ttl = (uint32_t)optnum(tok, n, 1,
@@ -1004,7 +1115,7 @@ command(char **tok, int n, char *rest)
 		W->max_fetches = (unsigned)optnum(tok, n, 1, "max_fetches",
 		    W->max_fetches);
 		if (opt(tok, n, 1, "prefetch"))
-			W->prefetch = strcmp(opt(tok, n, 1, "prefetch"), "yes") == 0;
+			W->prefetch = yesno("prefetch", opt(tok, n, 1, "prefetch"));
 	} else if (strcmp(c, "line") == 0) {
 		snprintf(W->line, sizeof(W->line), "%s", rest);
 		if (W->started)
@@ -1020,6 +1131,7 @@ command(char **tok, int n, char *rest)
 		char	*p = W->search_buf;
 		int	 i, k = 0;
 
+		only_keys(tok, n, 1, "ndots", true);
 		W->ndots = (int)optnum(tok, n, 1, "ndots", 1);
 		for (i = 1; i < n && k < RESOLVER_SEARCH_MAX; i++) {
 			if (strchr(tok[i], '='))
@@ -1036,6 +1148,7 @@ command(char **tok, int n, char *rest)
 
 		if (n < 4)
 			die("upstream NAME TYPE WHAT");
+		only_keys(tok, n, 4, "ttl,data,cname,cname_ttl,soa,delay", false);
 		snprintf(r->name, sizeof(r->name), "%s", tok[1]);
 		r->type = rrtype(tok[2]);
 		r->what = strcmp(w, "answer") == 0 ? UP_ANSWER :
@@ -1070,9 +1183,13 @@ command(char **tok, int n, char *rest)
 			die("module NAME SPELLING WHAT | module NAME missing");
 		mod = fake_module_id(NULL, tok[1]);
 		if (strcmp(tok[2], "missing") == 0) {
+			only_keys(tok, n, 3, "", false);
 			W->modmissing[mod] = true;
 			return;
 		}
+		if (n < 4)
+			die("module NAME SPELLING WHAT");
+		only_keys(tok, n, 4, "data,ttl,herrno,errno,delay", false);
 		r = calloc(1, sizeof(*r));
 		r->mod = mod;
 		snprintf(r->spelling, sizeof(r->spelling), "%s", tok[2]);
@@ -1094,9 +1211,12 @@ command(char **tok, int n, char *rest)
 	} else if (strcmp(c, "nscd") == 0) {
 		char path[128];
 
+		only_keys(tok, n, 1, "reloads", false);
 		start();
 		snprintf(path, sizeof(path), "%s/nscd-hosts", W->dir);
 		if ((W->nmap = nscdmap_open(path, 211, 4u << 20)) == NULL)
+			GIVE_UP_IF_NOMEM();
+		if (W->nmap == NULL)
 			die("nscdmap_open: %s", strerror(errno));
 		nscdmap_set_refresh(W->nmap, nscd_refresh, NULL,
 		    (unsigned)optnum(tok, n, 1, "reloads", 5));
@@ -1104,27 +1224,36 @@ command(char **tok, int n, char *rest)
 	} else if (strcmp(c, "shm") == 0) {
 		char path[128];
 
+		only_keys(tok, n, 1, "", false);
 		start();
 		snprintf(path, sizeof(path), "%s/cache", W->dir);
 		if ((W->shm = shm_new(path, 1024, 1u << 20)) == NULL)
+			GIVE_UP_IF_NOMEM();
+		if (W->shm == NULL)
 			die("shm_new: %s", strerror(errno));
 		lookup_set_shm(W->lk, W->shm);
 	} else if (strcmp(c, "ask") == 0) {
 		struct proto_lookup_name q;
 		const char *v;
 
+		if (n < 3)
+			die("ask ID NAME");
+		only_keys(tok, n, 3, "family,absolute", false);
 		start();
 		memset(&q, 0, sizeof(q));
 		ask(num(tok[1]), &req, PROTO_LOOKUP_NAME);
 		q.family = family_of(tok, n, 3);
 		q.name_len = strlen(tok[2]);
 		memcpy(q.name, tok[2], q.name_len + 1);
-		if ((v = opt(tok, n, 3, "absolute")) != NULL && strcmp(v, "yes") == 0)
+		if ((v = opt(tok, n, 3, "absolute")) != NULL && yesno("absolute", v))
 			req.flags |= LOOKUP_ABSOLUTE;
 		lookup_name(W->lk, &req, &q);
 	} else if (strcmp(c, "ask_addr") == 0) {
 		struct proto_lookup_addr q;
 
+		if (n < 3)
+			die("ask_addr ID ADDRESS");
+		only_keys(tok, n, 3, "", false);
 		start();
 		memset(&q, 0, sizeof(q));
 		ask(num(tok[1]), &req, PROTO_LOOKUP_ADDR);
@@ -1139,10 +1268,13 @@ command(char **tok, int n, char *rest)
 		struct proto_query_rr q;
 		const char *w = opt(tok, n, 4, "wire");
 
+		if (n < 4)
+			die("ask_rr ID NAME TYPE");
+		only_keys(tok, n, 4, "wire", false);
 		start();
 		memset(&q, 0, sizeof(q));
 		ask(num(tok[1]), &req, PROTO_QUERY_RR);
-		if (w != NULL && strcmp(w, "yes") == 0) {
+		if (w != NULL && yesno("wire", w)) {
 			req.flags |= LOOKUP_WIRE;
 			W->client[num(tok[1])].wire = true;
 		}
@@ -1151,6 +1283,9 @@ command(char **tok, int n, char *rest)
 		memcpy(q.name, tok[2], q.name_len + 1);
 		lookup_rr(W->lk, &req, &q);
 	} else if (strcmp(c, "refresh") == 0) {
+		if (n < 2)
+			die("refresh NAME");
+		only_keys(tok, n, 2, "family", false);
 		start();
 		lookup_refresh_name(W->lk, family_of(tok, n, 2), tok[1], strlen(tok[1]));
 	} else if (strcmp(c, "nscd_restart") == 0) {
@@ -1169,16 +1304,18 @@ command(char **tok, int n, char *rest)
 		nscdmap_set_refresh(W->nmap, nscd_refresh, NULL, 5);
 		lookup_set_nscdmap(W->lk, W->nmap);
 	} else if (strcmp(c, "tick") == 0) {
+		only_keys(tok, n, 1, "", false);
 		if (W->nmap == NULL)
 			die("tick without nscd");
 		nscdmap_tick(W->nmap, fakeclock_ms);
 	} else if (strcmp(c, "flush") == 0) {
+		only_keys(tok, n, 1, "", false);
 		start();
 		cache_flush(lookup_cache(W->lk));
 	} else if (strcmp(c, "time") == 0) {
 		double s;
 
-		if (n < 2 || tok[1][0] != '+' || sscanf(tok[1] + 1, "%lf", &s) != 1)
+		if (n != 2 || tok[1][0] != '+' || sscanf(tok[1] + 1, "%lf", &s) != 1)
 			die("time +SECONDS");
 		fakeclock_advance((int64_t)(s * 1000 + 0.5));
 	} else if (strcmp(c, "expect") == 0) {
@@ -1329,20 +1466,20 @@ world_free(void)
 	W = NULL;
 }
 
+/* Plays a scenario's lines from first on, until the next scenario. */
 static void
-run_scenario(void **state)
+play(FILE *f, int first)
 {
-	const struct scenario	*sc = *state;
-	FILE			*f = fopen(sc->file, "re");
-	char			 buf[2048], copy[2048], *tok[MAXTOK], *p, *save;
-	int			 lineno = 0, n;
+	char	buf[2048], copy[2048], *tok[MAXTOK], *p, *save;
+	int	lineno = 0, n;
 
-	assert_non_null(f);
-	world_new(sc->file);
 	while (fgets(buf, sizeof(buf), f)) {
 		lineno++;
-		if (lineno < sc->first)
+		if (lineno < first)
 			continue;
+		W->lineno = lineno;
+		if (strchr(buf, '\n') == NULL && !feof(f))
+			die("a line longer than %zu bytes", sizeof(buf) - 2);
 		if ((p = strchr(buf, '#')) != NULL)
 			*p = '\0';
 		buf[strcspn(buf, "\n")] = '\0';
@@ -1351,11 +1488,12 @@ run_scenario(void **state)
 		for (p = strtok_r(buf, " \t", &save); p && n < MAXTOK;
 		    p = strtok_r(NULL, " \t", &save))
 			tok[n++] = p;
+		if (p != NULL)
+			die("more than %d words", MAXTOK);
 		if (n == 0)
 			continue;
 		if (strcmp(tok[0], "scenario") == 0)
 			break;
-		W->lineno = lineno;
 		/* "rest": the line after its first word, for line and hosts. */
 		p = copy + strspn(copy, " \t");
 		p += strcspn(p, " \t");
@@ -1363,9 +1501,24 @@ run_scenario(void **state)
 		command(tok, n, p);
 		deliver();
 	}
+}
+
+#ifdef NOMEM
+#include "test-engine-nomem.c"
+#else
+static void
+run_scenario(void **state)
+{
+	const struct scenario	*sc = *state;
+	FILE			*f = fopen(sc->file, "re");
+
+	assert_non_null(f);
+	world_new(sc->file);
+	play(f, sc->first);
 	fclose(f);
 	world_free();
 }
+#endif
 
 int
 main(int argc, char **argv)
@@ -1386,8 +1539,19 @@ main(int argc, char **argv)
 		lineno = 0;
 		while (fgets(buf, sizeof(buf), f)) {
 			lineno++;
-			if (sscanf(buf, "scenario %127[^\n]", name) != 1)
+			if (sscanf(buf, "scenario %127[^\n]", name) != 1) {
+				/* Before the first scenario: comments only, or
+				 * its commands would run nowhere. */
+				if (n == 0 || sc[n - 1].file != argv[i]) {
+					buf[strcspn(buf, "#")] = '\0';
+					if (buf[strspn(buf, " \t\r\n")] != '\0') {
+						fprintf(stderr, "%s:%d: a command before the "
+						    "first scenario\n", argv[i], lineno);
+						return 1;
+					}
+				}
 				continue;
+			}
 			if (n == cap) {
 				cap = cap ? cap * 2 : 32;
 				sc = realloc(sc, cap * sizeof(*sc));

@@ -32,6 +32,10 @@
 #include "nssent.h"
 #include "nsswitch.h"
 
+#ifdef NOMEM
+#include "nomem.h"	/* test-nscddb-nomem: test_nomem, at the end */
+#endif
+
 /* --- the script ---------------------------------------------------------- */
 
 #define MODS	8
@@ -238,7 +242,8 @@ done(void *arg, const void *reply, size_t len, const struct nscddb_how *how)
 	g->cache = how->cache;
 	snprintf(g->source, sizeof(g->source), "%s", how->source ? how->source : "");
 	assert_true(len <= sizeof(g->reply));
-	memcpy(g->reply, reply, len);
+	if (len)	/* a refusal: reply NULL */
+		memcpy(g->reply, reply, len);
 	g->len = len;
 }
 
@@ -670,6 +675,10 @@ test_refresh(void **state)
 	teardown_db(ndb);
 }
 
+#ifdef NOMEM
+#include "test-nscddb-nomem.c"
+#endif
+
 int
 main(void)
 {
@@ -684,6 +693,9 @@ main(void)
 		cmocka_unit_test(test_refresh),
 		cmocka_unit_test(test_one_trip_per_walk),
 		cmocka_unit_test(test_timeout),
+#ifdef NOMEM
+		cmocka_unit_test(test_nomem),
+#endif
 	};
 
 	fakeclock_ms = 1000000;		/* 1000 s since boot */

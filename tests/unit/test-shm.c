@@ -42,13 +42,38 @@ struct fx {
 	struct shm	*s;
 };
 
+/*
+ * The reader's clock (client-lib/shared.c with NCC_SHARED_TESTING): stopped
+ * at the start of each test, and moved only by the test.  Expiry, the last
+ * tenth, the heartbeat's age and the retry second are all read on it, so
+ * nothing here waits for time to pass.  (The writer's own clock, for its
+ * heartbeat at the start and its retry second, is the real one: within a
+ * test they are milliseconds apart.)
+ */
 static int64_t
 mono_ns(void)
 {
-	struct timespec ts;
+	return ncc_shared_test_now();
+}
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * SEC + ts.tv_nsec;
+/* Moves the reader's clock on by ns. */
+static void
+advance(int64_t ns)
+{
+	ncc_shared_test_clock(mono_ns() + ns);
+}
+
+/*
+ * Moves the reader's clock to its next try: after an open that failed it
+ * tries again a second later (retry_at) and not before.  Nothing sleeps.
+ */
+static void
+pass_retry(void)
+{
+	int64_t at = ncc_shared_test_retry_at();
+
+	if (at > mono_ns())
+		ncc_shared_test_clock(at);
 }
 
 static void
@@ -71,6 +96,8 @@ setup(void **state)
 	snprintf(f->sock, sizeof(f->sock), "%s/sock", f->dir);
 	assert_int_equal(shm_path(f->sock, f->path, sizeof(f->path)), 0);
 	ncc_shared_forget();
+	ncc_shared_test_clock(0);
+	ncc_shared_test_clock(ncc_shared_test_now());
 	*state = f;
 	return 0;
 }
@@ -82,6 +109,7 @@ teardown(void **state)
 	char		 cmd[128];
 
 	ncc_shared_forget();
+	ncc_shared_test_clock(0);
 	shm_free(f->s, SHM_LEAVE_GONE);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
 	if (system(cmd) != 0)
@@ -168,8 +196,8 @@ stats(struct fx *f)
 /*
  * Mappings of the segment's path (live or deleted) in this process: not the
  * writer's spare (path.XXXXXX).  The writer's helper thread unmaps the
- * segments resets retire a moment later, so this waits up to a second for
- * the count to come down to at most want (0: no wait).
+ * segments resets retire a moment later, so this waits for the count to
+ * come down to at most want (0: no wait), for up to 30 s: "hung".
  */
 static int
 mappings_of_want(const char *path, int want)
@@ -178,7 +206,7 @@ mappings_of_want(const char *path, int want)
 	size_t	 len = strlen(path);
 	int	 n, tries;
 
-	for (tries = 0; tries < 100; tries++) {
+	for (tries = 0; tries < 3000; tries++) {
 		FILE *fp = fopen("/proc/self/maps", "r");
 
 		assert_non_null(fp);
@@ -195,23 +223,6 @@ mappings_of_want(const char *path, int want)
 	return n;
 }
 
-
-/* Polls the lookup for up to ms milliseconds; the milliseconds it took, or -1. */
-static long
-wait_hit(struct fx *f, const char *name, uint8_t family, long ms)
-{
-	struct ncc_shared_hit	hit;
-	int64_t			t0 = mono_ns();
-
-	while (mono_ns() - t0 < ms * 1000000LL) {
-		if (look(f, SHM_NAME, family, name, strlen(name), &hit) == 1) {
-			ncc_shared_release(&hit);
-			return (long)((mono_ns() - t0) / 1000000);
-		}
-		sleep_ms(5);
-	}
-	return -1;
-}
 
 /* --- paths ------------------------------------------------------------------- */
 
@@ -420,7 +431,7 @@ test_expiry(void **state)
 	assert_int_equal(look(f, SHM_NAME, PROTO_AF_INET, "soon", 4, &hit), 1);
 	assert_int_equal(hit.ttl_left, 1);
 	ncc_shared_release(&hit);
-	sleep_ms(350);
+	advance(350 * 1000000LL);
 	expect_name_miss(f, "soon", PROTO_AF_INET);
 	/* Hosts answers never expire, and say TTL 0. */
 	put_name(f, "forever", PROTO_AF_INET, false, PROTO_OK, "h");
@@ -543,7 +554,6 @@ test_hits_held_across_many_resets(void **state)
 	struct ncc_shared_hit	 held[12];
 	char			 body[12][16];
 	int			 i, n = 0, missed = 0;
-	long			 ms;
 
 	writer(f, 1024, 1 << 20);
 	for (i = 0; i < 12; i++) {
@@ -566,11 +576,9 @@ test_hits_held_across_many_resets(void **state)
 	}
 	for (i = 0; i < 12; i++)
 		ncc_shared_release(&held[i]);
-	/* Everything let go: the current segment is used again (retried once a second). */
+	/* Everything let go: the current segment is used again (at the next try). */
 	put_name(f, "g.example", PROTO_AF_INET, false, PROTO_OK, "last");
-	ms = wait_hit(f, "g.example", PROTO_AF_INET, 1500);
-	print_message("found again after %ld ms\n", ms);
-	assert_true(ms >= 0);
+	pass_retry();
 	expect_name(f, "g.example", PROTO_AF_INET, PROTO_OK, "last");
 }
 
@@ -578,7 +586,6 @@ static void
 test_retired(void **state)
 {
 	struct fx	*f = *state;
-	long		 ms;
 
 	writer(f, 1024, 1 << 20);
 	put_name(f, "r.example", PROTO_AF_INET, false, PROTO_OK, "one");
@@ -587,12 +594,10 @@ test_retired(void **state)
 	shm_free(f->s, SHM_LEAVE_RETIRED);
 	f->s = NULL;
 	expect_name_miss(f, "r.example", PROTO_AF_INET);
-	/* A new daemon: its answers are read within the reader's retry second. */
+	/* A new daemon: its answers are read at the reader's next try. */
 	writer(f, 1024, 1 << 20);
 	put_name(f, "r.example", PROTO_AF_INET, false, PROTO_OK, "two");
-	ms = wait_hit(f, "r.example", PROTO_AF_INET, 1500);
-	print_message("a new segment after a retired one: used after %ld ms\n", ms);
-	assert_true(ms >= 0);
+	pass_retry();
 	expect_name(f, "r.example", PROTO_AF_INET, PROTO_OK, "two");
 	/* The daemon stops and removes the file. */
 	shm_free(f->s, SHM_LEAVE_GONE);
@@ -652,7 +657,6 @@ static void
 test_stale_heartbeat(void **state)
 {
 	struct fx	*f = *state;
-	long		 ms;
 
 	writer(f, 1024, 1 << 20);
 	put_name(f, "hb.example", PROTO_AF_INET, false, PROTO_OK, "alive");
@@ -660,19 +664,18 @@ test_stale_heartbeat(void **state)
 	shm_heartbeat(f->s, mono_ns() - 10 * SEC);
 	expect_name_miss(f, "hb.example", PROTO_AF_INET);
 	expect_name_miss(f, "hb.example", PROTO_AF_INET);
-	/* Just inside the 5 s rule, and just outside it. */
+	/* Just outside the 5 s rule, and just inside it, each looked at on
+	 * the reader's next try (before it, the retry second alone says no). */
+	pass_retry();
 	shm_heartbeat(f->s, mono_ns() - SHM_STALE_NS - 50000000LL);
 	expect_name_miss(f, "hb.example", PROTO_AF_INET);
+	pass_retry();
 	shm_heartbeat(f->s, mono_ns() - SHM_STALE_NS + 500000000LL);
-	ms = wait_hit(f, "hb.example", PROTO_AF_INET, 1200);
-	print_message("heartbeat 4.5 s old: used again after %ld ms\n", ms);
-	assert_true(ms >= 0);
+	expect_name(f, "hb.example", PROTO_AF_INET, PROTO_OK, "alive");
 	shm_heartbeat(f->s, mono_ns() - 10 * SEC);
 	expect_name_miss(f, "hb.example", PROTO_AF_INET);
+	pass_retry();
 	shm_heartbeat(f->s, mono_ns());
-	ms = wait_hit(f, "hb.example", PROTO_AF_INET, 1200);
-	print_message("fresh heartbeat: used again after %ld ms\n", ms);
-	assert_true(ms >= 0);
 	expect_name(f, "hb.example", PROTO_AF_INET, PROTO_OK, "alive");
 }
 
@@ -682,21 +685,23 @@ test_retry_once_a_second(void **state)
 {
 	struct fx		*f = *state;
 	struct ncc_shared_hit	 hit;
-	int64_t			 t0;
-	long			 ms;
+	int64_t			 t0, at;
 
-	expect_name_miss(f, "late.example", PROTO_AF_INET);
 	t0 = mono_ns();
+	expect_name_miss(f, "late.example", PROTO_AF_INET);
+	/* The open failed at t0: the next try is a second later. */
+	at = ncc_shared_test_retry_at();
+	assert_int_equal(at, t0 + SEC);
 	writer(f, 1024, 1 << 20);
 	put_name(f, "late.example", PROTO_AF_INET, false, PROTO_OK, "late");
-	/* Inside the second: not looked for again yet. */
+	/* Inside the second: not looked for again (no new try moved retry_at). */
+	advance(SEC - 1);
 	assert_int_equal(look(f, SHM_NAME, PROTO_AF_INET, "late.example", 12, &hit), 0);
-	ms = wait_hit(f, "late.example", PROTO_AF_INET, 1500);
-	assert_true(ms >= 0);
-	ms = (long)((mono_ns() - t0) / 1000000);
-	print_message("segment made after a failed open: used after %ld ms\n", ms);
-	assert_true(ms >= 700);
+	assert_int_equal(ncc_shared_test_retry_at(), at);
+	/* At the second: tried, found, and nothing more to wait for. */
+	advance(1);
 	expect_name(f, "late.example", PROTO_AF_INET, PROTO_OK, "late");
+	assert_int_equal(ncc_shared_test_retry_at(), 0);
 }
 
 /* --- space ------------------------------------------------------------------- */
@@ -789,7 +794,6 @@ test_failed_reset_retires(void **state)
 	struct shm_stats	 st;
 	struct ncc_shared_hit	 hit;
 	char			 moved[80];
-	long			 ms;
 
 	writer(f, 1024, 1 << 20);
 	put_name(f, "kept.example", PROTO_AF_INET, false, PROTO_OK, "old");
@@ -812,9 +816,7 @@ test_failed_reset_retires(void **state)
 	    PROTO_OK, SHM_FOREVER, 0, "new", 3), 0);
 	st = stats(f);
 	assert_false(st.dead);
-	ms = wait_hit(f, "new.example", PROTO_AF_INET, 2500);
-	print_message("segment made again after a failed reset: used after %ld ms\n", ms);
-	assert_true(ms >= 0);
+	pass_retry();
 	expect_name(f, "new.example", PROTO_AF_INET, PROTO_OK, "new");
 	expect_name_miss(f, "kept.example", PROTO_AF_INET);
 }
@@ -959,7 +961,6 @@ test_reader_refuses(void **state)
 	struct fx	*f = *state;
 	char		 moved[160];
 	int		 fd;
-	long		 ms;
 
 	writer(f, 1024, 1 << 20);
 	put_name(f, "t.example", PROTO_AF_INET, false, PROTO_OK, "trusted");
@@ -972,8 +973,8 @@ test_reader_refuses(void **state)
 	ncc_shared_forget();
 	expect_name_miss(f, "t.example", PROTO_AF_INET);
 	assert_int_equal(chmod(f->path, 0644), 0);
-	ms = wait_hit(f, "t.example", PROTO_AF_INET, 1500);
-	assert_true(ms >= 0);
+	pass_retry();
+	expect_name(f, "t.example", PROTO_AF_INET, PROTO_OK, "trusted");
 	/* A symbolic link: not followed. */
 	snprintf(moved, sizeof(moved), "%s/real", f->dir);
 	assert_int_equal(rename(f->path, moved), 0);
