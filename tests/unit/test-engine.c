@@ -1289,17 +1289,26 @@ command(char **tok, int n, char *rest)
 		start();
 		lookup_refresh_name(W->lk, family_of(tok, n, 2), tok[1], strlen(tok[1]));
 	} else if (strcmp(c, "nscd_restart") == 0) {
-		char	path[128];
-		int	r;
+		const char	*v = opt(tok, n, 1, "stopped");
+		char		 path[128];
+		int		 r;
 
+		only_keys(tok, n, 1, "stopped", false);
 		if (W->nmap == NULL)
 			die("nscd_restart without nscd");
+		if (v && strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
+			die("stopped=%s: yes or no", v);
 		lookup_set_nscdmap(W->lk, NULL);
-		nscdmap_close(W->nmap, !(n > 1 && strcmp(tok[1], "stopped=yes") == 0));
+		nscdmap_close(W->nmap, !(v && strcmp(v, "yes") == 0));
 		snprintf(path, sizeof(path), "%s/nscd-hosts", W->dir);
 		if ((W->nmap = nscdmap_open(path, 211, 4u << 20)) == NULL)
+			GIVE_UP_IF_NOMEM();
+		if (W->nmap == NULL)
 			die("nscdmap_open: %s", strerror(errno));
+		/* Out of memory, the map is emptied: a part that cannot be made. */
 		if ((r = nscdmap_take_over(W->nmap, fakeclock_ms)) < 0)
+			GIVE_UP_IF_NOMEM();
+		if (r < 0)
 			die("nscdmap_take_over: %s", strerror(-r));
 		nscdmap_set_refresh(W->nmap, nscd_refresh, NULL, 5);
 		lookup_set_nscdmap(W->lk, W->nmap);
