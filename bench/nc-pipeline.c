@@ -8,6 +8,9 @@
  * the replies per second and their statuses.  NAME may hold one %d: request
  * i then asks NAME with BASE + i, a new name each time (to fill a cache).
  * Frames are written and read with proto/ (the project's one codec).
+ * Also prints the longest time without a reply while lookups were in
+ * flight: with the daemon kept busy, how long its loop stopped at most
+ * (a stall of the daemon's, or of the machine's scheduler).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +43,7 @@ static const char	*pattern;
 static long		 base, next_req, count = -1;
 static int		 family, depth = 32;
 static unsigned long	 replies, by_status[16], other_status;
+static double		 last_reply, gap_max;
 
 static double
 now(void)
@@ -120,6 +124,13 @@ read_in(struct conn *c)
 		die("recv");
 	}
 	c->rlen += (size_t)n;
+	{
+		double t = now();
+
+		if (last_reply > 0 && t - last_reply > gap_max)
+			gap_max = t - last_reply;
+		last_reply = t;
+	}
 	while (proto_hdr_decode(c->rbuf + off, c->rlen - off, &h) == 0 &&
 	    h.len <= c->rlen - off) {
 		if (h.type != (PROTO_LOOKUP_NAME | PROTO_REPLY)) {
@@ -188,6 +199,7 @@ main(int argc, char **argv)
 			die(sun.sun_path);
 	}
 	t0 = now();
+	last_reply = t0;
 	deadline = count < 0 ? t0 + secs : 1e300;
 	for (;;) {
 		int busy = 0;
@@ -212,12 +224,13 @@ main(int argc, char **argv)
 	t1 = now();
 	printf("nc-pipeline %s: %lu replies in %.3f s: %.0f lookups/s "
 	    "(%d connections x %d in flight; ok %lu, notfound %lu, nodata %lu, "
-	    "tryagain %lu, busy %lu, other %lu)\n",
+	    "tryagain %lu, busy %lu, other %lu); longest gap between replies %.1f ms\n",
 	    pattern, replies, t1 - t0, replies / (t1 - t0), nconns, depth,
 	    by_status[PROTO_OK], by_status[PROTO_NOTFOUND], by_status[PROTO_NODATA],
 	    by_status[PROTO_TRYAGAIN], by_status[PROTO_BUSY],
 	    replies - by_status[PROTO_OK] - by_status[PROTO_NOTFOUND] -
-	    by_status[PROTO_NODATA] - by_status[PROTO_TRYAGAIN] - by_status[PROTO_BUSY]);
+	    by_status[PROTO_NODATA] - by_status[PROTO_TRYAGAIN] - by_status[PROTO_BUSY],
+	    gap_max * 1000);
 	for (i = 0; i < nconns; i++)
 		close(conns[i].fd);
 	return 0;

@@ -1036,6 +1036,7 @@ def fill_one(b, family, name, restart=False):
     except OSError:
         seg_size = seg_alloc = None
     m = re.search(r"ok (\d+), notfound (\d+), nodata (\d+), tryagain (\d+)", out)
+    g = re.search(r"longest gap between replies ([0-9.]+) ms", out)
     entries = stats.get("cache_entries") or 0
     mem = {
         "family": family,
@@ -1056,6 +1057,14 @@ def fill_one(b, family, name, restart=False):
         "store_slots": stats.get("cache_store_slots"),
         "store_cleanings": stats.get("cache_store_cleanings"),
         "evictions": stats.get("cache_evictions"),
+        # The longest loop stall (issue 33): the longest write into the
+        # cache, as the daemon timed it, and the longest gap between
+        # replies nc-pipeline saw while lookups were in flight.
+        "put_max_usec": stats.get("cache_put_max_usec"),
+        "reply_gap_max_ms": float(g.group(1)) if g else None,
+        "store_grows": stats.get("cache_store_grows"),
+        "grow_step_max": stats.get("cache_store_grow_step_max"),
+        "loadavg": open("/proc/loadavg").read().split()[:3],
     }
     say("fill: %s" % mem)
     if restart:
@@ -2562,6 +2571,14 @@ def memory_table(mem, title, A):
                                         (mem.get("store_written") or 0) / 1e6,
                                         (mem.get("store_live") or 0) / 1e6),
              "%s slots, %s pages cleaned" % (mem.get("store_slots"), mem.get("store_cleanings"))),
+            ("the longest loop stall: the longest write into the cache (cache_put_max_usec) / "
+             "the longest gap between replies during the fill",
+             "%s ms / %s ms" % ("%.1f" % (mem["put_max_usec"] / 1000)
+                                if mem.get("put_max_usec") is not None else "–",
+                                mem.get("reply_gap_max_ms", "–")),
+             "%s doublings of the slots, at most %s entries moved by one put; load average %s" % (
+                 mem.get("store_grows", "–"), mem.get("grow_step_max", "–"),
+                 " ".join(mem.get("loadavg") or []))),
             ("shared segment file: size / allocated",
              "%s / %s" % ("%.1f MB" % (mem["segment_file_size"] / 1e6) if mem.get("segment_file_size") else "–",
                           "%.1f MB" % (mem["segment_allocated"] / 1e6) if mem.get("segment_allocated") else "–"),

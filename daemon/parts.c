@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -31,6 +32,7 @@
 #include "lookup.h"
 #include "metrics.h"
 #include "monitor.h"
+#include "nscdmap.h"
 #include "nscdsrv.h"
 #include "nsspool.h"
 #include "nsswitch.h"
@@ -41,6 +43,7 @@
 #include "server.h"
 #include "shm.h"
 #include "shmfmt.h"
+#include "store.h"
 #include "watch.h"
 #include "wiring.h"
 
@@ -430,6 +433,55 @@ dns_self_check(struct daemon *d)
 }
 
 /*
+ * The hosts database a daemon before left (glibc's nscd client maps it)
+ * holds answers of the store this daemon took over, and readers go on
+ * reading them: taken over before the first request, unless they may no
+ * longer be what this daemon would answer.  They are when the store was
+ * taken over with no answer of another search list or hosts line, and
+ * no file they rest on changed after that daemon last stamped the map
+ * (2 s: a change it had yet to see).  Else emptied.
+ */
+static void
+nscd_map_take_over(struct daemon *d, int64_t (*clock)(void *))
+{
+	struct nscdmap			*m = nscdsrv_map(d->nscd);
+	struct cache_adopt_report	 rep;
+	struct store_stats		 ss;
+	struct stat			 sb;
+	const char			*files[3], *why = NULL;
+	uint64_t			 at;
+	int				 i, n;
+	bool				 changed = false;
+
+	if (m == NULL || (at = nscdmap_left_stamp(m)) == 0)
+		return;
+	files[0] = d->config->hosts_file;
+	files[1] = d->config->nsswitch_conf;
+	files[2] = d->config->resolv_conf;
+	cache_get_adopt_report(lookup_cache(d->lookup), &rep);
+	cache_get_store_stats(lookup_cache(d->lookup), &ss);
+	if (!ss.file || rep.why || rep.mismatched || rep.adopted == 0)
+		why = "the store was not taken over whole";
+	for (i = 0; i < 3 && why == NULL; i++)
+		if (files[i] && files[i][0] && stat(files[i], &sb) == 0 &&
+		    (uint64_t)sb.st_mtim.tv_sec + 2 >= at) {
+			why = files[i];
+			changed = true;
+		}
+	if (why) {
+		nscdmap_drop_left(m);
+		log_info("nscd: the hosts answers a daemon before left are dropped: "
+		    "%s%s", why, changed ? " changed" : "");
+		return;
+	}
+	if ((n = nscdmap_take_over(m, clock(NULL))) >= 0)
+		log_info("nscd: took over %d hosts answers a daemon before left", n);
+	else
+		log_warning("nscd: the hosts database a daemon before left is "
+		    "damaged (%s): emptied", strerror(-n));
+}
+
+/*
  * glibc's nscd protocol, when nscd_socket names a socket or systemd
  * passed one named "nscd"; its hosts database beside namecache's socket
  * (home).
@@ -469,6 +521,7 @@ nscd_open(struct daemon *d, const struct daemon_ops *ops, int64_t (*clock)(void 
 		return -1;
 	}
 	protocol_set_nscd(d->proto, d->nscd);
+	nscd_map_take_over(d, clock);
 	return 0;
 }
 

@@ -293,35 +293,54 @@ store_expand(const uint8_t *data, size_t len, const char *lname, size_t nlen,
 	return i == len ? (int)o : -1;
 }
 
+/* Whether table [off, off + n x 8) lies between the header and the pages. */
+static bool
+table_fits(const struct store_header *h, uint64_t off, uint32_t n)
+{
+	return off % 8 == 0 && off >= STORE_HEADER_SIZE && off < h->pages_off &&
+	    (h->pages_off - off) / 8 >= n;
+}
+
+/* Whether there is a table being emptied (store_check_header has passed). */
+static bool
+has_old(const struct store_header *h)
+{
+	return h->old_nslots != 0 && h->old_off != h->slots_off;
+}
+
 const struct store_header *
 store_check_header(const void *base, size_t len, const char **ret_why)
 {
 	const struct store_header	*h = base;
-	uint64_t			 slots_end, pages_end;
+	uint64_t			 pages_end;
 	const char			*why = NULL;
 
 	if (base == NULL || (uintptr_t)base % 8 != 0 || len < STORE_HEADER_SIZE)
 		why = "shorter than a header";
 	else if (h->magic != STORE_MAGIC)
 		why = "not a store (magic)";
-	else if (h->version != STORE_VERSION)
+	else if (h->version < STORE_VERSION_MIN || h->version > STORE_VERSION)
 		why = "another version";
 	else if (h->header_size != STORE_HEADER_SIZE)
 		why = "header size";
 	else if (h->file_size != len)
 		why = "size is not the file's (cut short, or grown)";
-	else if (h->nslots == 0 || h->nslots > h->slots_cap || h->slots_cap > (1u << 30))
+	else if (h->nslots == 0 || h->nslots > h->slots_cap || h->slots_cap > (1u << 30) ||
+	    h->old_nslots > h->slots_cap)
 		why = "slot count";
 	else if (h->page_size < STORE_PAGE_MIN || (h->page_size & (h->page_size - 1)) != 0 ||
 	    h->page_size > (1u << 30))
 		why = "page size";
-	else if (h->slots_off != STORE_HEADER_SIZE || h->pages_off % 4096 != 0)
+	else if (h->pages_off % 4096 != 0 || !table_fits(h, h->slots_off, h->slots_cap) ||
+	    (h->version < 4 && (h->slots_off != STORE_HEADER_SIZE || h->old_nslots != 0)))
 		why = "offsets";
+	else if (has_old(h) && (!table_fits(h, h->old_off, h->old_nslots) ||
+	    (h->old_off < h->slots_off + (uint64_t)h->nslots * 8 &&
+	    h->slots_off < h->old_off + (uint64_t)h->old_nslots * 8)))
+		why = "the table being emptied";
 	if (why == NULL) {
-		slots_end = h->slots_off + (uint64_t)h->slots_cap * 8;
 		pages_end = h->pages_off + (uint64_t)h->npages * h->page_size;
-		if (h->npages == 0 || slots_end > h->pages_off || pages_end < h->pages_off ||
-		    pages_end > h->file_size)
+		if (h->npages == 0 || pages_end < h->pages_off || pages_end > h->file_size)
 			why = "sizes do not fit the file";
 		/* Slots hold offsets / 8 in 34 bits. */
 		else if ((uint64_t)h->npages * h->page_size > (1ULL << 37))
@@ -335,6 +354,22 @@ store_check_header(const void *base, size_t len, const char **ret_why)
 	return h;
 }
 
+uint32_t
+store_image_nslots(const struct store_header *h)
+{
+	return h->nslots + (has_old(h) ? h->old_nslots : 0);
+}
+
+const uint64_t *
+store_image_slot(const struct store_header *h, uint32_t i)
+{
+	const uint8_t *base = (const uint8_t *)h;
+
+	if (i < h->nslots)
+		return (const uint64_t *)(const void *)(base + h->slots_off) + i;
+	return (const uint64_t *)(const void *)(base + h->old_off) + (i - h->nslots);
+}
+
 const struct store_rec *
 store_check_slot(const void *base, size_t len, uint32_t i, bool verify_check,
     const char **ret_why)
@@ -345,13 +380,21 @@ store_check_slot(const void *base, size_t len, uint32_t i, bool verify_check,
 	const uint8_t			*pages;
 	const char			*why = NULL, *name;
 	uint64_t			 v, off, area, hash, home, j, pad, rlen;
+	uint32_t			 n = h->nslots;
 	size_t				 k;
 
 	if (ret_why)
 		*ret_why = NULL;
-	if (i >= h->nslots)
+	if (i >= store_image_nslots(h))
 		return NULL;
-	slots = (const uint64_t *)((const uint8_t *)base + h->slots_off);
+	/* The table i is in, and i in it. */
+	if (i < h->nslots)
+		slots = (const uint64_t *)((const uint8_t *)base + h->slots_off);
+	else {
+		slots = (const uint64_t *)((const uint8_t *)base + h->old_off);
+		i -= h->nslots;
+		n = h->old_nslots;
+	}
 	pages = (const uint8_t *)base + h->pages_off;
 	area = (uint64_t)h->npages * h->page_size;
 	if ((v = slots[i]) == 0)
@@ -402,8 +445,8 @@ store_check_slot(const void *base, size_t len, uint32_t i, bool verify_check,
 		goto bad;
 	}
 	/* Linear probing: nothing empty between the key's home and its slot. */
-	home = store_home(hash, h->nslots);
-	for (j = home; j != i; j = j + 1 == h->nslots ? 0 : j + 1) {
+	home = store_home(hash, n);
+	for (j = home; j != i; j = j + 1 == n ? 0 : j + 1) {
 		if (slots[j] == 0) {
 			why = "slot is not on its key's probe path";
 			goto bad;

@@ -15,7 +15,16 @@
  * is trusted: every size, offset and record is checked, and a record that
  * fails is dropped.
  *
- *   header (STORE_HEADER_SIZE) | slots (nslots x u64) | pages (npages x page_size)
+ *   header (STORE_HEADER_SIZE) | slots: one or two areas of slots_cap
+ *   u64 each | pages (npages x page_size)
+ *
+ * The slots in use are a table of nslots at slots_off.  While they double
+ * (store.c moves the entries a few at a time), the table being emptied is
+ * there too: old_nslots at old_off, in the other area; a key is in one of
+ * the two (in both only for the moment of its move: then either copy will
+ * do).  old_nslots 0, or old_off equal to slots_off: no such table.
+ * Version 4 brought the second table; a file of version 3 is one of
+ * version 4 with none.
  *
  * Slots: 0 is empty; else a record's offset from the start of the pages,
  * divided by 8, in the top 34 bits, a bit that says the slot is taken,
@@ -34,7 +43,8 @@
  */
 
 #define STORE_MAGIC		0x31524f5453434e00ULL	/* "\0NCSTOR1" */
-#define STORE_VERSION		3
+#define STORE_VERSION		4
+#define STORE_VERSION_MIN	3	/* read too: the same layout, one table */
 #define STORE_HEADER_SIZE	4096
 #define STORE_PAGE_MIN		4096u
 #define STORE_PAGE_DEFAULT	(128u * 1024)	/* holds the largest record */
@@ -60,7 +70,7 @@ struct store_header {
 	uint64_t	modules_fp;	/* what NSS modules' answers rest on: the hosts line */
 	uint32_t	nslots;		/* in use: any number (store_home); atomic */
 	uint32_t	page_size;	/* a power of two, >= STORE_PAGE_MIN */
-	uint64_t	slots_off;
+	uint64_t	slots_off;	/* the table in use; atomic */
 	uint64_t	pages_off;	/* a multiple of 4096 */
 	uint32_t	npages;
 	uint32_t	state;		/* enum store_state; atomic */
@@ -69,9 +79,11 @@ struct store_header {
 	int64_t		realtime_ms;	/* CLOCK_REALTIME less the daemon's clock, ms,
 					   when it last beat: what carries the times
 					   across a reboot (persistent_cache) */
-	uint32_t	slots_cap;	/* room for this many slots; nslots are in use */
-	uint32_t	reserved0;
-	uint8_t		reserved[STORE_HEADER_SIZE - 144];
+	uint32_t	slots_cap;	/* room for this many slots in an area;
+					   nslots are in use */
+	uint32_t	old_nslots;	/* the table being emptied, or 0; atomic */
+	uint64_t	old_off;	/* where it is; atomic */
+	uint8_t		reserved[STORE_HEADER_SIZE - 152];
 };
 
 /*
@@ -197,7 +209,15 @@ const struct store_header *store_check_header(const void *base, size_t len,
 	    const char **ret_why);
 
 /*
- * The record slot i of a store that passed store_check_header points at,
+ * The slots of a store that passed store_check_header, as one run of
+ * indexes: [0, nslots) the table in use, then the one being emptied.
+ */
+uint32_t store_image_nslots(const struct store_header *h);
+/* Slot i of that run (i below store_image_nslots). */
+const uint64_t *store_image_slot(const struct store_header *h, uint32_t i);
+
+/*
+ * The record slot i (of store_image_nslots) of a store that passed store_check_header points at,
  * if it is whole and sound: inside the pages and inside one page, its
  * sizes consistent, its name lowercased and free of NULs, its status
  * known, its key's hash matching the slot's tag, every slot from its

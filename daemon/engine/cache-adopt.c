@@ -99,7 +99,6 @@ cache_copy_image(struct cache *c, const void *base, size_t len, const uint8_t *b
 {
 	const struct store_header	*h;
 	const struct store_rec		*r;
-	const uint64_t			*slots;
 	struct store_rec		 tmpl;
 	struct view			 hv[2];
 	const char			*why;
@@ -126,10 +125,10 @@ cache_copy_image(struct cache *c, const void *base, size_t len, const uint8_t *b
 		shift = h->realtime_ms - (cache_realtime_ms() - now);
 		ret->rebooted = true;
 	}
-	slots = (const uint64_t *)(const void *)((const uint8_t *)base + h->slots_off);
 	dns_ok = !adopt || h->search_fp == c->search_fp;
 	nss_ok = !adopt || h->modules_fp == c->modules_fp;
-	for (i = 0; i < h->nslots; i++) {
+	/* Both tables while the slots double (storefmt.h). */
+	for (i = 0; i < store_image_nslots(h); i++) {
 		if ((r = store_check_slot(base, len, i, verify_check, &why)) == NULL) {
 			ret->dropped += why != NULL;
 			continue;
@@ -203,7 +202,7 @@ cache_copy_image(struct cache *c, const void *base, size_t len, const uint8_t *b
 			uint64_t n = c->stats.insertions;	/* a copy, not an insertion */
 
 			w = cache_write_pair(c, r->kind, lname, r->name_len, have, hv,
-			    adopt ? cache_stamp_of(c) : store_slot_stamp(slots[i]));
+			    adopt ? cache_stamp_of(c) : store_slot_stamp(*store_image_slot(h, i)));
 			c->stats.insertions = n;
 		}
 		else {
@@ -215,7 +214,7 @@ cache_copy_image(struct cache *c, const void *base, size_t len, const uint8_t *b
 			if (!cache_failed_rel(hv[0].failed_until, tmpl.expires, &tmpl.failed))
 				tmpl.failed = STORE_NO_FAILURE;
 			w = store_put(c->st, &tmpl, adopt ? cache_stamp_of(c) :
-			    store_slot_stamp(slots[i]), lname, store_rec_data(r),
+			    store_slot_stamp(*store_image_slot(h, i)), lname, store_rec_data(r),
 			    store_rec_data_len(r)) < 0 ? -ENOSPC : 0;
 		}
 		if (w < 0) {

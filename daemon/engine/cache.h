@@ -73,6 +73,8 @@ struct cache_stats {
 	uint64_t	misses;
 	uint64_t	evictions;
 	uint64_t	insertions;
+	uint64_t	put_max_usec;	/* the longest write: room made, the
+					   store's put (a doubling's step) */
 };
 
 /*

@@ -784,6 +784,12 @@ lookup_report(void *arg, struct registry_wr *wr)
 		registry_gauge(wr, "cache_store_slots", ss.nslots, NULL);
 		registry_counter(wr, "cache_store_cleanings", ss.cleanings, NULL);
 		registry_counter(wr, "cache_store_relocated", ss.relocated, NULL);
+		/* Doublings of the slots, in steps: the most a put moved. */
+		registry_counter(wr, "cache_store_grows", ss.grows, NULL);
+		registry_counter(wr, "cache_store_grow_moved", ss.grow_moved, NULL);
+		registry_gauge(wr, "cache_store_grow_step_max", ss.grow_step_max, NULL);
+		registry_gauge(wr, "cache_put_max_usec", cs.put_max_usec,
+		    "The longest write into the cache (a loop stall it caused)");
 		/* What this daemon took over at start: levels, not counts. */
 		registry_gauge(wr, "cache_adopted", ar.adopted, NULL);
 		registry_gauge(wr, "cache_adopted_stale", ar.stale, NULL);

@@ -18,10 +18,20 @@
  * has dead bytes to give back: a cleaning copies at most a page (128
  * KiB), and the loop never stops for longer.
  *
- * A file's pages are allocated (fallocate) as they are first opened:
- * a full /run is then an error of that moment (the record is not
- * kept), never a SIGBUS on a later write.  The header and the slots are
- * allocated when the file is made.
+ * A file's pages and slots are allocated (fallocate) before first use:
+ * a full /run is then an error of that moment (the record is not kept,
+ * the slots do not double), never a SIGBUS on a later write.
+ *
+ * Slots.  Linear probing, backward-shift deletion; from SLOTS_FIRST, they
+ * double as the entries pass three quarters, up to slots_cap.  In steps:
+ * the new table is in the other of two areas of the file, new keys go
+ * into it at once, and every put first looks at STORE_GROW_STEP slots of
+ * the old one, moving what it finds (the slots below its cursor stay
+ * empty), so no put stops the loop longer as the cache grows; a lookup
+ * probes both meanwhile.  The old table is empty within a 36th of its
+ * size of puts (its slots and its entries, STORE_GROW_STEP a put), so
+ * both are resident only briefly.  An index counts the new table's slots,
+ * then the old one's: valid until the next put.
  *
  * Order.  A record is written whole before its slot points at it
  * (release), and a slot is emptied before its record is marked dead: at
@@ -54,10 +64,20 @@ struct store {
 	uint8_t			*base;
 	size_t			 len;
 	struct store_header	*h;
-	uint64_t		*slots;
+	uint64_t		*slots;		/* the table in use */
+	uint64_t		*old;		/* the one being emptied, or NULL */
 	uint8_t			*pages;
 	uint32_t		 nslots;	/* in use */
-	uint32_t		 slots_cap;	/* room in the file */
+	uint32_t		 old_n;		/* old's slots */
+	uint32_t		 cursor;	/* old's slots below it are empty */
+	uint32_t		 slots_cap;	/* room in an area of the file */
+	unsigned		 area;		/* the area slots is in: 0 or 1 */
+	unsigned		 nareas;	/* 2: the slots may double */
+	size_t			 area_bytes;	/* of an area, page-rounded */
+	size_t			 ahead;		/* bytes of the other area allocated
+						   for the next doubling */
+	size_t			 rel_from;	/* the last old table's bytes still */
+	size_t			 rel_to;	/* to give back */
 	uint32_t		 npages;
 	uint32_t		 psize;		/* bytes of a page */
 	uint32_t		*live;		/* live bytes per page */
@@ -73,6 +93,8 @@ struct store {
 	uint64_t		 cleanings;
 	uint64_t		 relocated;
 	uint64_t		 grows;
+	uint64_t		 moved;		/* slots moved by doublings */
+	uint32_t		 step_max;	/* the most one put moved */
 };
 
 
@@ -106,8 +128,8 @@ geometry(size_t max_entries, size_t max_bytes, uint32_t psize, uint32_t *ret_nsl
 	*ret_npages = (uint32_t)pages;
 }
 
-static void
-boot_id(uint8_t out[16])
+void
+store_boot_id(uint8_t out[16])
 {
 	char	buf[64];
 	int	fd, n, i, j;
@@ -135,27 +157,27 @@ boot_id(uint8_t out[16])
 	}
 }
 
-void
-store_boot_id(uint8_t out[16])
-{
-	boot_id(out);
-}
-
-/* The bytes from the start of the file to the end of n slots, page-rounded. */
+/* The bytes of n slots, page-rounded. */
 static size_t
 slots_bytes(uint32_t n)
 {
-	return (STORE_HEADER_SIZE + (size_t)n * 8 + 4095) & ~(size_t)4095;
+	return ((size_t)n * 8 + 4095) & ~(size_t)4095;
+}
+
+/* Where area k starts in the file. */
+static size_t
+area_off(const struct store *s, unsigned k)
+{
+	return STORE_HEADER_SIZE + (size_t)k * s->area_bytes;
 }
 
 /*
- * Gives back the slots from n on (their pages freed, reading zero): the
- * file's bytes punched out, or the anonymous pages dropped.
+ * Gives back the file's bytes [from, to) (their pages freed, reading
+ * zero): punched out, or the anonymous pages dropped.
  */
 static void
-release_slots(const struct store *s, uint32_t n)
+release_range(const struct store *s, size_t from, size_t to)
 {
-	size_t	from = slots_bytes(n), to = slots_bytes(s->slots_cap);
 	int	fd;
 
 	if (to <= from)
@@ -171,6 +193,13 @@ release_slots(const struct store *s, uint32_t n)
 		close(fd);
 	} else
 		memset(s->base + from, 0, to - from);
+}
+
+/* Gives back area k's slots from n on. */
+static void
+release_slots(const struct store *s, unsigned k, uint32_t n)
+{
+	release_range(s, area_off(s, k) + slots_bytes(n), area_off(s, k) + s->area_bytes);
 }
 
 /* Allocates file bytes [off, off + n): ENOSPC now rather than SIGBUS later. */
@@ -208,11 +237,15 @@ store_new(const char *path, size_t max_entries, size_t max_bytes, uint32_t page_
 	/*
 	 * The slots in use grow with the entries (store_put doubles them):
 	 * a table sized for the bound would be touched all over by a few
-	 * thousand names, at random, and be resident whole.
+	 * thousand names, at random, and be resident whole.  A table that
+	 * grows has a second area to grow into (a hole in the file but while
+	 * it doubles).
 	 */
 	s->nslots = s->slots_cap < SLOTS_FIRST ? s->slots_cap : SLOTS_FIRST;
+	s->area_bytes = slots_bytes(s->slots_cap);
+	s->nareas = s->nslots < s->slots_cap ? 2 : 1;
 	s->open = NO_PAGE;
-	s->len = ((STORE_HEADER_SIZE + (size_t)s->slots_cap * 8 + 4095) & ~(size_t)4095) +
+	s->len = STORE_HEADER_SIZE + s->area_bytes * s->nareas +
 	    (size_t)s->npages * s->psize;
 	if ((s->live = calloc(s->npages, sizeof(*s->live))) == NULL ||
 	    (s->used = calloc(s->npages, sizeof(*s->used))) == NULL ||
@@ -231,8 +264,9 @@ store_new(const char *path, size_t max_entries, size_t max_bytes, uint32_t page_
 			err = errno;
 			goto fail;
 		}
-		/* The header and the first slots now (grow() allocates more). */
-		if ((err = posix_fallocate(fd, 0, (off_t)slots_bytes(s->nslots))) != 0)
+		/* The header and the first slots now (grow_begin allocates more). */
+		if ((err = posix_fallocate(fd, 0, (off_t)(STORE_HEADER_SIZE +
+		    slots_bytes(s->nslots)))) != 0)
 			goto fail;
 		s->base = mmap(NULL, s->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	} else
@@ -252,10 +286,10 @@ store_new(const char *path, size_t max_entries, size_t max_bytes, uint32_t page_
 	s->h->slots_cap = s->slots_cap;
 	s->h->page_size = s->psize;
 	s->h->slots_off = STORE_HEADER_SIZE;
-	s->h->pages_off = (STORE_HEADER_SIZE + (uint64_t)s->slots_cap * 8 + 4095) & ~4095ULL;
+	s->h->pages_off = s->len - (size_t)s->npages * s->psize;
 	s->h->npages = s->npages;
 	s->h->state = STORE_LIVE;
-	boot_id(s->h->boot_id);
+	store_boot_id(s->h->boot_id);
 	if (getrandom(s->h->key, sizeof(s->h->key), GRND_NONBLOCK) != sizeof(s->h->key) ||
 	    getrandom(&s->h->generation, 8, GRND_NONBLOCK) != 8) {
 		struct timespec ts;
@@ -321,7 +355,14 @@ store_header(const struct store *s)
 uint32_t
 store_nslots(const struct store *s)
 {
-	return s->nslots;
+	return s->nslots + s->old_n;
+}
+
+/* Index i: the table in use's slots, then the old one's. */
+static uint64_t *
+slot_ptr(const struct store *s, size_t i)
+{
+	return i < s->nslots ? &s->slots[i] : &s->old[i - s->nslots];
 }
 
 size_t
@@ -352,35 +393,37 @@ store_hash(const struct store *s, uint32_t kind, const char *lname, size_t len)
 uint16_t
 store_stamp(const struct store *s, size_t i)
 {
-	return store_slot_stamp(s->slots[i]);
+	return store_slot_stamp(*slot_ptr(s, i));
 }
 
 void
 store_touch(struct store *s, size_t i, uint16_t stamp)
 {
-	if (s->slots[i] != 0)
-		__atomic_store_n(&s->slots[i], store_slot_restamp(s->slots[i], stamp),
-		    __ATOMIC_RELAXED);
+	uint64_t *p = slot_ptr(s, i);
+
+	if (*p != 0)
+		__atomic_store_n(p, store_slot_restamp(*p, stamp), __ATOMIC_RELAXED);
 }
 
 struct store_rec *
 store_at(const struct store *s, size_t i)
 {
-	uint64_t v = s->slots[i];
+	uint64_t v = *slot_ptr(s, i);
 
 	return v ? (struct store_rec *)(void *)(s->pages + store_slot_off(v)) : NULL;
 }
 
-long
-store_find(const struct store *s, uint32_t kind, const char *lname, size_t len,
-    uint64_t hash)
+/* The slot of the key in table tab of n slots, or -1. */
+static long
+find_in(const struct store *s, const uint64_t *tab, uint32_t n, uint32_t kind,
+    const char *lname, size_t len, uint64_t hash)
 {
-	uint32_t	 i = store_home(hash, s->nslots);
+	uint32_t	 i = store_home(hash, n);
 	uint64_t	 v;
 	struct store_rec *r;
 
-	for (;; i = i + 1 == s->nslots ? 0 : i + 1) {
-		if ((v = s->slots[i]) == 0)
+	for (;; i = i + 1 == n ? 0 : i + 1) {
+		if ((v = tab[i]) == 0)
 			return -1;
 		if (!store_slot_tag_ok(v, hash))
 			continue;
@@ -389,6 +432,18 @@ store_find(const struct store *s, uint32_t kind, const char *lname, size_t len,
 		    memcmp(store_rec_name(r), lname, len) == 0)
 			return (long)i;
 	}
+}
+
+long
+store_find(const struct store *s, uint32_t kind, const char *lname, size_t len,
+    uint64_t hash)
+{
+	long i = find_in(s, s->slots, s->nslots, kind, lname, len, hash);
+
+	if (i >= 0 || s->old == NULL)
+		return i;
+	i = find_in(s, s->old, s->old_n, kind, lname, len, hash);
+	return i >= 0 ? (long)s->nslots + i : -1;
 }
 
 /* The record at off no longer counts: its page's live bytes go down. */
@@ -403,31 +458,36 @@ dead(struct store *s, uint64_t off)
 	s->live_bytes -= store_rec_len(r);
 }
 
-/* Backward-shift deletion: the probe paths stay without holes. */
+/* The home of slot value v's key in a table of n slots. */
+static uint32_t
+home_of(const struct store *s, uint64_t v, uint32_t n)
+{
+	const struct store_rec *r = (const struct store_rec *)(const void *)
+	    (s->pages + store_slot_off(v));
+
+	return store_home(store_key_hash(s->h->key, r->kind, store_rec_name(r),
+	    r->name_len), n);
+}
+
+/* Backward-shift deletion in table tab of n slots: the probe paths stay without holes. */
 static void
-slot_clear(struct store *s, uint32_t i)
+slot_clear(struct store *s, uint64_t *tab, uint32_t n, uint32_t i)
 {
 	uint32_t	j = i, home;
 	uint64_t	v;
 
 	for (;;) {
-		__atomic_store_n(&s->slots[i], 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&tab[i], 0, __ATOMIC_RELEASE);
 		for (;;) {
-			j = j + 1 == s->nslots ? 0 : j + 1;
-			if ((v = s->slots[j]) == 0)
+			j = j + 1 == n ? 0 : j + 1;
+			if ((v = tab[j]) == 0)
 				return;
-			{
-				struct store_rec *r = (struct store_rec *)(void *)
-				    (s->pages + store_slot_off(v));
-
-				home = store_home(store_key_hash(s->h->key, r->kind,
-				    store_rec_name(r), r->name_len), s->nslots);
-			}
+			home = home_of(s, v, n);
 			/* j's record may move to i if i lies on its path: home..j. */
 			if (i <= j ? (home <= i || home > j) : (home <= i && home > j))
 				break;
 		}
-		__atomic_store_n(&s->slots[i], v, __ATOMIC_RELEASE);
+		__atomic_store_n(&tab[i], v, __ATOMIC_RELEASE);
 		i = j;
 	}
 }
@@ -435,11 +495,14 @@ slot_clear(struct store *s, uint32_t i)
 void
 store_remove(struct store *s, size_t i)
 {
-	uint64_t v = s->slots[i];
+	uint64_t v = *slot_ptr(s, i);
 
 	if (v == 0)
 		return;
-	slot_clear(s, (uint32_t)i);
+	if (i < s->nslots)
+		slot_clear(s, s->slots, s->nslots, (uint32_t)i);
+	else
+		slot_clear(s, s->old, s->old_n, (uint32_t)(i - s->nslots));
 	dead(s, store_slot_off(v));
 	s->count--;
 }
@@ -450,12 +513,23 @@ store_clear(struct store *s)
 	uint32_t i;
 
 	__atomic_add_fetch(&s->h->gc_cycle, 1, __ATOMIC_RELEASE);
+	/* The other area goes whole: a doubling's old table, or bytes ahead. */
+	if (s->old) {
+		__atomic_store_n(&s->h->old_nslots, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&s->h->old_off, 0, __ATOMIC_RELEASE);
+		s->old = NULL;
+		s->old_n = 0;
+		s->cursor = 0;
+	}
+	if (s->nareas == 2)
+		release_slots(s, 1 - s->area, 0);
+	s->ahead = s->rel_from = s->rel_to = 0;
 	/* The first slots zeroed, the rest given back: the table starts small. */
 	memset(s->slots, 0, slots_bytes(s->slots_cap < SLOTS_FIRST ? s->slots_cap :
-	    SLOTS_FIRST) - STORE_HEADER_SIZE);
+	    SLOTS_FIRST));
 	if (s->nslots > SLOTS_FIRST) {
 		s->nslots = SLOTS_FIRST;
-		release_slots(s, s->nslots);
+		release_slots(s, s->area, s->nslots);
 		__atomic_store_n(&s->h->nslots, s->nslots, __ATOMIC_RELEASE);
 	}
 	for (i = 0; i < s->npages; i++) {
@@ -473,12 +547,14 @@ store_clear(struct store *s)
 void
 store_set_max_bytes(struct store *s, size_t max_bytes)
 {
+	/* Header and slots: one area (the second is a hole but while they double). */
+	size_t fixed = STORE_HEADER_SIZE + s->area_bytes;
+
 	/* Two pages kept back: the open one and the reserve cleaning copies into. */
 	s->budget = (size_t)(s->npages - 2) * s->psize / 100 * 85;
 	/* A bound smaller than the fewest pages: the bound, less header and slots. */
-	if (max_bytes && s->budget > max_bytes - (size_t)s->h->pages_off)
-		s->budget = max_bytes > s->h->pages_off ?
-		    max_bytes - (size_t)s->h->pages_off : 0;
+	if (max_bytes && s->budget > max_bytes - fixed)
+		s->budget = max_bytes > fixed ? max_bytes - fixed : 0;
 }
 
 bool
@@ -519,20 +595,29 @@ open_page(struct store *s)
 	return 0;
 }
 
-/* The slot that points at offset off (its record's key hashed), or -1. */
-static long
+/* The slot that points at offset off in table tab of n slots, or NULL. */
+static uint64_t *
+slot_of_in(const struct store *s, uint64_t *tab, uint32_t n, uint64_t off, uint64_t hash)
+{
+	uint32_t	i = store_home(hash, n);
+	uint64_t	v;
+
+	for (; (v = tab[i]) != 0; i = i + 1 == n ? 0 : i + 1)
+		if (store_slot_off(v) == off)
+			return &tab[i];
+	return NULL;
+}
+
+/* The slot that points at offset off (its record's key hashed), or NULL. */
+static uint64_t *
 slot_of(const struct store *s, uint64_t off)
 {
 	const struct store_rec	*r = (const struct store_rec *)(const void *)(s->pages + off);
 	uint64_t		 hash = store_key_hash(s->h->key, r->kind,
 				    store_rec_name(r), r->name_len);
-	uint32_t		 i = store_home(hash, s->nslots);
-	uint64_t		 v;
+	uint64_t		*p = slot_of_in(s, s->slots, s->nslots, off, hash);
 
-	for (; (v = s->slots[i]) != 0; i = i + 1 == s->nslots ? 0 : i + 1)
-		if (store_slot_off(v) == off)
-			return (long)i;
-	return -1;
+	return p || s->old == NULL ? p : slot_of_in(s, s->old, s->old_n, off, hash);
 }
 
 /*
@@ -544,8 +629,7 @@ static int
 clean(struct store *s, size_t need)
 {
 	uint32_t	p, victim = NO_PAGE, best = s->psize;
-	uint64_t	off, end, v;
-	long		i;
+	uint64_t	off, end, v, *slot;
 
 	for (p = 0; p < s->npages; p++) {
 		if (s->isfree[p] || s->used[p] == 0)
@@ -571,10 +655,10 @@ clean(struct store *s, size_t need)
 
 		if (rlen == 0)
 			break;
-		if (!(r->status & STORE_S_DEAD) && (i = slot_of(s, off)) >= 0) {
+		if (!(r->status & STORE_S_DEAD) && (slot = slot_of(s, off)) != NULL) {
 			memcpy(s->pages + at, r, rlen);
-			v = store_slot_moved(s->slots[i], at);
-			__atomic_store_n(&s->slots[i], v, __ATOMIC_RELEASE);
+			v = store_slot_moved(*slot, at);
+			__atomic_store_n(slot, v, __ATOMIC_RELEASE);
 			s->used[s->open] += (uint32_t)rlen;
 			s->live[s->open] += (uint32_t)rlen;
 			s->relocated++;
@@ -589,44 +673,118 @@ clean(struct store *s, size_t need)
 }
 
 /*
- * Twice the slots in use (at most the room in the file), every entry put
- * again in its new place: a stop of the loop that grows with the entries
- * (about 0.1 s at 750,000), twice in a cache's life past 400,000.  The
- * header says the new count only once the table is whole; a crash in
- * between leaves slots a loader finds off their probe paths, and drops.
- * Out of memory: the table stays as it is (longer probes, still right).
+ * Begins a doubling into the other area (grow_step empties the old
+ * table).  The header, in an order a loader may find stopped anywhere:
+ * the old table named (at the offset in use: still one table), the new
+ * one's offset (empty, the old count), its count.  No room in /run: the
+ * table stays as it is (longer probes, still right).
  */
 static void
-grow(struct store *s)
+grow_begin(struct store *s)
 {
-	uint32_t	 n = s->nslots * 2 > s->slots_cap || s->nslots * 2 < s->nslots ?
-			    s->slots_cap : s->nslots * 2, i, j, k = 0;
-	uint64_t	*old, v;
+	uint32_t	n = s->nslots * 2 > s->slots_cap || s->nslots * 2 < s->nslots ?
+			    s->slots_cap : s->nslots * 2;
+	unsigned	k = 1 - s->area;
 
-	/* Its file bytes first: a full /run keeps the table as it is. */
-	if (allocate(s, slots_bytes(s->nslots), slots_bytes(n) - slots_bytes(s->nslots)) < 0 ||
-	    (old = malloc((size_t)s->count * sizeof(*old) + 1)) == NULL)
+	/* Its bytes first (what prepare() has not): they read zero, never
+	   written, or given back once the last doubling ended. */
+	release_range(s, s->rel_from, s->rel_to);
+	s->rel_from = s->rel_to = 0;
+	if (s->ahead < slots_bytes(n) && allocate(s, area_off(s, k) + s->ahead,
+	    slots_bytes(n) - s->ahead) < 0)
 		return;
-	for (i = 0; i < s->nslots; i++)
-		if ((v = s->slots[i]) != 0)
-			old[k++] = v;
+	s->ahead = 0;
 	__atomic_add_fetch(&s->h->gc_cycle, 1, __ATOMIC_RELEASE);
-	memset(s->slots, 0, (size_t)s->nslots * 8);
+	s->old = s->slots;
+	s->old_n = s->nslots;
+	s->cursor = 0;
+	__atomic_store_n(&s->h->old_off, (uint64_t)area_off(s, s->area), __ATOMIC_RELEASE);
+	__atomic_store_n(&s->h->old_nslots, s->old_n, __ATOMIC_RELEASE);
+	s->area = k;
+	s->slots = (uint64_t *)(void *)(s->base + area_off(s, k));
 	s->nslots = n;
-	for (i = 0; i < k; i++) {
-		const struct store_rec *r = (const struct store_rec *)(const void *)
-		    (s->pages + store_slot_off(old[i]));
-
-		j = store_home(store_key_hash(s->h->key, r->kind, store_rec_name(r),
-		    r->name_len), n);
-		while (s->slots[j] != 0)
-			j = j + 1 == n ? 0 : j + 1;
-		s->slots[j] = old[i];
-	}
+	__atomic_store_n(&s->h->slots_off, (uint64_t)area_off(s, k), __ATOMIC_RELEASE);
 	__atomic_store_n(&s->h->nslots, n, __ATOMIC_RELEASE);
-	__atomic_add_fetch(&s->h->gc_cycle, 1, __ATOMIC_RELEASE);
 	s->grows++;
-	free(old);
+}
+
+/* The old table is empty: the header forgets it; its bytes go in steps (prepare). */
+static void
+grow_end(struct store *s)
+{
+	__atomic_store_n(&s->h->old_nslots, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->h->old_off, 0, __ATOMIC_RELEASE);
+	s->rel_from = area_off(s, 1 - s->area);
+	s->rel_to = s->rel_from + s->area_bytes;
+	s->old = NULL;
+	s->old_n = 0;
+	s->cursor = 0;
+	__atomic_add_fetch(&s->h->gc_cycle, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * Looks at up to budget slots of the old table from its cursor, moving
+ * each entry into the new one (there first, then cleared from the old,
+ * whose shift may bring a later one to the cursor).  Returns the moves.
+ */
+static uint32_t
+grow_step(struct store *s, uint32_t budget)
+{
+	uint32_t	moved = 0, j;
+	uint64_t	v;
+
+	for (; s->old != NULL && budget > 0; budget--) {
+		if (s->cursor >= s->old_n) {
+			grow_end(s);
+			break;
+		}
+		if ((v = s->old[s->cursor]) == 0) {
+			s->cursor++;
+			continue;
+		}
+		for (j = home_of(s, v, s->nslots); s->slots[j] != 0;
+		    j = j + 1 == s->nslots ? 0 : j + 1)
+			;
+		__atomic_store_n(&s->slots[j], v, __ATOMIC_RELEASE);
+		slot_clear(s, s->old, s->old_n, s->cursor);
+		moved++;
+	}
+	if (s->old != NULL && s->cursor >= s->old_n)
+		grow_end(s);
+	s->moved += moved;
+	if (moved > s->step_max)
+		s->step_max = moved;
+	return moved;
+}
+
+/*
+ * The file's side of a doubling, a chunk a put, so that neither grows
+ * with the cache: the last old table's bytes given back, then, once the
+ * entries pass half the slots in use, the next table's bytes allocated
+ * ahead (a full /run: grow_begin tries again, and keeps the table as it
+ * is if it fails).
+ */
+static void
+prepare(struct store *s)
+{
+	size_t	need, n;
+
+	if (s->rel_from < s->rel_to) {
+		n = s->rel_to - s->rel_from < STORE_AREA_STEP ? s->rel_to - s->rel_from :
+		    STORE_AREA_STEP;
+		release_range(s, s->rel_from, s->rel_from + n);
+		s->rel_from += n;
+		return;
+	}
+	if (s->old || s->nslots >= s->slots_cap || s->count <= s->nslots / 2)
+		return;
+	need = slots_bytes(s->nslots * 2 > s->slots_cap || s->nslots * 2 < s->nslots ?
+	    s->slots_cap : s->nslots * 2);
+	if (s->ahead >= need)
+		return;
+	n = need - s->ahead < STORE_AREA_STEP ? need - s->ahead : STORE_AREA_STEP;
+	if (allocate(s, area_off(s, 1 - s->area) + s->ahead, n) == 0)
+		s->ahead += n;
 }
 
 long
@@ -681,15 +839,29 @@ store_put(struct store *s, const struct store_rec *tmpl, uint16_t stamp,
 	s->live_bytes += need;
 	hash = store_key_hash(s->h->key, r->kind, lname, nlen);
 	v = store_slot_restamp(store_slot(at, hash), stamp);
+	/* A doubling goes on first: the index returned stays good. */
+	if (s->old)
+		grow_step(s, STORE_GROW_STEP);
+	if (s->nareas == 2)
+		prepare(s);
 	if ((i = store_find(s, r->kind, lname, nlen, hash)) >= 0) {
-		uint64_t old = s->slots[i];
+		uint64_t *p = slot_ptr(s, (size_t)i), old = *p;
 
-		__atomic_store_n(&s->slots[i], v, __ATOMIC_RELEASE);
+		__atomic_store_n(p, v, __ATOMIC_RELEASE);
 		dead(s, store_slot_off(old));
 		return i;
 	}
-	if (s->count + 1 > s->nslots - s->nslots / 4 && s->nslots < s->slots_cap)
-		grow(s);
+	if (s->count + 1 > s->nslots - s->nslots / 4 && s->nslots < s->slots_cap) {
+		/* Never so while a doubling is under way (see above); if so, it ends first. */
+		if (s->old)
+			grow_step(s, UINT32_MAX);
+		grow_begin(s);
+	}
+	/* Could not grow (a full /run), and no empty slot left: not kept. */
+	if (s->count + 1 >= s->nslots) {
+		dead(s, at);
+		return -ENOSPC;
+	}
 	for (i = (long)store_home(hash, s->nslots); s->slots[i] != 0;
 	    i = i + 1 == (long)s->nslots ? 0 : i + 1)
 		;
@@ -712,6 +884,9 @@ store_get_stats(const struct store *s, struct store_stats *ret)
 	ret->nslots = s->nslots;
 	ret->slots_cap = s->slots_cap;
 	ret->grows = s->grows;
+	ret->grow_moved = s->moved;
+	ret->grow_step_max = s->step_max;
+	ret->old_nslots = s->old_n;
 	ret->cleanings = s->cleanings;
 	ret->relocated = s->relocated;
 	ret->file = s->path != NULL;

@@ -11,6 +11,16 @@
 
 struct store;
 
+/*
+ * Slots of the old table a put looks at, at most, while the slots double
+ * (store.c): a few microseconds, and the doubling is over soon, so that
+ * both tables are resident for a short while only (8 left the last one of
+ * a million-entry fill under way at its end: 10 MB more of RSS).
+ */
+#define STORE_GROW_STEP	64
+/* Bytes of the slots' areas a put allocates or gives back, at most (store.c: prepare). */
+#define STORE_AREA_STEP	(64 * 1024)
+
 struct store_stats {
 	size_t		count;		/* records a slot points at */
 	size_t		live_bytes;	/* their bytes */
@@ -21,7 +31,10 @@ struct store_stats {
 	uint32_t	page_size;
 	uint32_t	nslots;		/* slots in use */
 	uint32_t	slots_cap;	/* the most the file has room for */
-	uint64_t	grows;		/* times the slots in use were doubled */
+	uint64_t	grows;		/* times the slots in use began to double */
+	uint64_t	grow_moved;	/* entries moved by doublings, a few a put */
+	uint32_t	grow_step_max;	/* the most entries one put moved */
+	uint32_t	old_nslots;	/* a doubling under way: the old table's slots */
 	uint64_t	cleanings;	/* pages cleaned for reuse */
 	uint64_t	relocated;	/* records moved by them */
 	bool		file;		/* in a file (else anonymous memory) */
@@ -45,6 +58,10 @@ const char *store_path(const struct store *);
 const struct store_header *store_header(const struct store *);
 
 uint64_t store_hash(const struct store *, uint32_t kind, const char *lname, size_t len);
+/*
+ * Slot indexes: the table in use's, then (while the slots double) the
+ * old table's; store_nslots counts both.  Valid until the next put.
+ */
 /* The slot of (kind, lname) (lowercased), or -1. */
 long	 store_find(const struct store *, uint32_t kind, const char *lname, size_t len,
 	    uint64_t hash);

@@ -304,7 +304,7 @@ nscddb_load_lines(struct nscddb *ndb, const char *path)
 				log_info("nscd: %s names sss: refused, so that glibc "
 				    "asks sssd, whose own cache answers it "
 				    "(nscd_databases overrides)", config_db_names[i]);
-			/* At start the maps were emptied as they were opened. */
+			/* At start: what a daemon before left in the map goes. */
 			nscddb_invalidate(ndb, i, ndb->lines_loaded ?
 			    "its line changed" : NULL);
 		} else if (was && nscddb_refused(ndb, i))

@@ -29,6 +29,12 @@
  * The daemon keeps its own index of the records (recs, chained through
  * own[] with the same hash), for the sweeper and for replacing a key's
  * record without reading the file back.
+ *
+ * A restart.  The file a daemon before left is opened as it is, readers
+ * reading on; the new daemon takes its records over (nscdmap_take_over:
+ * each checked, the index rebuilt, nothing a reader reads moved) or
+ * empties it (nscdmap_drop_left, or the first other call).  One caught in a
+ * change (gc_cycle odd, not so on purpose: nscdmap_close) is emptied.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,6 +53,7 @@
 #include "ttl.h"
 
 #define MARK		0x6e636d31u	/* extra_data[1]: "ncm1", our file */
+#define CLOSED_WHOLE	0x6e636377u	/* extra_data[2]: odd on purpose, records whole */
 #define INITIAL_SIZE	(1u << 20)
 #define REC_ALIGN	8
 #define FILE_MAX	((size_t)INT32_MAX)
@@ -89,6 +96,9 @@ struct nscdmap {
 	nscdmap_refresh_fn	*refresh;
 	void			*refresh_arg;
 	unsigned		 reloads;
+	bool			 left;		/* a daemon before's records, not yet
+						   taken over nor emptied */
+	uint64_t		 left_stamp;	/* its last timestamp (time()) */
 	struct nscdmap_stats	 st;
 };
 
@@ -127,18 +137,27 @@ wall_now(void)
 	return (int64_t)time(NULL);
 }
 
+/* Empties the daemon's own index (the file as it is). */
+static void
+wipe_index(struct nscdmap *m)
+{
+	uint32_t i;
+
+	for (i = 0; i < m->module; i++)
+		m->own[i] = -1;
+	m->nrecs = 0;
+	m->live = 0;
+}
+
 /* Empties buckets and index; inside a gc window when readers may look. */
 static void
 wipe(struct nscdmap *m)
 {
 	uint32_t i;
 
-	for (i = 0; i < m->module; i++) {
+	for (i = 0; i < m->module; i++)
 		m->head->array[i] = NSCD_ENDREF;
-		m->own[i] = -1;
-	}
-	m->nrecs = 0;
-	m->live = 0;
+	wipe_index(m);
 	m->first_free = 0;
 	m->head->first_free = 0;
 	m->head->nentries = 0;
@@ -272,17 +291,25 @@ nscdmap_open(const char *path, uint32_t module, size_t max_size)
 		m->head->extra_data[1] = MARK;
 		m->head->data_size = (int32_t)m->size;
 		m->head->extra_data[0] = 1;
+	} else if ((m->head->gc_cycle & 1) == 0 ||
+	    m->head->extra_data[2] == CLOSED_WHOLE) {
+		/* Whole: left for nscdmap_take_over, readers reading on. */
+		m->left = true;
+		m->left_stamp = m->head->timestamp;
 	} else {
 		gc_begin(m);
 	}
+	m->head->extra_data[2] = 0;
 	/* A new counter: readers that cached an address dump redo it. */
 	nl = m->head->extra_data[0] + 1;
-	m->head->extra_data[0] = nl ? nl : 1;
-	wipe(m);
+	__atomic_store_n(&m->head->extra_data[0], nl ? nl : 1, __ATOMIC_RELEASE);
 	m->head->certainly_running = 0;
-	m->head->timestamp = (uint64_t)wall_now();
-	m->head->maxnentries = 0;
-	gc_end(m);
+	__atomic_store_n(&m->head->timestamp, (uint64_t)wall_now(), __ATOMIC_RELEASE);
+	if (!m->left) {
+		wipe(m);
+		m->head->maxnentries = 0;
+		gc_end(m);
+	}
 	m->st.module = m->module;
 	return m;
 fail:
@@ -308,8 +335,11 @@ nscdmap_close(struct nscdmap *m, bool live)
 	 */
 	if (live)
 		m->head->timestamp = (uint64_t)wall_now();
-	else
+	else {
+		/* Odd on purpose: the next daemon may still take the records over. */
+		__atomic_store_n(&m->head->extra_data[2], CLOSED_WHOLE, __ATOMIC_RELEASE);
 		gc_begin(m);
+	}
 	m->head->certainly_running = 0;
 	munmap(m->map, m->map_len);
 	close(m->fd);
@@ -376,6 +406,22 @@ find(struct nscdmap *m, uint32_t bucket, int32_t type, const void *key,
 			return r;
 	}
 	return NULL;
+}
+
+/* Room in the index for one more record: 0 or -ENOMEM. */
+static int
+recs_room(struct nscdmap *m)
+{
+	size_t	 cap = m->caprecs ? m->caprecs * 2 : 256;
+	void	*p;
+
+	if (m->nrecs < m->caprecs)
+		return 0;
+	if ((p = realloc(m->recs, cap * sizeof(*m->recs))) == NULL)
+		return -ENOMEM;
+	m->recs = p;
+	m->caprecs = cap;
+	return 0;
 }
 
 static size_t
@@ -496,6 +542,7 @@ nscdmap_put(struct nscdmap *m, int32_t type, const void *key, size_t key_len,
 
 	if (key_len == 0 || key_len > NSCD_KEY_MAX || len > INT32_MAX / 2)
 		return -EINVAL;
+	nscdmap_drop_left(m);
 	if ((old = find(m, bucket, type, key, key_len)) != NULL) {
 		dh = dh_at(m, old->off);
 		if ((size_t)dh->recsize == len && old->expires == expires &&
@@ -516,13 +563,8 @@ nscdmap_put(struct nscdmap *m, int32_t type, const void *key, size_t key_len,
 		old = find(m, bucket, type, key, key_len);
 	}
 	if (m->nrecs == m->caprecs) {
-		size_t	 cap = m->caprecs ? m->caprecs * 2 : 256;
-		void	*p = realloc(m->recs, cap * sizeof(*m->recs));
-
-		if (p == NULL)
+		if (recs_room(m) < 0)
 			return -ENOMEM;
-		m->recs = p;
-		m->caprecs = cap;
 		if (old)
 			old = find(m, bucket, type, key, key_len);
 	}
@@ -585,6 +627,7 @@ nscdmap_get(struct nscdmap *m, int32_t type, const void *key, size_t key_len,
 
 	if (key_len == 0 || key_len > NSCD_KEY_MAX)
 		return -ENOENT;
+	nscdmap_drop_left(m);
 	r = find(m, nscd_hash(key, key_len) % m->module, type, key, key_len);
 	if (r == NULL || (r->expires != NSCDMAP_FOREVER && r->expires <= now))
 		return -ENOENT;
@@ -604,6 +647,7 @@ nscdmap_walk(struct nscdmap *m, size_t from, nscdmap_walk_fn *fn, void *arg,
 {
 	size_t i;
 
+	nscdmap_drop_left(m);
 	for (i = from; i < m->nrecs; i++) {
 		struct rec		*r = &m->recs[i];
 		struct nscd_hashentry	*he;
@@ -647,6 +691,7 @@ nscdmap_retire_name(struct nscdmap *m, const char *name, size_t len)
 	size_t	i;
 	int	n = 0;
 
+	nscdmap_drop_left(m);
 	for (i = 0; i < m->nrecs; i++)
 		if (m->recs[i].live && name_key_matches(m, &m->recs[i], name, len)) {
 			unusable(m, &m->recs[i]);
@@ -661,7 +706,119 @@ nscdmap_reset(struct nscdmap *m)
 	gc_begin(m);
 	wipe(m);
 	gc_end(m);
+	m->left = false;
 	m->st.resets++;
+}
+
+void
+nscdmap_drop_left(struct nscdmap *m)
+{
+	if (m->left) {
+		nscdmap_reset(m);
+		m->st.resets--;		/* the start's own emptying */
+	}
+}
+
+/* Indexes bucket b's record at he_off if whole, as put writes it: 1, 0 (not usable), -EBADMSG. */
+static int
+take_one(struct nscdmap *m, uint32_t b, uint32_t he_off, int64_t now, uint64_t wall)
+{
+	const struct nscd_hashentry	*he;
+	struct nscd_datahead		*dh;
+	struct rec			*r;
+	size_t				 size;
+	uint32_t			 off;
+
+	if (he_off % REC_ALIGN != 0 || (size_t)he_off + sizeof(*he) > m->first_free)
+		return -EBADMSG;
+	he = he_at(m, he_off);
+	off = he->packet;
+	if (he->len <= 0 || he->len > NSCD_KEY_MAX || off % REC_ALIGN != 0 ||
+	    (size_t)off + sizeof(*dh) > he_off)
+		return -EBADMSG;
+	dh = dh_at(m, off);
+	if (dh->recsize < 0 || (size_t)dh->recsize > m->first_free)
+		return -EBADMSG;
+	size = rec_size((size_t)he->len, (size_t)dh->recsize);
+	if ((size_t)off + size != (size_t)he_off + sizeof(*he) ||
+	    (size_t)dh->allocsize != size || he->key != off + ((sizeof(*dh) +
+	    (size_t)dh->recsize + REC_ALIGN - 1) & ~(size_t)(REC_ALIGN - 1)) ||
+	    nscd_hash(m->data + he->key, (size_t)he->len) % m->module != b)
+		return -EBADMSG;
+	if (!dh->usable)
+		return 0;
+	/* Expired meanwhile, or a newer record of its key came first: unusable. */
+	if ((dh->timeout <= wall && dh->timeout != UINT64_MAX / 2) ||
+	    find(m, b, he->type, m->data + he->key, (size_t)he->len) != NULL) {
+		__atomic_store_n(&dh->usable, 0, __ATOMIC_RELEASE);
+		m->st.swept++;
+		return 0;
+	}
+	if (recs_room(m) < 0)
+		return -ENOMEM;
+	r = &m->recs[m->nrecs];
+	memset(r, 0, sizeof(*r));
+	r->off = off;
+	r->size = (uint32_t)size;
+	r->he = he_off;
+	r->next = m->own[b];
+	r->expires = dh->timeout == UINT64_MAX / 2 ? NSCDMAP_FOREVER :
+	    now + (int64_t)(dh->timeout - wall) * 1000;
+	r->ttl = dh->ttl;
+	r->type = he->type;
+	r->reloads = dh->nreloads;
+	r->live = true;
+	m->own[b] = (int32_t)m->nrecs++;
+	m->live++;
+	return 1;
+}
+
+int
+nscdmap_take_over(struct nscdmap *m, int64_t now)
+{
+	uint64_t	wall = (uint64_t)wall_now();
+	uint32_t	b, he_off, last;
+	size_t		seen = 0;
+	int		r = 0;
+
+	if (!m->left)
+		return 0;
+	m->left = false;
+	wipe_index(m);
+	m->first_free = (size_t)m->head->first_free;
+	if (m->head->first_free < 0 || m->first_free > m->size ||
+	    m->first_free % REC_ALIGN != 0)
+		r = -EBADMSG;
+	/* Each chain runs from the newest record to older ones: offsets go down. */
+	for (b = 0; b < m->module && r >= 0; b++) {
+		last = UINT32_MAX;
+		he_off = m->head->array[b];
+		while (he_off != NSCD_ENDREF && r >= 0) {
+			if (he_off >= last || ++seen > m->first_free / sizeof(struct
+			    nscd_hashentry))
+				r = -EBADMSG;
+			else if ((r = take_one(m, b, he_off, now, wall)) >= 0) {
+				last = he_off;
+				he_off = he_at(m, he_off)->next;	/* checked */
+			}
+		}
+	}
+	if (r < 0) {
+		nscdmap_reset(m);
+		m->st.resets--;
+		return r;
+	}
+	m->head->nentries = (int32_t)m->live;
+	if (m->head->gc_cycle & 1)
+		gc_end(m);	/* left odd by a stop: readable again */
+	m->st.taken_over = m->live;
+	return (int)m->live;
+}
+
+uint64_t
+nscdmap_left_stamp(const struct nscdmap *m)
+{
+	return m->left ? m->left_stamp : 0;
 }
 
 void
@@ -672,6 +829,7 @@ nscdmap_tick(struct nscdmap *m, int64_t now)
 	size_t		 i, ndue = 0;
 	uint64_t	 usec;
 
+	nscdmap_drop_left(m);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	m->head->timestamp = (uint64_t)wall_now();
 	for (i = 0; i < m->nrecs; i++) {

@@ -22,6 +22,7 @@ struct nscdmap_stats {
 	uint64_t	resets;		/* flushes, reloads, a full file */
 	uint64_t	failures;	/* records that did not fit */
 	uint64_t	sweep_max_usec;	/* the longest sweep on the loop */
+	uint64_t	taken_over;	/* records a daemon before left, taken over */
 	uint32_t	entries;	/* usable records */
 	uint32_t	module;		/* buckets */
 	uint32_t	nl_counter;	/* extra_data[0] */
@@ -47,6 +48,18 @@ typedef void nscdmap_refresh_fn(void *arg, int32_t type, const void *key,
  * with errno set.
  */
 struct nscdmap *nscdmap_open(const char *path, uint32_t module, size_t max_size);
+/*
+ * A file a daemon before left is opened as it is, its records still
+ * read by readers: this takes them over (each checked, the expired made
+ * unusable, the index rebuilt; nothing moves), now being the daemon's
+ * clock.  Returns the records taken, or -errno (the file was emptied).
+ * Not called: nscdmap_drop_left, or the first other call, empties it.
+ */
+int	 nscdmap_take_over(struct nscdmap *, int64_t now);
+/* Those records, not taken over: emptied now (not counted as a reset). */
+void	 nscdmap_drop_left(struct nscdmap *);
+/* When that daemon last stamped the file (time()), or 0: nothing left. */
+uint64_t nscdmap_left_stamp(const struct nscdmap *);
 /*
  * Closes it.  Readers keep their mapping, which a daemon that starts again
  * takes over; meanwhile, with live, they go on reading its records (a

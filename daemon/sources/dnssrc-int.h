@@ -61,8 +61,9 @@ struct half {
  * one answered first waits here, on the fetch of the other, so that the
  * two are put together and make one record (cache_hold), not a record of
  * one half that the other replaces.  Meanwhile lookups are answered from
- * it as from the cache (from_cache), and its expiry counts from when it
- * came (at).
+ * it as from the cache (from_cache) wherever the cache does not serve (no
+ * entry, an expired one, a failure: it came after them), and its expiry
+ * counts from when it came (at).
  */
 struct stash {
 	bool		 on;

@@ -103,8 +103,13 @@ from_cache(struct dnssrc *ds, const struct dnssrc_ask *a, unsigned i,
 		    ph.status == CACHE_POSITIVE)
 			hit = ph;
 	}
-	if (hit.state == CACHE_MISS && !a->pair && k->mode == DNSANSWER_ADDR &&
-	    from_stash(ds, k, &hit))
+	/*
+	 * An answer stashed for the other type's (struct stash) came after
+	 * whatever the cache holds: it answers whenever the cache does not
+	 * serve, an expired entry or a failure remembered as well as none.
+	 */
+	if (hit.state != CACHE_FRESH && hit.state != CACHE_REFRESH && !a->pair &&
+	    k->mode == DNSANSWER_ADDR && from_stash(ds, k, &hit))
 		ds->st.stash_hits++;
 	switch (hit.state) {
 	case CACHE_FRESH:

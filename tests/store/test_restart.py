@@ -23,7 +23,14 @@ that starts takes over what the one before left (cache_open_file):
     live, no client so much as connects to the socket, and one that must
     wait for the next daemon does (the stopped one is not taken for hung);
     and a process
-    that has glibc's nscd map mapped reads it through the restart too.
+    that has glibc's nscd map mapped reads it through the restart too;
+  * after a SIGKILL, the next daemon takes glibc's nscd map over before
+    it answers: a process that has it mapped gets every name it had from
+    the map, and the new daemon's nscd socket gets no request for them.
+
+No assert here is on a duration: a wait is on a mechanism (a counter, a
+connection pending, the segment's beat), and its bound, HUNG (30 s, four
+times that under NAMECACHE_VALGRIND), only detects a hang.
 
 Times (expired, stale) are the unit tests' (tests/unit/test-store.c, on a
 fake clock).  Needs root (exit 77, a skip, otherwise): a private /run for
@@ -31,6 +38,7 @@ glibc's nscd socket.  Nothing leaves loopback.
 
 Run: /usr/bin/python3 tests/store/test_restart.py --build BUILD [-k NAME]
 """
+import json
 import os
 import select
 import signal
@@ -55,6 +63,9 @@ N_LIB = 300             # and through namecachectl query (libnamecache)
 N_MX = 50               # and query -t MX
 RECORDS = [("A", 3600, "192.0.2.1"), ("AAAA", 3600, "2001:db8::1"),
            ("MX", 3600, "10 mx.restart.example.")]
+# A hang bound: waiting longer means hung, never slow (scaled under valgrind).
+HUNG = nclib.HUNG_SEC * (4 if nclib.valgrind_prefix() else 1)
+NCC_HUNG_MS = 3000      # client-lib/shared.h: a beat this old is a hung daemon's
 
 
 def test(fn):
@@ -329,7 +340,7 @@ def readers_go_on_through_a_restart(env):
     # on the line: a lookup that went to the socket would wait there).
     t0 = time.monotonic()
     during = subprocess.run([gai, "namecache", env.names_file], env=env_nss,
-                            capture_output=True, text=True, timeout=4)
+                            capture_output=True, text=True, timeout=HUNG)
     secs = time.monotonic() - t0
     assert during.returncode == 0 and during.stdout == first, (
         during.returncode, during.stderr[-500:], [
@@ -346,7 +357,12 @@ def readers_go_on_through_a_restart(env):
     waiting = subprocess.Popen([gai, "namecache", late], env=env_nss, text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     nclib.wait_until(lambda: pending(listener), "the late lookup at the socket")
-    time.sleep(4)
+    # Until the stopped daemon's beat is older than a hung one's: a client
+    # that judged it by its beat would have given up by then.
+    seg = os.path.join(os.path.dirname(d.sock), "cache")
+    nclib.wait_until(lambda: beat_age(seg) > NCC_HUNG_MS / 1000 + 0.5,
+                     "the stopped daemon's beat to age past NCC_HUNG_MS",
+                     timeout=nclib.HUNG_SEC + NCC_HUNG_MS / 1000, step=0.1)
     assert waiting.poll() is None, ("gave up on a daemon that is coming back",
                                     waiting.communicate())
     # The next daemon takes the store over and replaces the segment.
@@ -363,6 +379,15 @@ def readers_go_on_through_a_restart(env):
     listener.close()    # the framework stops the daemon, and checks its exit
 
 
+def beat_age(seg):
+    """Seconds since the segment's daemon last beat (proto/shmfmt.h:
+    heartbeat_ns, CLOCK_MONOTONIC, at offset 64 of the header)."""
+    with open(seg, "rb") as f:
+        f.seek(64)
+        beat = int.from_bytes(f.read(8), sys.byteorder, signed=True)
+    return time.clock_gettime(time.CLOCK_MONOTONIC) - beat / 1e9
+
+
 def reads_through_a_restart(env, srv, d, own, nscd, reader):
     """The reader's rounds: two with the daemon, one with none, one after."""
     def round_(timeout):
@@ -372,15 +397,15 @@ def reads_through_a_restart(env, srv, d, own, nscd, reader):
         assert ready, "the reader hung (waiting on a socket nobody accepts on?)"
         return int(reader.stdout.readline())
 
-    assert round_(60) == N_NSCD
-    assert round_(60) == N_NSCD
+    assert round_(HUNG) == N_NSCD
+    assert round_(HUNG) == N_NSCD
     d.proc.send_signal(signal.SIGTERM)
     assert d.proc.wait(timeout=30) == 0, d.read_log()[-2000:]
     d.logf.close()
     d.logf = None
     assert not pending(nscd) and not pending(own)
     t0 = time.monotonic()
-    got = round_(4)
+    got = round_(HUNG)
     secs = time.monotonic() - t0
     assert got == N_NSCD, (got, N_NSCD)
     assert not pending(nscd), "a reader went to the nscd socket while no daemon ran"
@@ -389,7 +414,7 @@ def reads_through_a_restart(env, srv, d, own, nscd, reader):
     q1 = srv.total()
     socket_activated(env, srv, d, own, nscd)
     nclib.wait_until(lambda: took_over(d), "the next daemon took the store over")
-    assert round_(60) == N_NSCD
+    assert round_(HUNG) == N_NSCD
     assert srv.total() == q1, srv.total() - q1
     reader.stdin.close()
     assert reader.wait(timeout=30) == 0
@@ -432,6 +457,104 @@ def nscd_readers_go_on_through_a_restart(env):
             reader.wait()
     own.close()
     nscd.close()
+
+
+# Rounds as READER's, each printing what every lookup answered (its
+# addresses, sorted), so that rounds compare name by name.
+ANSWERS = """
+import json, socket, sys
+names = open(sys.argv[1]).read().split()
+for line in sys.stdin:
+    out = []
+    for n in names:
+        try:
+            out.append(sorted({a[4][0] for a in socket.getaddrinfo(n, 80, 0,
+                                                                    socket.SOCK_STREAM)}))
+        except socket.gaierror as e:
+            out.append(str(e))
+        try:
+            out.append(socket.gethostbyname(n))
+        except socket.gaierror as e:
+            out.append(str(e))
+    print(json.dumps(out), flush=True)
+"""
+
+
+def name_requests(d):
+    """The requests for names glibc's nscd client made on d's socket."""
+    st = d.ctl_json("statistics")
+    return st["nscd_requests_getai"] + st["nscd_requests_gethostbyname"]
+
+
+@test
+def nscd_map_taken_over_after_sigkill(env):
+    """A process maps glibc's nscd map (the daemon's hosts database) and
+    reads its names from it; the daemon is SIGKILLed and started again
+    (not socket-activated: nothing holds the sockets).  The new daemon
+    takes the map over before it answers: the process gets every name it
+    had, the same answers, from the map, and the new daemon counts no
+    request for a name on its nscd socket, nor a descriptor handed out."""
+    srv = env.upstream()
+    tmp = os.path.join(env.tmp, "kill")
+    os.makedirs(tmp)
+    d = nclib.Daemon(BUILD, tmp, conf_text="shared = yes\n",
+                     upstream="127.0.0.1:%d" % srv.port, args=["--nscd-socket", NSCD_SOCKET])
+    env.daemons.append(d)
+    d.start()
+    some = os.path.join(tmp, "some")
+    with open(some, "w") as f:
+        f.write("\n".join(names(N_NSCD)) + "\n")
+    reader = subprocess.Popen([PYTHON, "-c", ANSWERS, some], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+
+    def round_():
+        reader.stdin.write("go\n")
+        reader.stdin.flush()
+        assert select.select([reader.stdout], [], [], HUNG)[0], "the reader hung"
+        return reader.stdout.readline()
+
+    try:
+        first = round_()            # through the socket: published in the map
+        n0 = name_requests(d)
+        assert round_() == first    # from the map
+        assert name_requests(d) == n0, "the second round asked the socket"
+        assert first.count("192.0.2.1") == 2 * N_NSCD, first[:300]
+        # What the map's answers rest on is older than its last stamp (a
+        # file edited since would make the next daemon drop them).
+        old = time.time() - 600
+        for f in (d.hosts, d.nsswitch, d.resolv):
+            if f and os.path.exists(f):
+                os.utime(f, (old, old))
+        d.proc.send_signal(signal.SIGKILL)
+        d.proc.wait()
+        d.logf.close()
+        d.logf = None
+        q1 = srv.total()
+        d.start()
+        assert took_over(d), d.read_log()[-2000:]
+        again = round_()
+        st = d.ctl_json("statistics")
+        print("  after SIGKILL: %d names, %d lookups answered from the map it left; nscd "
+              "requests for names %d, descriptors sent %d" % (
+                  N_NSCD, 2 * N_NSCD, name_requests(d), st["nscd_fds_sent"]))
+        assert again == first, [(a, b) for a, b in zip(
+            json_list(first), json_list(again)) if a != b][:3]
+        assert name_requests(d) == 0, d.read_log()[-2000:]
+        assert st["nscd_fds_sent"] == 0, st["nscd_fds_sent"]
+        assert srv.total() == q1, srv.total() - q1
+        # Each name's two keys (getaddrinfo's, gethostbyname's), as the map held them.
+        assert "nscd: took over %d hosts answers" % (2 * N_NSCD) in d.read_log(), \
+            d.read_log()[-2000:]
+        reader.stdin.close()
+        assert reader.wait(timeout=HUNG) == 0
+    finally:
+        if reader.poll() is None:
+            reader.kill()
+            reader.wait()
+
+
+def json_list(line):
+    return json.loads(line)
 
 
 def set_build(b):

@@ -38,6 +38,9 @@
  *       [herrno=N] [errno=N] [delay=MS]
  *   module NAME missing           the module does not load
  *   nscd [reloads=N]              glibc's nscd map, published into
+ *   nscd_restart [stopped=yes]    that map left as a killed daemon leaves
+ *                                 it (stopped: as a stop leaves it), opened
+ *                                 again and taken over (nscdmap_take_over)
  *   shm                           the shared segment, published into
  *   ask ID NAME [family=unspec|inet|inet6] [absolute=yes]
  *                                 absolute: no search list (the DNS listener's)
@@ -73,7 +76,8 @@
  *   writes N                      N records were written to the cache
  *   calls MODULE SPELLING N       the module got N calls for that spelling
  *   stat KEY N                    an engine counter (lookup_get_stats)
- *   nscdstat KEY N                published, refreshes, swept, entries
+ *   nscdstat KEY N                published, refreshes, swept, entries,
+ *                                 unchanged, taken_over
  *   shmstat published N
  */
 #include <arpa/inet.h>
@@ -1053,7 +1057,7 @@ stat_of(const char *key)
 	S(hosts_answers); S(dns_answers); S(cache_answers); S(nss_answers);
 	S(stale_served); S(not_found); S(errors); S(republished); S(busy);
 	S(coalesced); S(prefetches); S(failures_remembered);
-	S(upstream_bad_replies); S(module_calls);
+	S(upstream_bad_replies); S(module_calls); S(pair_stashed); S(pair_stash_hits);
 #undef S
 	if (strcmp(key, "cache_hits") == 0)
 		return cs.hits;
@@ -1284,6 +1288,30 @@ command(char **tok, int n, char *rest)
 		only_keys(tok, n, 2, "family", false);
 		start();
 		lookup_refresh_name(W->lk, family_of(tok, n, 2), tok[1], strlen(tok[1]));
+	} else if (strcmp(c, "nscd_restart") == 0) {
+		const char	*v = opt(tok, n, 1, "stopped");
+		char		 path[128];
+		int		 r;
+
+		only_keys(tok, n, 1, "stopped", false);
+		if (W->nmap == NULL)
+			die("nscd_restart without nscd");
+		if (v && strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
+			die("stopped=%s: yes or no", v);
+		lookup_set_nscdmap(W->lk, NULL);
+		nscdmap_close(W->nmap, !(v && strcmp(v, "yes") == 0));
+		snprintf(path, sizeof(path), "%s/nscd-hosts", W->dir);
+		if ((W->nmap = nscdmap_open(path, 211, 4u << 20)) == NULL)
+			GIVE_UP_IF_NOMEM();
+		if (W->nmap == NULL)
+			die("nscdmap_open: %s", strerror(errno));
+		/* Out of memory, the map is emptied: a part that cannot be made. */
+		if ((r = nscdmap_take_over(W->nmap, fakeclock_ms)) < 0)
+			GIVE_UP_IF_NOMEM();
+		if (r < 0)
+			die("nscdmap_take_over: %s", strerror(-r));
+		nscdmap_set_refresh(W->nmap, nscd_refresh, NULL, 5);
+		lookup_set_nscdmap(W->lk, W->nmap);
 	} else if (strcmp(c, "tick") == 0) {
 		only_keys(tok, n, 1, "", false);
 		if (W->nmap == NULL)
@@ -1353,7 +1381,8 @@ command(char **tok, int n, char *rest)
 		    strcmp(tok[1], "refreshes") == 0 ? s.refreshes :
 		    strcmp(tok[1], "swept") == 0 ? s.swept :
 		    strcmp(tok[1], "entries") == 0 ? s.entries :
-		    strcmp(tok[1], "unchanged") == 0 ? s.unchanged : UINT64_MAX;
+		    strcmp(tok[1], "unchanged") == 0 ? s.unchanged :
+		    strcmp(tok[1], "taken_over") == 0 ? s.taken_over : UINT64_MAX;
 		if (v == UINT64_MAX)
 			die("unknown nscd statistic %s", tok[1]);
 		if (v != (uint64_t)num(tok[2]))

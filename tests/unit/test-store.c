@@ -866,6 +866,84 @@ test_slots_grow(void **state)
 	cache_free(c);
 }
 
+/*
+ * A doubling in steps: while the slots double, every entry put before and
+ * during it is found at every put, no put moves more than
+ * STORE_GROW_STEP entries (a counter), and a daemon killed in the middle
+ * leaves both tables, which the next one takes over whole.
+ */
+static void
+test_slots_grow_in_steps(void **state)
+{
+	struct cache_limits		 lim = limits();
+	struct cache_adopt_report	 rep;
+	struct store_stats		 ss;
+	struct cache			*c;
+	char				 name[64];
+	unsigned			 i, j, n = 0, during = 0, first = 0;
+	int				 st;
+
+	lim.max_entries = 100000;
+	fakeclock_at(0);
+	c = open_cache(&lim, 1, 2, &rep);
+	/* Up to the first doubling, then through it, checking at every put. */
+	for (i = 0; i < 20000; i++) {
+		snprintf(name, sizeof(name), "s%u.example", i);
+		put_answer(c, name, DNS_T_A, 600, "192.0.2.5");
+		cache_get_store_stats(c, &ss);
+		if (ss.old_nslots == 0) {
+			if (during > 0)
+				break;
+			continue;
+		}
+		if (during++ == 0)
+			first = i;
+		assert_true(ss.grow_step_max <= STORE_GROW_STEP);
+		/* Every entry, at every fourth put (and the first and last). */
+		if (during % 4 != 1)
+			continue;
+		for (j = 0; j <= i; j++) {
+			snprintf(name, sizeof(name), "s%u.example", j);
+			if (strcmp(addr_of(c, name, DNS_T_A, &st), "192.0.2.5") != 0)
+				fail_msg("s%u.example lost at put %u of a doubling", j, during);
+		}
+	}
+	/* And after it. */
+	for (j = 0; j <= i; j++) {
+		snprintf(name, sizeof(name), "s%u.example", j);
+		assert_string_equal(addr_of(c, name, DNS_T_A, &st), "192.0.2.5");
+	}
+	/* It took many puts, each a few moves; all moved, none lost. */
+	assert_int_equal(ss.grows, 1);
+	assert_int_equal(ss.nslots, 8192);
+	assert_true(during >= 4096 / STORE_GROW_STEP - 1);
+	assert_true(ss.grow_step_max >= 1 && ss.grow_step_max <= STORE_GROW_STEP);
+	assert_int_equal(ss.grow_moved, first);
+	assert_int_equal(cache_count(c), i + 1);
+	/* The next doubling, stopped halfway: the file has both tables. */
+	for (i = i + 1; i < 20000; i++) {
+		snprintf(name, sizeof(name), "s%u.example", i);
+		put_answer(c, name, DNS_T_A, 600, "192.0.2.5");
+		cache_get_store_stats(c, &ss);
+		if (ss.grows == 2 && ss.old_nslots > 0 && n++ == 100)
+			break;
+	}
+	assert_int_equal(n, 101);
+	assert_int_equal(ss.old_nslots, 8192);
+	n = (unsigned)cache_count(c);
+	cache_free(c);		/* as a SIGKILL leaves it: the file is the same */
+	c = open_cache(&lim, 1, 2, &rep);
+	assert_null(rep.why);
+	assert_int_equal(rep.adopted, n);
+	assert_int_equal(rep.dropped, 0);
+	for (i = 0, j = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "s%u.example", i);
+		j += strcmp(addr_of(c, name, DNS_T_A, &st), "192.0.2.5") == 0;
+	}
+	assert_int_equal(j, n);
+	cache_free(c);
+}
+
 int
 main(void)
 {
@@ -882,6 +960,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_held_pair, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_across_a_reboot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slots_grow, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_slots_grow_in_steps, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
