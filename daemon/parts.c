@@ -461,7 +461,7 @@ nscd_map_take_over(struct daemon *d, int64_t (*clock)(void *))
 	cache_get_adopt_report(lookup_cache(d->lookup), &rep);
 	cache_get_store_stats(lookup_cache(d->lookup), &ss);
 	if (!ss.file || rep.why || rep.mismatched || rep.adopted == 0)
-		why = "the store was not taken over whole";
+		why = "not every answer of the store came over";
 	for (i = 0; i < 3 && why == NULL; i++)
 		if (files[i] && files[i][0] && stat(files[i], &sb) == 0 &&
 		    (uint64_t)sb.st_mtim.tv_sec + 2 >= at) {
