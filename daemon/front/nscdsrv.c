@@ -690,6 +690,7 @@ nscdsrv_report(void *arg, struct registry_wr *wr)
 	registry_counter(wr, "nscd_published", ms.published, NULL);
 	registry_counter(wr, "nscd_unchanged", ms.unchanged, NULL);
 	registry_counter(wr, "nscd_swept", ms.swept, NULL);
+	registry_counter(wr, "nscd_taken_over", ms.taken_over, NULL);
 	registry_counter(wr, "nscd_refreshes", ms.refreshes, NULL);
 	registry_counter(wr, "nscd_compactions", ms.compactions, NULL);
 	registry_counter(wr, "nscd_grown", ms.grown, NULL);

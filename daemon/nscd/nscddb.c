@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "log.h"
 #include "nscd.h"
@@ -216,6 +217,61 @@ nscddb_free(struct nscddb *ndb, bool live)
 	free(ndb);
 }
 
+/* At start: the answers a daemon before left in db's map go, and why. */
+static void
+drop_left(struct nscddb *ndb, int dbi, const char *why, const char *what)
+{
+	struct nscdmap *m = ndb->dbs[dbi].map;
+
+	if (m == NULL || nscdmap_left_stamp(m) == 0)
+		return;
+	nscdmap_drop_left(m);
+	log_info("nscd: the %s answers a daemon before left are dropped: %s%s",
+	    config_db_names[dbi], why, what);
+}
+
+/*
+ * At start, before the first request: the answers a daemon before left
+ * in db's map (glibc's readers reading them on) are taken over as they
+ * lie when the database is answered and no file they rest on (the
+ * nsswitch.conf read, the database's file) changed after that daemon
+ * last stamped the map (2 s: a change it had yet to see), as glibc's
+ * nscd does with its persistent databases.  Else they go, as they do
+ * when there is nothing left.
+ */
+static void
+take_over_left(struct nscddb *ndb, int dbi, const char *nsswitch)
+{
+	struct db	*db = &ndb->dbs[dbi];
+	const char	*rest[2] = { nsswitch, nscddb_file(dbi) };
+	struct stat	 sb;
+	uint64_t	 at;
+	int		 i, n;
+
+	if (db->map == NULL || (at = nscdmap_left_stamp(db->map)) == 0) {
+		nscddb_invalidate(ndb, dbi, NULL);
+		return;
+	}
+	if (nscddb_refused(ndb, dbi)) {
+		drop_left(ndb, dbi, nscddb_refused(ndb, dbi), "");
+		nscddb_invalidate(ndb, dbi, NULL);
+		return;
+	}
+	for (i = 0; i < 2; i++)
+		if (rest[i] && rest[i][0] && stat(rest[i], &sb) == 0 &&
+		    (uint64_t)sb.st_mtim.tv_sec + 2 >= at) {
+			drop_left(ndb, dbi, rest[i], " changed");
+			nscddb_invalidate(ndb, dbi, NULL);
+			return;
+		}
+	if ((n = nscdmap_take_over(db->map, nscddb_now(ndb))) >= 0)
+		log_info("nscd: took over %d %s answers a daemon before left", n,
+		    config_db_names[dbi]);
+	else
+		log_warning("nscd: the %s database a daemon before left is "
+		    "damaged (%s): emptied", config_db_names[dbi], strerror(-n));
+}
+
 void
 nscddb_configure(struct nscddb *ndb, const struct config *c)
 {
@@ -237,9 +293,12 @@ nscddb_configure(struct nscddb *ndb, const struct config *c)
 		db->neg_ttl = c->nscd_ttl[i][1];
 		if (db->map)
 			nscdmap_set_refresh(db->map, refresh, db, ndb->reloads);
-		if (was && nscddb_refused(ndb, i) != NULL)
+		if (was && nscddb_refused(ndb, i) != NULL) {
+			if (!ndb->lines_loaded)
+				drop_left(ndb, i, nscddb_refused(ndb, i), "");
 			nscddb_invalidate(ndb, i, ndb->lines_loaded ?
 			    "no longer answered" : NULL);
+		}
 	}
 }
 
@@ -276,8 +335,11 @@ nscddb_load_lines(struct nscddb *ndb, const char *path)
 		}
 		fclose(f);
 	}
-	if (r < 0)
+	if (r < 0) {
+		for (i = 1; i < CONFIG_DB_COUNT && !ndb->lines_loaded; i++)
+			drop_left(ndb, i, path, " unread");
 		return r;
+	}
 	for (i = 1; i < CONFIG_DB_COUNT; i++) {
 		struct db	*db = &ndb->dbs[i];
 		char		 text[1024];
@@ -304,9 +366,10 @@ nscddb_load_lines(struct nscddb *ndb, const char *path)
 				log_info("nscd: %s names sss: refused, so that glibc "
 				    "asks sssd, whose own cache answers it "
 				    "(nscd_databases overrides)", config_db_names[i]);
-			/* At start: what a daemon before left in the map goes. */
-			nscddb_invalidate(ndb, i, ndb->lines_loaded ?
-			    "its line changed" : NULL);
+			if (ndb->lines_loaded)
+				nscddb_invalidate(ndb, i, "its line changed");
+			else
+				take_over_left(ndb, i, path);
 		} else if (was && nscddb_refused(ndb, i))
 			nscddb_invalidate(ndb, i, "no longer answered");
 	}
@@ -457,6 +520,8 @@ nscddb_report(void *arg, struct registry_wr *wr)
 		registry_gauge(wr, key, ms.entries, NULL);
 		snprintf(key, sizeof(key), "nscd_%s_swept", config_db_names[i]);
 		registry_counter(wr, key, ms.swept, NULL);
+		snprintf(key, sizeof(key), "nscd_%s_taken_over", config_db_names[i]);
+		registry_counter(wr, key, ms.taken_over, NULL);
 	}
 	registry_gauge(wr, "nscd_db_walks_inflight", ndb->inflight, NULL);
 }

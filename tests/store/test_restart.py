@@ -26,7 +26,10 @@ that starts takes over what the one before left (cache_open_file):
     that has glibc's nscd map mapped reads it through the restart too;
   * after a SIGKILL, the next daemon takes glibc's nscd map over before
     it answers: a process that has it mapped gets every name it had from
-    the map, and the new daemon's nscd socket gets no request for them.
+    the map, and the new daemon's nscd socket gets no request for them;
+    the same for the passwd and group maps (users, groups, group lists),
+    and when /etc/group changed while the daemon was down, the group map
+    is dropped and the passwd map still taken over.
 
 No assert here is on a duration: a wait is on a mechanism (a counter, a
 connection pending, the segment's beat), and its bound, HUNG (30 s, four
@@ -192,6 +195,12 @@ def store_path(d):
     return os.path.join(os.path.dirname(d.sock), "store")
 
 
+def store_refusals(d):
+    """The store's refusals (not the nscd map's "not taken over whole")."""
+    return [l for l in d.read_log().splitlines()
+            if "cache: " in l and "was not taken over" in l]
+
+
 @test
 def a_bad_store_is_refused_with_one_line(env):
     srv = env.upstream()
@@ -201,7 +210,7 @@ def a_bad_store_is_refused_with_one_line(env):
     with open(store_path(d), "wb") as f:
         f.write(os.urandom(1 << 20))
     d.start()
-    refused = [l for l in d.read_log().splitlines() if "was not taken over" in l]
+    refused = store_refusals(d)
     assert len(refused) == 1 and "magic" in refused[0], refused
     assert d.ctl_json("statistics")["cache_entries"] == 0
     out = run([os.path.join(BUILD, "tests", "store", "gai-list"),
@@ -215,7 +224,7 @@ def a_bad_store_is_refused_with_one_line(env):
     with open(store_path(d), "r+b") as f:
         f.truncate(size // 2)
     d.start()
-    refused = [l for l in d.read_log().splitlines() if "was not taken over" in l]
+    refused = store_refusals(d)
     assert len(refused) == 2 and "size" in refused[1], refused
     assert d.ctl_json("statistics")["cache_entries"] == 0
     # And whole again: taken over.
@@ -551,6 +560,155 @@ def nscd_map_taken_over_after_sigkill(env):
         if reader.poll() is None:
             reader.kill()
             reader.wait()
+
+
+# Rounds over passwd and group, through glibc's nscd client: each user by
+# name and by uid, its group by name and by gid, and its group list
+# (initgroups, kept in the group map).  One JSON line of answers a round.
+PWGR = """
+import grp, json, os, pwd, sys
+n, base = int(sys.argv[1]), int(sys.argv[2])
+for line in sys.stdin:
+    out = []
+    for i in range(n):
+        u, g = "ncrs%04d" % i, "ncrsg%04d" % i
+        out.append(list(pwd.getpwnam(u)))
+        out.append(list(pwd.getpwuid(base + i)))
+        out.append([e if not isinstance(e, list) else sorted(e) for e in grp.getgrnam(g)])
+        out.append([e if not isinstance(e, list) else sorted(e) for e in grp.getgrgid(base + i)])
+        out.append(sorted(os.getgrouplist(u, base + i)))
+    print(json.dumps(out), flush=True)
+"""
+N_PWGR = 150            # users and groups, each one of its own
+PWGR_BASE = 62000       # their ids
+
+
+def pwgr_requests(d):
+    """What glibc's nscd client asked d's socket for passwd and group:
+    (passwd, group: initgroups too) as its nscd server counts them, and
+    the requests by type, the descriptors of the maps among them."""
+    st = d.ctl_json("statistics")
+    by_type = sum(st["nscd_requests_" + t] for t in (
+        "getpwbyname", "getpwbyuid", "getgrbyname", "getgrbygid", "initgroups",
+        "getfdpw", "getfdgr"))
+    return st["nscd_passwd_requests"], st["nscd_group_requests"], by_type
+
+
+@test
+def nscd_passwd_group_maps_taken_over_after_sigkill(env):
+    """A process maps glibc's passwd and group maps and reads N users and
+    groups from them (by name, by id, and group lists); the daemon is
+    SIGKILLed and started again.  The new daemon takes both maps over
+    before it answers: the process gets every answer again from the maps,
+    and the daemon's nscd socket counts no passwd or group request.  Then
+    /etc/group (the test's copy, bound over /etc's) is touched while the
+    daemon is down: the next daemon drops the group map (its answers rest
+    on the file) and still takes the passwd map over."""
+    tmp = os.path.join(env.tmp, "pwgr")
+    os.makedirs(tmp)
+    with open("/etc/passwd") as f:
+        passwd = f.read()
+    with open("/etc/group") as f:
+        group = f.read()
+    copies = {"/etc/passwd": os.path.join(tmp, "passwd"),
+              "/etc/group": os.path.join(tmp, "group")}
+    with open(copies["/etc/passwd"], "w") as f:
+        f.write(passwd + "".join("ncrs%04d:x:%d:%d::/nonexistent:/usr/sbin/nologin\n" % (
+            i, PWGR_BASE + i, PWGR_BASE + i) for i in range(N_PWGR)))
+    with open(copies["/etc/group"], "w") as f:
+        # Each user is a member of its own group and of the next one's.
+        f.write(group + "".join("ncrsg%04d:x:%d:ncrs%04d\n" % (
+            i, PWGR_BASE + i, (i + 1) % N_PWGR) for i in range(N_PWGR)))
+    mounted = []
+    reader = None
+    try:
+        for target, copy in copies.items():
+            subprocess.run(["mount", "--bind", copy, target], check=True)
+            mounted.append(target)
+        d = nclib.Daemon(BUILD, tmp, conf_text="shared = yes\n",
+                         nsswitch_text="hosts: files dns\npasswd: files\ngroup: files\n",
+                         args=["--nscd-socket", NSCD_SOCKET])
+        env.daemons.append(d)
+        d.start()
+        reader = subprocess.Popen([PYTHON, "-c", PWGR, str(N_PWGR), str(PWGR_BASE)],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+        def round_():
+            reader.stdin.write("go\n")
+            reader.stdin.flush()
+            assert select.select([reader.stdout], [], [], HUNG)[0], "the reader hung"
+            return reader.stdout.readline()
+
+        def kill_and_start(touched=()):
+            # What the maps' answers rest on is older than their last stamp,
+            # but for touched (edited while the daemon is down).
+            old = time.time() - 600
+            for f in (d.nsswitch, "/etc/passwd", "/etc/group"):
+                os.utime(f, (old, old))
+            d.proc.send_signal(signal.SIGKILL)
+            d.proc.wait()
+            d.logf.close()
+            d.logf = None
+            for f in touched:
+                os.utime(f, None)
+            log_len = len(d.read_log())
+            d.start()
+            return d.read_log()[log_len:]
+
+        first = round_()            # through the socket: published in the maps
+        assert len(json_list(first)) == 5 * N_PWGR
+        assert json_list(first)[0][:3] == ["ncrs0000", "x", PWGR_BASE], first[:200]
+        assert json_list(first)[4] == [PWGR_BASE, PWGR_BASE + N_PWGR - 1], first[:300]
+        n0 = pwgr_requests(d)
+        assert n0[0] >= 2 * N_PWGR and n0[1] >= 3 * N_PWGR, n0
+        assert round_() == first    # from the maps
+        assert pwgr_requests(d) == n0, ("the second round asked the socket",
+                                         pwgr_requests(d), n0)
+
+        # A SIGKILL: both maps taken over.
+        log = kill_and_start()
+        lines = [l.split("]: ", 1)[-1] for l in log.splitlines()
+                 if "a daemon before left" in l]
+        print("  after SIGKILL: " + "; ".join(lines))
+        # Each user's two keys; each group's two and its member's group list.
+        assert "nscd: took over %d passwd answers" % (2 * N_PWGR) in log, log[-3000:]
+        assert "nscd: took over %d group answers" % (3 * N_PWGR) in log, log[-3000:]
+        st = d.ctl_json("statistics")
+        assert (st["nscd_passwd_taken_over"], st["nscd_group_taken_over"]) == (
+            2 * N_PWGR, 3 * N_PWGR), (st["nscd_passwd_taken_over"],
+                                      st["nscd_group_taken_over"])
+        again = round_()
+        n1 = pwgr_requests(d)
+        print("  %d users and %d groups, %d lookups answered from the maps it left; "
+              "passwd and group requests on the socket: %d, %d (%d by type)" % (
+                  N_PWGR, N_PWGR, 5 * N_PWGR, n1[0], n1[1], n1[2]))
+        assert again == first, [(a, b) for a, b in zip(
+            json_list(first), json_list(again)) if a != b][:3]
+        assert n1 == (0, 0, 0), (n1, log[-3000:])
+
+        # /etc/group edited while the daemon is down: that map goes, passwd's stays.
+        log = kill_and_start(touched=["/etc/group"])
+        lines = [l.split("]: ", 1)[-1] for l in log.splitlines()
+                 if "a daemon before left" in l]
+        print("  /etc/group touched while down: " + "; ".join(lines))
+        assert "nscd: took over %d passwd answers" % (2 * N_PWGR) in log, log[-3000:]
+        assert ("nscd: the group answers a daemon before left are dropped: "
+                "/etc/group changed") in log, log[-3000:]
+        again = round_()
+        n2 = pwgr_requests(d)
+        print("  then: passwd and group requests on the socket: %d, %d" % n2[:2])
+        assert again == first, [(a, b) for a, b in zip(
+            json_list(first), json_list(again)) if a != b][:3]
+        # passwd from its map; every group key asked on the socket once.
+        assert n2[:2] == (0, 3 * N_PWGR), n2
+        reader.stdin.close()
+        assert reader.wait(timeout=HUNG) == 0
+    finally:
+        if reader and reader.poll() is None:
+            reader.kill()
+            reader.wait()
+        for target in reversed(mounted):
+            subprocess.run(["umount", target], check=True)
 
 
 def json_list(line):

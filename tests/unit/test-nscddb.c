@@ -675,6 +675,66 @@ test_refresh(void **state)
 	teardown_db(ndb);
 }
 
+/* A daemon after this one, on the same folder, reading config c. */
+static struct nscddb *
+restart_db(struct nscddb *ndb, struct config *c)
+{
+	char path[128];
+
+	nscddb_free(ndb, true);		/* the maps left whole, as a stop does */
+	snprintf(path, sizeof(path), "%s/nsswitch.conf", dir);
+	ndb = nscddb_new(&mods, fakeclock_now, NULL, dir, 1u << 22);
+	assert_non_null(ndb);
+	nscddb_configure(ndb, c);
+	assert_int_equal(nscddb_load_lines(ndb, path), 0);
+	return ndb;
+}
+
+/*
+ * A map a daemon before left is dropped at start when what its answers
+ * rest on changed after its last stamp (here nsswitch.conf, written just
+ * now), or when its database is refused; either way the next ask walks.
+ * (Taken over: tests/store/test_restart.py, whose /etc/passwd is its own.)
+ */
+static void
+test_left_maps_dropped(void **state)
+{
+	struct nscddb	*ndb = setup_db("passwd: files\n", NULL);
+	struct config	*c = config_new();
+	char		*err = NULL;
+	struct got	 g;
+
+	assert_non_null(c);
+	script_pw("files", "alice", NSSPOOL_PWNAM, "alice", 1000);
+	ask(ndb, NSCD_GETPWBYNAME, "alice", &g);
+	pump();
+	assert_int_equal(found_of(&g), 1);
+	assert_int_equal(jobs, 1);
+	ask(ndb, NSCD_GETPWBYNAME, "alice", &g);
+	assert_int_equal(g.cache, PROTO_CACHE_HIT);
+	/* nsswitch.conf is younger than the map's stamp plus 2 s: dropped. */
+	ndb = restart_db(ndb, c);
+	ask(ndb, NSCD_GETPWBYNAME, "alice", &g);
+	assert_int_equal(g.n, 0);		/* a walk */
+	pump();
+	assert_int_equal(found_of(&g), 1);
+	assert_int_equal(jobs, 2);
+	/* passwd refused at the next start: dropped, and still so once answered. */
+	assert_int_equal(config_set(c, "nscd_databases", "hosts group", &err), 0);
+	ndb = restart_db(ndb, c);
+	assert_int_equal(nscddb_ask(ndb, NSCD_GETPWBYNAME, "alice", 6, done, &g),
+	    -EPERM);
+	assert_int_equal(config_set(c, "nscd_databases", "hosts passwd group", &err), 0);
+	nscddb_configure(ndb, c);
+	ask(ndb, NSCD_GETPWBYNAME, "alice", &g);
+	assert_int_equal(g.n, 0);		/* a walk: nothing was kept */
+	pump();
+	assert_int_equal(found_of(&g), 1);
+	assert_int_equal(jobs, 3);
+	config_free(c);
+	teardown_db(ndb);
+}
+
 #ifdef NOMEM
 #include "test-nscddb-nomem.c"
 #endif
@@ -693,6 +753,7 @@ main(void)
 		cmocka_unit_test(test_refresh),
 		cmocka_unit_test(test_one_trip_per_walk),
 		cmocka_unit_test(test_timeout),
+		cmocka_unit_test(test_left_maps_dropped),
 #ifdef NOMEM
 		cmocka_unit_test(test_nomem),
 #endif
