@@ -22,6 +22,8 @@ put(struct wr *w, const void *b, size_t n)
 		w->full = true;
 		return;
 	}
+	if (n == 0)
+		return;		/* b may be NULL: a user in no group */
 	memcpy(w->p + w->off, b, n);
 	w->off += n;
 }

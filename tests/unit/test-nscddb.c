@@ -739,6 +739,20 @@ test_left_maps_dropped(void **state)
 #include "test-nscddb-nomem.c"
 #endif
 
+/* A user in no group: an empty list, from no array at all (UBSan: no memcpy from NULL). */
+static void
+test_initgr_empty(void **state)
+{
+	struct nscd_initgr_reply	 r;
+	uint8_t				 buf[64];
+
+	(void)state;
+	assert_int_equal(nscd_build_initgr(NULL, 0, buf, sizeof(buf)), (int)sizeof(r));
+	memcpy(&r, buf, sizeof(r));
+	assert_int_equal(r.found, 1);
+	assert_int_equal(r.ngrps, 0);
+}
+
 int
 main(void)
 {
@@ -748,6 +762,7 @@ main(void)
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_missing_module),
 		cmocka_unit_test(test_initgroups),
+		cmocka_unit_test(test_initgr_empty),
 		cmocka_unit_test(test_netgroups),
 		cmocka_unit_test(test_coalesce_and_invalidate),
 		cmocka_unit_test(test_refresh),
