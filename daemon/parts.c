@@ -766,7 +766,8 @@ parts_stop(struct daemon *d)
 	if (d->lookup)
 		lookup_set_observer(d->lookup, NULL, NULL);
 	httpmetrics_free(d->http);
-	monitor_free(d->monitor);
+	/* Silent now, freed once the lookups a stop ends have ended. */
+	monitor_quiet(d->monitor);
 	/* The resolver first: its queries end (ECANCELED) while all else lives. */
 	resolver_free(d->resolver);
 	/* Then the module calls: their lookups end too. */
@@ -777,6 +778,7 @@ parts_stop(struct daemon *d)
 	nscdsrv_free(d->nscd);
 	/* After the engine: its held queries were released as it went. */
 	dnslisten_free(d->dns);
+	monitor_free(d->monitor);
 	/*
 	 * Under socket activation a daemon comes back (the socket is
 	 * systemd's, and a client's request starts one): readers go on with

@@ -202,11 +202,17 @@ class Daemon:
     def sanitizer_reports(self):
         """Sanitizer reports in the log (new ones are kept for the exit
         status: check_log)."""
-        found = sanitizer_reports(self.read_log())
+        text = self.read_log()
+        found = sanitizer_reports(text)
         new = found[getattr(self, "_reported", 0):]
         self._reported = len(found)
         if new:
-            _reports.append("daemon in %s: %s" % (self.tmp, "\n".join(new[:20])))
+            # The first new report whole (its stack: the daemon's folder
+            # is gone when the test ends), then the others' first lines.
+            at = text.find(new[0])
+            _reports.append("daemon in %s: %s\n%s" % (
+                self.tmp, "\n".join(new[:20]),
+                "\n".join(text[at:].splitlines()[:60])))
         return found
 
     def stop(self):

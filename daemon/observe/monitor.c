@@ -469,12 +469,20 @@ monitor_new(const struct nsspool *nss)
 }
 
 void
-monitor_free(struct monitor *m)
+monitor_quiet(struct monitor *m)
 {
 	if (m == NULL)
 		return;
 	for (unsigned i = 0; i < m->n; i++)
 		server_stream_end(m->w[i].stream);
+	m->n = 0;
+	m->log_queries = false;
+}
+
+void
+monitor_free(struct monitor *m)
+{
+	monitor_quiet(m);
 	free(m);
 }
 

@@ -19,6 +19,12 @@ struct server_req;
 
 /* Words of the names the module ids stand for: borrowed. */
 struct monitor *monitor_new(const struct nsspool *);
+/*
+ * monitor_quiet: its watchers ended and its query log off, so what ends
+ * after it (the lookups a stop cancels) reports nothing; at a stop, before
+ * the parts whose lookups end, and monitor_free after them.
+ */
+void	monitor_quiet(struct monitor *);
 void	monitor_free(struct monitor *);
 void	monitor_set_log(struct monitor *, bool log_queries);
 
