@@ -456,7 +456,7 @@ compact(struct nscdmap *m)
 		m->own[i] = -1;
 	}
 	for (i = 0; i < m->nrecs; i++) {
-		struct rec		*r = &m->recs[i];
+		struct rec		*r = &m->recs[i], moved;
 		struct nscd_hashentry	*he;
 		uint32_t		 delta, b;
 
@@ -470,10 +470,11 @@ compact(struct nscdmap *m)
 		b = nscd_hash(img + he->key, (size_t)he->len) % m->module;
 		he->next = buckets[b];
 		buckets[b] = (uint32_t)off + (r->he - r->off);
-		m->recs[n] = *r;
-		m->recs[n].off = (uint32_t)off;
-		m->recs[n].he = (uint32_t)off + (r->he - r->off);
-		m->recs[n].next = m->own[b];
+		moved = *r;	/* r may be recs[n] itself: read whole first */
+		moved.off = (uint32_t)off;
+		moved.he = (uint32_t)off + (r->he - r->off);
+		moved.next = m->own[b];
+		m->recs[n] = moved;
 		m->own[b] = (int32_t)n;
 		n++;
 		off += r->size;
